@@ -1,0 +1,66 @@
+"""climbing_trees: classification and regression trees (CART), built to be read.
+
+Each module matches a chapter of the book:
+
+============================  =============================================
+module                        chapter
+============================  =============================================
+``_criteria``                 1. Building blocks (impurities, weights)
+``_naive``, ``_growth``       2. The naive split search and greedy growth
+``_incremental``              3. Incremental criteria
+``_ties``                     4. Ties
+``_tree``, ``_classes``       5. Training and inference
+``_export``                   text and drawings of a fitted tree
+============================  =============================================
+"""
+
+from ._classes import DecisionTreeClassifier, DecisionTreeRegressor
+from ._criteria import (
+    class_proportions,
+    entropy,
+    gini,
+    impurity_from_statistics,
+    node_impurity,
+    node_statistics,
+    node_value,
+    one_hot,
+    squared_error,
+)
+from ._export import export_text, plot_tree
+from ._growth import grow_tree, is_pure
+from ._incremental import incremental_best_split, prefix_sum_best_split
+from ._naive import Split, naive_best_split
+from ._ties import TIE_RTOL, choose_best, midpoint_threshold, split_positions
+from ._tree import TREE_LEAF, TREE_UNDEFINED, Tree
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "DecisionTreeClassifier",
+    "DecisionTreeRegressor",
+    "Split",
+    "TIE_RTOL",
+    "TREE_LEAF",
+    "TREE_UNDEFINED",
+    "Tree",
+    "choose_best",
+    "class_proportions",
+    "entropy",
+    "export_text",
+    "gini",
+    "grow_tree",
+    "impurity_from_statistics",
+    "incremental_best_split",
+    "is_pure",
+    "midpoint_threshold",
+    "naive_best_split",
+    "node_impurity",
+    "node_statistics",
+    "node_value",
+    "one_hot",
+    "plot_tree",
+    "prefix_sum_best_split",
+    "split_positions",
+    "squared_error",
+    "__version__",
+]

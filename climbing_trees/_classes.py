@@ -1,0 +1,274 @@
+"""scikit-learn style estimators: DecisionTreeClassifier and DecisionTreeRegressor.
+
+Chapter 5 of the book ("Training and inference") explains this module.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin, clone
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_data
+
+from ._criteria import CLASSIFICATION_CRITERIA, REGRESSION_CRITERIA, one_hot
+from ._growth import grow_tree
+from ._validation import check_sample_weight, resolve_hyperparameters
+
+#: Largest |y| the regressor accepts: squares of larger values overflow.
+MAX_ABS_TARGET = 1e150
+
+
+class BaseDecisionTree(BaseEstimator):
+    """Shared fit/predict machinery of both estimators.
+
+    ``fit`` is all-or-nothing: it learns into a fresh clone and copies the
+    learned attributes over only when everything has succeeded, so a failed
+    ``fit`` never leaves a model half-changed.
+    """
+
+    _valid_criteria: tuple[str, ...] = ()
+
+    def __init__(
+        self,
+        *,
+        criterion,
+        max_depth=None,
+        min_samples_split=2,
+        min_samples_leaf=1,
+        min_impurity_decrease=0.0,
+    ):
+        self.criterion = criterion
+        self.max_depth = max_depth
+        self.min_samples_split = min_samples_split
+        self.min_samples_leaf = min_samples_leaf
+        self.min_impurity_decrease = min_impurity_decrease
+
+    def fit(self, X, y, sample_weight=None):
+        """Grow a tree from the training set ``(X, y)``.
+
+        Parameters
+        ----------
+        X : array-like or pandas DataFrame of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,)
+        sample_weight : array-like of shape (n_samples,), default=None
+            Non-negative weights; a weight of 2 counts like a duplicated row.
+
+        Returns
+        -------
+        self
+        """
+        learner = clone(self)
+        X, y = validate_data(
+            learner, X, y, dtype=np.float64, ensure_all_finite=True, y_numeric=False
+        )
+        y = column_or_1d(y, warn=True)
+        Y = learner._encode_target(y)
+        sample_weight = check_sample_weight(sample_weight, len(X))
+        params = resolve_hyperparameters(learner, len(X))
+        learner.tree_ = grow_tree(X, Y, sample_weight, **params)
+        self._adopt_fitted_state(learner)
+        return self
+
+    def _adopt_fitted_state(self, learner) -> None:
+        for name in [k for k in vars(self) if k.endswith("_") and not k.startswith("__")]:
+            delattr(self, name)
+        self.__dict__.update(
+            {k: v for k, v in vars(learner).items() if k.endswith("_")}
+        )
+
+    def _validate_X_predict(self, X) -> np.ndarray:
+        check_is_fitted(self, "tree_")
+        return validate_data(self, X, reset=False, dtype=np.float64, ensure_all_finite=True)
+
+    def apply(self, X) -> np.ndarray:
+        """Index of the leaf that each row of ``X`` lands in."""
+        return self.tree_.apply(self._validate_X_predict(X))
+
+    def get_depth(self) -> int:
+        """Depth of the fitted tree (a single leaf has depth 0)."""
+        check_is_fitted(self, "tree_")
+        return self.tree_.max_depth
+
+    def get_n_leaves(self) -> int:
+        """Number of leaves of the fitted tree."""
+        check_is_fitted(self, "tree_")
+        return self.tree_.n_leaves
+
+    @property
+    def feature_importances_(self) -> np.ndarray:
+        """Normalised total weighted impurity decrease brought by each feature."""
+        check_is_fitted(self, "tree_")
+        return self.tree_.compute_feature_importances(self.n_features_in_)
+
+
+class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
+    """A CART classification tree.
+
+    Parameters
+    ----------
+    criterion : {"gini", "entropy", "log_loss"}, default="gini"
+        Impurity to minimise.  ``"log_loss"`` is a synonym of ``"entropy"``
+        (Shannon entropy in bits), as in scikit-learn.
+    max_depth : int or None, default=None
+        Maximum depth; ``None`` grows until the other rules stop.
+    min_samples_split : int or float, default=2
+        Fewest rows a node needs to be split (a float is a fraction of the
+        training rows, rounded up).
+    min_samples_leaf : int or float, default=1
+        Fewest rows every leaf keeps.  Candidate splits violating it are
+        skipped; the search takes the best remaining one.
+    min_impurity_decrease : float, default=0.0
+        Split only if ``W_t / W * (I_t - W_L / W_t * I_L - W_R / W_t * I_R)``
+        is at least this (scikit-learn's weighted definition).
+
+    Attributes
+    ----------
+    tree_ : Tree
+        The fitted tree as arrays (see :class:`climbing_trees.Tree`).
+    classes_ : ndarray
+        Class labels, sorted; any hashable values, strings included.
+    n_classes_ : int
+    n_features_in_ : int
+    feature_names_in_ : ndarray of str
+        Only when ``X`` was a DataFrame with string column names.
+    feature_importances_ : ndarray
+
+    Notes
+    -----
+    The book's chapters 1-5 build this estimator; chapter 4 ("Ties") explains
+    the tie rules: thresholds sit midway between distinct values, equal
+    splits go to the lowest feature index then lowest threshold, and
+    ``predict`` breaks equal probabilities by the lowest class index.
+
+    References
+    ----------
+    L. Breiman, J. Friedman, R. Olshen and C. Stone, *Classification and
+    Regression Trees*, Wadsworth, 1984.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_iris
+    >>> X, y = load_iris(return_X_y=True)
+    >>> model = DecisionTreeClassifier(max_depth=2).fit(X, y)
+    >>> model.get_depth(), model.get_n_leaves()
+    (2, 3)
+    >>> float(model.score(X, y))
+    0.96
+    """
+
+    _valid_criteria = CLASSIFICATION_CRITERIA
+
+    def __init__(
+        self,
+        *,
+        criterion="gini",
+        max_depth=None,
+        min_samples_split=2,
+        min_samples_leaf=1,
+        min_impurity_decrease=0.0,
+    ):
+        super().__init__(
+            criterion=criterion,
+            max_depth=max_depth,
+            min_samples_split=min_samples_split,
+            min_samples_leaf=min_samples_leaf,
+            min_impurity_decrease=min_impurity_decrease,
+        )
+
+    def _encode_target(self, y) -> np.ndarray:
+        check_classification_targets(y)
+        self.classes_, codes = np.unique(y, return_inverse=True)
+        self.n_classes_ = len(self.classes_)
+        self.n_outputs_ = 1
+        return one_hot(codes.ravel(), self.n_classes_)
+
+    def predict_proba(self, X) -> np.ndarray:
+        """Class probabilities (weighted leaf proportions), columns in ``classes_`` order."""
+        return self.tree_.predict(self._validate_X_predict(X))
+
+    def predict_log_proba(self, X) -> np.ndarray:
+        """Natural logarithm of :meth:`predict_proba`."""
+        with np.errstate(divide="ignore"):
+            return np.log(self.predict_proba(X))
+
+    def predict(self, X) -> np.ndarray:
+        """Most probable class; equal probabilities go to the lowest class index."""
+        return self.classes_[np.argmax(self.predict_proba(X), axis=1)]
+
+
+class DecisionTreeRegressor(RegressorMixin, BaseDecisionTree):
+    """A CART regression tree minimising the weighted squared error.
+
+    Parameters
+    ----------
+    criterion : {"squared_error"}, default="squared_error"
+    max_depth, min_samples_split, min_samples_leaf, min_impurity_decrease
+        As in :class:`DecisionTreeClassifier`.
+
+    Attributes
+    ----------
+    tree_ : Tree
+    n_features_in_ : int
+    feature_names_in_ : ndarray of str
+    feature_importances_ : ndarray
+
+    Notes
+    -----
+    Leaves predict the weighted mean target of their rows.  Targets with
+    ``|y| > 1e150`` are rejected: their squares overflow.  Chapters 1-5 of the
+    book build this estimator.
+
+    References
+    ----------
+    L. Breiman, J. Friedman, R. Olshen and C. Stone, *Classification and
+    Regression Trees*, Wadsworth, 1984.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_diabetes
+    >>> X, y = load_diabetes(return_X_y=True)
+    >>> model = DecisionTreeRegressor(max_depth=3).fit(X, y)
+    >>> model.get_n_leaves()
+    8
+    """
+
+    _valid_criteria = REGRESSION_CRITERIA
+
+    def __init__(
+        self,
+        *,
+        criterion="squared_error",
+        max_depth=None,
+        min_samples_split=2,
+        min_samples_leaf=1,
+        min_impurity_decrease=0.0,
+    ):
+        super().__init__(
+            criterion=criterion,
+            max_depth=max_depth,
+            min_samples_split=min_samples_split,
+            min_samples_leaf=min_samples_leaf,
+            min_impurity_decrease=min_impurity_decrease,
+        )
+
+    def _encode_target(self, y) -> np.ndarray:
+        try:
+            y = np.asarray(y, dtype=float)
+        except (TypeError, ValueError) as exc:
+            raise ValueError(
+                "DecisionTreeRegressor needs a numeric target y; for class labels "
+                "use DecisionTreeClassifier."
+            ) from exc
+        if not np.all(np.isfinite(y)):
+            raise ValueError("y contains NaN or infinity; drop or impute those rows.")
+        if np.any(np.abs(y) > MAX_ABS_TARGET):
+            raise ValueError(
+                f"y has values beyond +/-{MAX_ABS_TARGET:g}, whose squares overflow; "
+                "rescale y (for example divide it by a constant)."
+            )
+        self.n_outputs_ = 1
+        return y[:, None]
+
+    def predict(self, X) -> np.ndarray:
+        """Weighted mean target of the leaf each row lands in."""
+        return self.tree_.predict(self._validate_X_predict(X))[:, 0]

@@ -1,0 +1,138 @@
+"""Greedy, depth-first growth of a tree with stopping rules.
+
+Chapter 2 of the book ("The naive split search and greedy growth") explains
+this module.  CART grows a tree greedily: find the best split of a node, send
+its rows to two children, and repeat on each child until a stopping rule says
+the node is a leaf (Breiman et al. 1984, ch. 2).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+
+from ._criteria import node_impurity, node_value
+from ._incremental import prefix_sum_best_split
+from ._naive import Split
+from ._tree import TREE_LEAF, TREE_UNDEFINED, Tree
+
+SplitFinder = Callable[[np.ndarray, np.ndarray, np.ndarray, str, int], "Split | None"]
+
+
+def grow_tree(
+    X: np.ndarray,
+    Y: np.ndarray,
+    sample_weight: np.ndarray,
+    *,
+    criterion: str,
+    max_depth: int | None = None,
+    min_samples_split: int = 2,
+    min_samples_leaf: int = 1,
+    min_impurity_decrease: float = 0.0,
+    find_split: SplitFinder = prefix_sum_best_split,
+) -> Tree:
+    """Grow a tree depth first and return it as a :class:`Tree`.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n_samples, n_features)
+    Y : ndarray of shape (n_samples, n_values)
+        One-hot labels for classification, a target column for regression.
+    sample_weight : ndarray of shape (n_samples,)
+    criterion : {"gini", "entropy", "log_loss", "squared_error"}
+    max_depth : int or None
+        A node at this depth is a leaf.  ``None``: no limit.
+    min_samples_split : int
+        A node with fewer rows is a leaf.
+    min_samples_leaf : int
+        Every leaf keeps at least this many rows.  A candidate split that
+        would leave fewer on either side is skipped, and the search goes on
+        with the other candidates.
+    min_impurity_decrease : float
+        A split is made only if ``W_t / W * (I_t - score) >= min_impurity_decrease``,
+        where ``W`` is the total training weight (scikit-learn's definition).
+    find_split : callable
+        The split search: :func:`naive_best_split`, :func:`incremental_best_split`
+        or :func:`prefix_sum_best_split` (all give the same tree).
+
+    Notes
+    -----
+    A node is a leaf when any of these hold: it is at ``max_depth``; it has
+    fewer than ``min_samples_split`` or fewer than ``2 * min_samples_leaf``
+    rows; it is pure (all its rows with positive weight share one label); no
+    allowed split exists; or the best split decreases impurity by less than
+    ``min_impurity_decrease``.  Node ids are assigned in depth-first preorder,
+    left child first, as in scikit-learn.
+
+    Examples
+    --------
+    >>> X = np.array([[0.0], [1.0], [2.0], [3.0]])
+    >>> Y = np.array([[1.0], [1.0], [5.0], [5.0]])
+    >>> tree = grow_tree(X, Y, np.ones(4), criterion="squared_error")
+    >>> tree.node_count, tree.threshold[0], tree.value[1:, 0, 0].tolist()
+    (3, 1.5, [1.0, 5.0])
+    """
+    depth_limit = np.inf if max_depth is None else max_depth
+    W = float(sample_weight.sum())
+    nodes: list[dict] = []
+    # Each stack entry: (row indices, depth, parent id, is it the left child?)
+    stack: list[tuple[np.ndarray, int, int, bool]] = [(np.arange(len(X)), 0, -1, True)]
+    while stack:
+        rows, depth, parent, is_left = stack.pop()
+        node_id = len(nodes)
+        if parent >= 0:
+            nodes[parent]["left" if is_left else "right"] = node_id
+        Y_t, w_t = Y[rows], sample_weight[rows]
+        impurity = node_impurity(Y_t, w_t, criterion)
+        node = {
+            "left": TREE_LEAF,
+            "right": TREE_LEAF,
+            "feature": TREE_UNDEFINED,
+            "threshold": float(TREE_UNDEFINED),
+            "value": node_value(Y_t, w_t),
+            "impurity": impurity,
+            "n": len(rows),
+            "w": float(w_t.sum()),
+        }
+        nodes.append(node)
+        if (
+            depth >= depth_limit
+            or len(rows) < min_samples_split
+            or len(rows) < 2 * min_samples_leaf
+            or is_pure(Y_t, w_t)
+        ):
+            continue
+        split = find_split(X[rows], Y_t, w_t, criterion, min_samples_leaf)
+        if split is None:
+            continue
+        improvement = node["w"] / W * (impurity - split.score)
+        if improvement + np.finfo(float).eps < min_impurity_decrease:
+            continue
+        node["feature"], node["threshold"] = split.feature, split.threshold
+        goes_left = X[rows, split.feature] <= split.threshold
+        # Push the right child first so that the left child is numbered next.
+        stack.append((rows[~goes_left], depth + 1, node_id, False))
+        stack.append((rows[goes_left], depth + 1, node_id, True))
+    return Tree(
+        children_left=np.array([n["left"] for n in nodes], dtype=np.intp),
+        children_right=np.array([n["right"] for n in nodes], dtype=np.intp),
+        feature=np.array([n["feature"] for n in nodes], dtype=np.intp),
+        threshold=np.array([n["threshold"] for n in nodes], dtype=float),
+        value=np.array([n["value"] for n in nodes], dtype=float)[:, None, :],
+        impurity=np.array([n["impurity"] for n in nodes], dtype=float),
+        n_node_samples=np.array([n["n"] for n in nodes], dtype=np.intp),
+        weighted_n_node_samples=np.array([n["w"] for n in nodes], dtype=float),
+    )
+
+
+def is_pure(Y: np.ndarray, sample_weight: np.ndarray) -> bool:
+    """True when every row with positive weight has the same label.
+
+    >>> is_pure(np.array([[1.0, 0.0], [1.0, 0.0]]), np.ones(2))
+    True
+    >>> is_pure(np.array([[2.0], [3.0]]), np.array([1.0, 0.0]))
+    True
+    """
+    Y = Y[sample_weight > 0]
+    return bool(len(Y) == 0 or np.all(Y == Y[0]))

@@ -1,0 +1,97 @@
+"""The naive O(N^2) split search: the reference every faster search must match.
+
+Chapter 2 of the book ("The naive split search and greedy growth") explains
+this module.  For every feature, sort the node's rows by that feature and, for
+every threshold between two distinct values, recompute the impurity of both
+children from their labels.  Each candidate costs O(N), so a feature costs
+O(N^2).  It is slow on purpose: it is obviously right, and the tests use it as
+the oracle for the incremental searches of chapter 3.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+
+from ._criteria import node_impurity
+from ._ties import choose_best, midpoint_threshold, split_positions
+
+
+class Split(NamedTuple):
+    """The best split of a node.
+
+    ``score`` is the weighted mean impurity of the two children,
+    ``(W_left * I_left + W_right * I_right) / W``; lower is better, and the
+    node's impurity minus ``score`` is the split's impurity decrease.
+    """
+
+    feature: int
+    threshold: float
+    score: float
+
+
+def naive_best_split(
+    X: np.ndarray,
+    Y: np.ndarray,
+    sample_weight: np.ndarray,
+    criterion: str,
+    min_samples_leaf: int = 1,
+) -> Split | None:
+    """Best split of one node by recomputing the criterion for every candidate.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n_samples, n_features)
+        Numerical features of the node's rows.
+    Y : ndarray of shape (n_samples, n_outputs)
+        One-hot labels (classification) or a target column (regression).
+    sample_weight : ndarray of shape (n_samples,)
+    criterion : {"gini", "entropy", "log_loss", "squared_error"}
+    min_samples_leaf : int
+        Candidates leaving fewer rows than this on either side are skipped.
+
+    Returns
+    -------
+    Split or None
+        ``None`` when no candidate is allowed (all features constant, or every
+        candidate violates ``min_samples_leaf``).
+
+    Notes
+    -----
+    Ties follow :mod:`climbing_trees._ties`: thresholds lie between distinct
+    values, and among equal scores the lowest feature, then lowest threshold,
+    wins.
+
+    Examples
+    --------
+    >>> X = np.array([[1.0], [2.0], [3.0], [4.0]])
+    >>> Y = np.array([[0.0], [0.0], [10.0], [10.0]])
+    >>> naive_best_split(X, Y, np.ones(4), "squared_error")
+    Split(feature=0, threshold=2.5, score=0.0)
+    """
+    n_samples, n_features = X.shape
+    total = sample_weight.sum()
+    parent = node_impurity(Y, sample_weight, criterion)
+    features, thresholds, scores = [], [], []
+    for j in range(n_features):
+        order = np.argsort(X[:, j], kind="stable")
+        x_sorted = X[order, j]
+        for i in split_positions(x_sorted):
+            left, right = order[: i + 1], order[i + 1 :]
+            if len(left) < min_samples_leaf or len(right) < min_samples_leaf:
+                continue
+            w_left, w_right = sample_weight[left].sum(), sample_weight[right].sum()
+            if w_left <= 0 or w_right <= 0:
+                continue
+            score = (
+                w_left * node_impurity(Y[left], sample_weight[left], criterion)
+                + w_right * node_impurity(Y[right], sample_weight[right], criterion)
+            ) / total
+            features.append(j)
+            thresholds.append(float(midpoint_threshold(x_sorted[i], x_sorted[i + 1])))
+            scores.append(score)
+    best = choose_best(np.array(scores), parent)
+    if best < 0:
+        return None
+    return Split(features[best], thresholds[best], float(scores[best]))

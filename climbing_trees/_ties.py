@@ -1,0 +1,75 @@
+"""Tie rules: where a threshold lands and which of equal splits wins.
+
+Chapter 4 of the book ("Ties") shows, for each rule, a small example where
+ignoring it gives a wrong tree or an inconsistent prediction.
+
+The rules:
+
+1. A threshold never separates two equal values: candidate split positions
+   lie only between neighbouring *distinct* values of the sorted feature.
+2. The threshold is the midpoint of the two neighbouring distinct values,
+   computed as ``a/2 + b/2`` (no overflow near the largest floats).  When the
+   midpoint rounds onto the upper value ``b`` (the two values are adjacent
+   floats, or nearly so), the threshold is the lower value ``a``.  Rows go left
+   when ``x <= threshold``, so either way ``a`` goes left and ``b`` goes right.
+3. Equal gains: split scores that agree to within ``TIE_RTOL`` of the parent's
+   score are equal (the difference is floating-point noise from summing in
+   another order).  Among equal candidates the lowest feature index wins,
+   then the lowest threshold.
+4. ``predict`` returns the class with the lowest index in ``classes_`` when
+   several classes share the highest probability (``numpy.argmax``).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+#: Relative tolerance under which two split scores count as equal.
+TIE_RTOL = 1e-12
+
+
+def midpoint_threshold(lower: np.ndarray, upper: np.ndarray) -> np.ndarray:
+    """Threshold between neighbouring distinct values ``lower < upper``.
+
+    >>> float(midpoint_threshold(1.0, 2.0))
+    1.5
+    >>> a = 1.0; b = np.nextafter(a, 2.0)   # adjacent floats: midpoint rounds up
+    >>> float(midpoint_threshold(a, b)) == a
+    True
+    """
+    lower = np.asarray(lower, dtype=float)
+    upper = np.asarray(upper, dtype=float)
+    mid = lower / 2.0 + upper / 2.0
+    return np.where((mid >= upper) | ~np.isfinite(mid), lower, mid)
+
+
+def split_positions(x_sorted: np.ndarray) -> np.ndarray:
+    """Positions ``i`` such that a split puts ``x_sorted[:i+1]`` left.
+
+    Only positions between two distinct values qualify (rule 1).
+
+    >>> split_positions(np.array([1.0, 1.0, 2.0, 3.0, 3.0])).tolist()
+    [1, 2]
+    """
+    return np.flatnonzero(x_sorted[1:] > x_sorted[:-1])
+
+
+def choose_best(scores: np.ndarray, parent_score: float) -> int:
+    """Index of the winning candidate among ``scores`` (lower is better).
+
+    Candidates are given in tie-break order (by feature, then threshold); the
+    first one whose score is within the tie tolerance of the minimum wins.
+    Returns -1 when there is no finite score.
+
+    >>> choose_best(np.array([3.0, 1.0, 1.0 + 1e-15, 2.0]), parent_score=4.0)
+    1
+    >>> choose_best(np.array([1.0 + 1e-15, 1.0]), parent_score=4.0)
+    0
+    """
+    scores = np.asarray(scores, dtype=float)
+    finite = np.isfinite(scores)
+    if not finite.any():
+        return -1
+    best = scores[finite].min()
+    tol = TIE_RTOL * max(abs(parent_score), abs(best))
+    return int(np.flatnonzero(finite & (scores <= best + tol))[0])

@@ -1,0 +1,119 @@
+"""The fitted tree as plain arrays, and vectorised traversal.
+
+Chapter 5 of the book ("Training and inference") explains this module.
+
+A fitted tree is a handful of parallel arrays indexed by node id, named as
+scikit-learn names them in ``sklearn.tree._tree.Tree``, so that a reader who
+knows one knows the other and tests can compare trees array by array.  Node 0
+is the root; ids follow a depth-first preorder (a node, then its whole left
+subtree, then its right subtree).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+#: ``children_left``/``children_right`` value of a leaf.
+TREE_LEAF = -1
+#: ``feature``/``threshold`` value of a leaf.
+TREE_UNDEFINED = -2
+
+
+@dataclass(eq=False)
+class Tree:
+    """A fitted binary tree stored as arrays.
+
+    Attributes
+    ----------
+    children_left, children_right : ndarray of int
+        Child ids of each node; ``TREE_LEAF`` (-1) for leaves.
+    feature : ndarray of int
+        Feature tested at each internal node; ``TREE_UNDEFINED`` for leaves.
+    threshold : ndarray of float
+        Rows with ``x[feature] <= threshold`` go left.
+    value : ndarray of shape (node_count, 1, n_values)
+        Prediction at each node: weighted class proportions, or the weighted
+        mean target (as in scikit-learn >= 1.4).
+    impurity : ndarray of float
+        Criterion value of each node.
+    n_node_samples : ndarray of int
+        Number of training rows that reached each node.
+    weighted_n_node_samples : ndarray of float
+        Total sample weight that reached each node.
+    """
+
+    children_left: np.ndarray
+    children_right: np.ndarray
+    feature: np.ndarray
+    threshold: np.ndarray
+    value: np.ndarray
+    impurity: np.ndarray
+    n_node_samples: np.ndarray
+    weighted_n_node_samples: np.ndarray
+
+    @property
+    def node_count(self) -> int:
+        """Number of nodes, leaves included."""
+        return len(self.children_left)
+
+    @property
+    def n_leaves(self) -> int:
+        """Number of leaves."""
+        return int(np.sum(self.children_left == TREE_LEAF))
+
+    @property
+    def max_depth(self) -> int:
+        """Length of the longest root-to-leaf path (a lone root has depth 0)."""
+        return int(self.node_depths().max())
+
+    def node_depths(self) -> np.ndarray:
+        """Depth of every node.  Preorder ids put each parent before its children."""
+        depth = np.zeros(self.node_count, dtype=np.intp)
+        internal = np.flatnonzero(self.children_left != TREE_LEAF)
+        for node in internal:  # parents come first, so one pass suffices
+            depth[self.children_left[node]] = depth[node] + 1
+            depth[self.children_right[node]] = depth[node] + 1
+        return depth
+
+    def apply(self, X: np.ndarray) -> np.ndarray:
+        """Leaf id reached by each row of ``X``.
+
+        All rows descend together, one level per iteration: the Python loop
+        runs ``max_depth`` times, never once per row.
+        """
+        X = np.asarray(X, dtype=float)
+        node = np.zeros(len(X), dtype=np.intp)
+        active = np.arange(len(X))
+        while active.size:
+            current = node[active]
+            internal = self.children_left[current] != TREE_LEAF
+            active, current = active[internal], current[internal]
+            go_left = X[active, self.feature[current]] <= self.threshold[current]
+            node[active] = np.where(
+                go_left, self.children_left[current], self.children_right[current]
+            )
+        return node
+
+    def predict(self, X: np.ndarray) -> np.ndarray:
+        """Value of the leaf reached by each row, shape ``(n_rows, n_values)``."""
+        return self.value[self.apply(X), 0, :]
+
+    def compute_feature_importances(self, n_features: int) -> np.ndarray:
+        """Total weighted impurity decrease brought by each feature, normalised.
+
+        The decrease at a node ``t`` is ``W_t I_t - W_left I_left -
+        W_right I_right``.  Importances sum to 1 unless the tree is a single
+        leaf, when they are all 0 (as in scikit-learn).
+        """
+        internal = np.flatnonzero(self.children_left != TREE_LEAF)
+        left = self.children_left[internal]
+        right = self.children_right[internal]
+        w, imp = self.weighted_n_node_samples, self.impurity
+        decrease = w[internal] * imp[internal] - w[left] * imp[left] - w[right] * imp[right]
+        importances = np.bincount(
+            self.feature[internal], weights=decrease, minlength=n_features
+        ).astype(float)
+        total = importances.sum()
+        return importances / total if total > 0 else importances

@@ -1,0 +1,103 @@
+"""Checks on hyperparameters and inputs, with messages that say how to fix them."""
+
+from __future__ import annotations
+
+import math
+import numbers
+
+import numpy as np
+
+
+def resolve_hyperparameters(est, n_samples: int) -> dict:
+    """Check an estimator's hyperparameters and turn fractions into counts.
+
+    Raises ``ValueError`` or ``TypeError`` naming the parameter, the value
+    received and what is allowed.  Returns the values the builder uses.
+    """
+    criteria = est._valid_criteria
+    if not isinstance(est.criterion, str) or est.criterion not in criteria:
+        allowed = ", ".join(repr(c) for c in criteria)
+        raise ValueError(
+            f"criterion={est.criterion!r} is not supported by "
+            f"{type(est).__name__}; use one of {allowed}."
+        )
+    max_depth = est.max_depth
+    if max_depth is not None:
+        _check_int(max_depth, "max_depth", low=1, hint="or None for no limit")
+    min_samples_split = _count_or_fraction(
+        est.min_samples_split, "min_samples_split", n_samples, min_int=2, frac_high=1.0
+    )
+    min_samples_leaf = _count_or_fraction(
+        est.min_samples_leaf, "min_samples_leaf", n_samples, min_int=1, frac_high=1.0
+    )
+    mid = est.min_impurity_decrease
+    if (
+        isinstance(mid, bool)
+        or not isinstance(mid, numbers.Real)
+        or not np.isfinite(mid)
+        or mid < 0
+    ):
+        raise ValueError(
+            f"min_impurity_decrease={mid!r} is invalid; use a finite number >= 0 "
+            "(0 disables the rule)."
+        )
+    return {
+        "criterion": est.criterion,
+        "max_depth": max_depth,
+        # scikit-learn's convention: a node that cannot give two legal leaves
+        # is not worth trying to split.
+        "min_samples_split": max(min_samples_split, 2 * min_samples_leaf),
+        "min_samples_leaf": min_samples_leaf,
+        "min_impurity_decrease": float(mid),
+    }
+
+
+def _check_int(value, name: str, low: int, hint: str = "") -> None:
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < low:
+        extra = f" {hint}" if hint else ""
+        raise ValueError(f"{name}={value!r} is invalid; use an integer >= {low}{extra}.")
+
+
+def _count_or_fraction(value, name: str, n_samples: int, min_int: int, frac_high: float) -> int:
+    """An integer count, or a float fraction of ``n_samples`` rounded up."""
+    if isinstance(value, numbers.Integral) and not isinstance(value, bool):
+        _check_int(value, name, low=min_int, hint="or a float fraction in (0, 1]")
+        return int(value)
+    if isinstance(value, numbers.Real) and 0.0 < value <= frac_high:
+        return max(min_int, math.ceil(value * n_samples))
+    raise ValueError(
+        f"{name}={value!r} is invalid; use an integer >= {min_int} or a float "
+        f"fraction in (0, {frac_high:g}]."
+    )
+
+
+def check_sample_weight(sample_weight, n_samples: int) -> np.ndarray:
+    """Validated float64 copy of ``sample_weight`` (all ones when ``None``)."""
+    if sample_weight is None:
+        return np.ones(n_samples)
+    try:
+        w = np.array(sample_weight, dtype=float)
+    except (TypeError, ValueError) as exc:
+        raise TypeError(
+            "sample_weight must be an array of numbers, one per row of X."
+        ) from exc
+    if w.ndim == 0:
+        w = np.full(n_samples, float(w))
+    if w.ndim != 1 or len(w) != n_samples:
+        raise ValueError(
+            f"sample_weight has shape {w.shape} but X has {n_samples} rows; "
+            "pass one weight per row."
+        )
+    if not np.all(np.isfinite(w)):
+        raise ValueError("sample_weight contains NaN or infinity; use finite weights.")
+    if np.any(w < 0):
+        raise ValueError(
+            "sample_weight contains negative values; weights must be >= 0 "
+            "(drop a row instead of giving it a negative weight)."
+        )
+    if not w.sum() > 0:
+        raise ValueError(
+            "sample_weight sums to zero, so no row counts; give at least one row a "
+            "positive weight."
+        )
+    return w
