@@ -33,8 +33,10 @@ def midpoint_threshold(lower: np.ndarray, upper: np.ndarray) -> np.ndarray:
 
     >>> float(midpoint_threshold(1.0, 2.0))
     1.5
-    >>> a = 1.0; b = np.nextafter(a, 2.0)   # adjacent floats: midpoint rounds up
-    >>> float(midpoint_threshold(a, b)) == a
+    >>> a = np.nextafter(1.0, 2.0); b = np.nextafter(a, 2.0)   # adjacent floats
+    >>> bool(a / 2 + b / 2 == b)   # the midpoint rounds onto the upper value...
+    True
+    >>> bool(midpoint_threshold(a, b) == a)   # ...so the threshold is the lower one
     True
     """
     lower = np.asarray(lower, dtype=float)

@@ -96,6 +96,37 @@ class Tree:
             )
         return node
 
+    def apply_rowwise(self, X: np.ndarray) -> np.ndarray:
+        """Leaf id reached by each row of ``X``, following one row at a time.
+
+        The textbook traversal: start at the root, go left when
+        ``x[feature] <= threshold`` and right otherwise, stop at a leaf, then
+        start again with the next row.  It returns exactly what :meth:`apply`
+        returns; chapter 5 of the book times the two against each other.  The
+        Python loop runs once per row *and* level, which is why :meth:`apply`
+        exists.
+
+        Examples
+        --------
+        >>> from climbing_trees import grow_tree
+        >>> X = np.array([[0.0], [1.0], [2.0], [3.0]])
+        >>> tree = grow_tree(X, X, np.ones(4), criterion="squared_error")
+        >>> tree.apply_rowwise(X).tolist()
+        [2, 3, 5, 6]
+        >>> np.array_equal(tree.apply_rowwise(X), tree.apply(X))
+        True
+        """
+        # Plain Python lists: scalar look-ups in them are faster than in numpy arrays.
+        left, right = self.children_left.tolist(), self.children_right.tolist()
+        feature, threshold = self.feature.tolist(), self.threshold.tolist()
+        leaves = []
+        for row in np.asarray(X, dtype=float).tolist():
+            node = 0
+            while left[node] != TREE_LEAF:
+                node = left[node] if row[feature[node]] <= threshold[node] else right[node]
+            leaves.append(node)
+        return np.array(leaves, dtype=np.intp)
+
     def predict(self, X: np.ndarray) -> np.ndarray:
         """Value of the leaf reached by each row, shape ``(n_rows, n_values)``."""
         return self.value[self.apply(X), 0, :]
