@@ -12,7 +12,7 @@ from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_dat
 
 from ._criteria import CLASSIFICATION_CRITERIA, REGRESSION_CRITERIA, one_hot
 from ._growth import grow_tree
-from ._validation import check_sample_weight, resolve_hyperparameters
+from ._validation import check_sample_weight, explained_errors, resolve_hyperparameters
 
 #: Largest |y| the regressor accepts: squares of larger values overflow.
 MAX_ABS_TARGET = 1e150
@@ -51,23 +51,38 @@ class BaseDecisionTree(BaseEstimator):
         X : array-like or pandas DataFrame of shape (n_samples, n_features)
         y : array-like of shape (n_samples,)
         sample_weight : array-like of shape (n_samples,), default=None
-            Non-negative weights; a weight of 2 counts like a duplicated row.
+            Non-negative weights; a weight of 2 counts like a duplicated row and
+            a weight of 0 like a removed row (such rows take no part in the fit:
+            they neither place thresholds nor count in ``n_node_samples``).
 
         Returns
         -------
         self
         """
         learner = clone(self)
-        X, y = validate_data(
-            learner, X, y, dtype=np.float64, ensure_all_finite=True, y_numeric=False
-        )
-        y = column_or_1d(y, warn=True)
-        Y = learner._encode_target(y)
+        with explained_errors():
+            X, y = validate_data(
+                learner, X, y, dtype=np.float64, ensure_all_finite=True, y_numeric=False
+            )
+            y = column_or_1d(y, warn=True)
+            Y = learner._encode_target(y)
         sample_weight = check_sample_weight(sample_weight, len(X))
+        keep = sample_weight > 0  # a zero weight removes the row
+        if not keep.all():
+            X, Y, sample_weight = X[keep], Y[keep], sample_weight[keep]
         params = resolve_hyperparameters(learner, len(X))
         learner.tree_ = grow_tree(X, Y, sample_weight, **params)
         self._adopt_fitted_state(learner)
         return self
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        # What fit accepts today: dense, numeric X without missing values.
+        tags.input_tags.allow_nan = False
+        tags.input_tags.sparse = False
+        tags.input_tags.categorical = False
+        tags.input_tags.string = False
+        return tags
 
     def _adopt_fitted_state(self, learner) -> None:
         for name in [k for k in vars(self) if k.endswith("_") and not k.startswith("__")]:
@@ -78,11 +93,15 @@ class BaseDecisionTree(BaseEstimator):
 
     def _validate_X_predict(self, X) -> np.ndarray:
         check_is_fitted(self, "tree_")
-        return validate_data(self, X, reset=False, dtype=np.float64, ensure_all_finite=True)
+        with explained_errors():
+            return validate_data(
+                self, X, reset=False, dtype=np.float64, ensure_all_finite=True
+            )
 
     def apply(self, X) -> np.ndarray:
         """Index of the leaf that each row of ``X`` lands in."""
-        return self.tree_.apply(self._validate_X_predict(X))
+        X = self._validate_X_predict(X)  # first: raises NotFittedError before fit
+        return self.tree_.apply(X)
 
     def get_depth(self) -> int:
         """Depth of the fitted tree (a single leaf has depth 0)."""
@@ -184,7 +203,8 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
 
     def predict_proba(self, X) -> np.ndarray:
         """Class probabilities (weighted leaf proportions), columns in ``classes_`` order."""
-        return self.tree_.predict(self._validate_X_predict(X))
+        X = self._validate_X_predict(X)
+        return self.tree_.predict(X)
 
     def predict_log_proba(self, X) -> np.ndarray:
         """Natural logarithm of :meth:`predict_proba`."""
@@ -193,7 +213,8 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
 
     def predict(self, X) -> np.ndarray:
         """Most probable class; equal probabilities go to the lowest class index."""
-        return self.classes_[np.argmax(self.predict_proba(X), axis=1)]
+        proba = self.predict_proba(X)
+        return self.classes_[np.argmax(proba, axis=1)]
 
 
 class DecisionTreeRegressor(RegressorMixin, BaseDecisionTree):
@@ -271,4 +292,5 @@ class DecisionTreeRegressor(RegressorMixin, BaseDecisionTree):
 
     def predict(self, X) -> np.ndarray:
         """Weighted mean target of the leaf each row lands in."""
-        return self.tree_.predict(self._validate_X_predict(X))[:, 0]
+        X = self._validate_X_predict(X)
+        return self.tree_.predict(X)[:, 0]

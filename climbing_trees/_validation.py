@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import math
 import numbers
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 import numpy as np
 
@@ -78,9 +80,7 @@ def check_sample_weight(sample_weight, n_samples: int) -> np.ndarray:
     try:
         w = np.array(sample_weight, dtype=float)
     except (TypeError, ValueError) as exc:
-        raise TypeError(
-            "sample_weight must be an array of numbers, one per row of X."
-        ) from exc
+        raise TypeError("sample_weight must be an array of numbers, one per row of X.") from exc
     if w.ndim == 0:
         w = np.full(n_samples, float(w))
     if w.ndim != 1 or len(w) != n_samples:
@@ -97,7 +97,84 @@ def check_sample_weight(sample_weight, n_samples: int) -> np.ndarray:
         )
     if not w.sum() > 0:
         raise ValueError(
-            "sample_weight sums to zero, so no row counts; give at least one row a "
-            "positive weight."
+            "sample_weight sums to zero, so no row counts; give at least one row a positive weight."
         )
     return w
+
+
+#: Fragments of scikit-learn's input-validation messages, each with the hint
+#: that this package appends: scikit-learn names the problem, the hint says
+#: how to fix it.  Tests assert on both halves, so a reworded message upstream
+#: shows up as a test failure rather than as a silently unhelpful error.
+_HINTS: tuple[tuple[str, str], ...] = (
+    (
+        "inconsistent numbers of samples",
+        "X and y need one entry per training row: check that both were built from "
+        "the same rows (same filtering, no header row or index left in one of them).",
+    ),
+    (
+        "contains infinity or a value too large",
+        "Replace infinite values by finite numbers (for example clip them with "
+        "numpy.clip, or drop those rows) before fitting or predicting.",
+    ),
+    (
+        "contains NaN",
+        "This tree does not handle missing values yet: drop those rows or fill them "
+        "in (for example with sklearn.impute.SimpleImputer).",
+    ),
+    ("0 sample(s)", "Pass at least one row."),
+    ("0 feature(s)", "Pass at least one column (feature)."),
+    (
+        "could not convert",
+        "X must be numeric: encode text columns as numbers first (for example with "
+        "sklearn.preprocessing.OrdinalEncoder).",
+    ),
+    (
+        "argument must be a string or a",
+        "X must be numeric: encode text columns as numbers first (for example with "
+        "sklearn.preprocessing.OrdinalEncoder).",
+    ),
+    (
+        "features as input",
+        "Predict with the same columns, in the same order, as the X given to fit.",
+    ),
+    (
+        "feature names should match",
+        "Predict with a DataFrame that has the columns given to fit, in the same order.",
+    ),
+    (
+        "Unknown label type",
+        "DecisionTreeClassifier needs class labels (integers, strings, booleans); "
+        "for a continuous target use DecisionTreeRegressor.",
+    ),
+)
+
+
+@contextmanager
+def explained_errors() -> Iterator[None]:
+    """Re-raise scikit-learn's input errors with a hint on how to fix them.
+
+    The exception keeps its type and its original message (so code matching
+    scikit-learn's wording still works); the hint is appended after it, and
+    the original exception is chained as ``__cause__``.
+
+    >>> import numpy as np
+    >>> from sklearn.utils import check_X_y
+    >>> with explained_errors():
+    ...     check_X_y(np.ones((3, 1)), [0, 1])  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    ValueError: Found input variables with inconsistent numbers of samples: [3, 2] X and ...
+    """
+    try:
+        yield
+    except (ValueError, TypeError) as exc:
+        message = str(exc)
+        hint = next((h for fragment, h in _HINTS if fragment in message), None)
+        if hint is None or hint in message:
+            raise
+        try:
+            explained = type(exc)(f"{message} {hint}")
+        except Exception:  # an exception type with an unusual constructor
+            raise exc from None
+        raise explained from exc
