@@ -1,0 +1,397 @@
+"""Bad input fails loudly: a ValueError/TypeError that names the problem and the fix.
+
+Each test asserts on two fragments of the message: one naming the problem
+(often scikit-learn's own wording) and one naming the fix (the hint that
+:func:`climbing_trees._validation.explained_errors` appends, or the
+package's own message).  A failed ``fit`` must leave a fitted model exactly
+as it was.
+"""
+
+from __future__ import annotations
+
+import copy
+
+import numpy as np
+import pandas as pd
+import pytest
+from conftest import assert_same_fitted_state
+from sklearn.exceptions import NotFittedError
+
+from climbing_trees import DecisionTreeClassifier, DecisionTreeRegressor
+
+ESTIMATORS = [DecisionTreeClassifier, DecisionTreeRegressor]
+
+
+@pytest.fixture
+def data():
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(30, 3))
+    y = (X[:, 0] > 0).astype(int)
+    return X, y
+
+
+def with_value(X, row, col, value):
+    X = X.copy()
+    X[row, col] = value
+    return X
+
+
+# ---------------------------------------------------------------- X and y
+
+
+@pytest.mark.parametrize("Estimator", ESTIMATORS)
+@pytest.mark.parametrize(
+    ("bad", "problem", "fix"),
+    [
+        (np.nan, "contains NaN", "SimpleImputer"),
+        (np.inf, "contains infinity", "finite"),
+        (-np.inf, "contains infinity", "finite"),
+    ],
+)
+def test_non_finite_X_is_rejected_at_fit_and_predict(Estimator, data, bad, problem, fix):
+    X, y = data
+    with pytest.raises(ValueError, match=problem) as info:
+        Estimator().fit(with_value(X, 3, 1, bad), y)
+    assert fix in str(info.value)
+    model = Estimator().fit(X, y)
+    with pytest.raises(ValueError, match=problem) as info:
+        model.predict(with_value(X, 0, 2, bad))
+    assert fix in str(info.value)
+
+
+@pytest.mark.parametrize("Estimator", ESTIMATORS)
+def test_X_and_y_of_different_lengths(Estimator, data):
+    X, y = data
+    with pytest.raises(ValueError, match=r"inconsistent numbers of samples: \[30, 29\]") as info:
+        Estimator().fit(X, y[:-1])
+    assert "one entry per training row" in str(info.value)
+
+
+@pytest.mark.parametrize("Estimator", ESTIMATORS)
+@pytest.mark.parametrize(
+    ("shape", "problem", "fix"),
+    [
+        ((0, 3), r"0 sample\(s\)", "at least one row"),
+        ((5, 0), r"0 feature\(s\)", "at least one column"),
+    ],
+)
+def test_empty_X(Estimator, shape, problem, fix):
+    X = np.empty(shape)
+    y = np.zeros(shape[0], dtype=int)
+    with pytest.raises(ValueError, match=problem) as info:
+        Estimator().fit(X, y)
+    assert fix in str(info.value)
+
+
+@pytest.mark.parametrize("Estimator", ESTIMATORS)
+def test_one_dimensional_X(Estimator, data):
+    X, y = data
+    with pytest.raises(ValueError, match="Expected 2D array, got 1D array") as info:
+        Estimator().fit(X[:, 0], y)
+    assert "reshape(-1, 1)" in str(info.value)
+    model = Estimator().fit(X, y)
+    with pytest.raises(ValueError, match="Expected 2D array, got 1D array"):
+        model.predict(X[0])
+
+
+@pytest.mark.parametrize("Estimator", ESTIMATORS)
+@pytest.mark.parametrize("n_columns", [2, 4])
+def test_wrong_number_of_columns_at_predict(Estimator, data, n_columns):
+    X, y = data
+    model = Estimator().fit(X, y)
+    X_bad = np.resize(X, (len(X), n_columns))
+    with pytest.raises(ValueError, match=f"X has {n_columns} features, but") as info:
+        model.predict(X_bad)
+    assert "same columns" in str(info.value)
+
+
+@pytest.mark.parametrize("Estimator", ESTIMATORS)
+@pytest.mark.parametrize(
+    ("columns", "problem"),
+    [
+        (["a", "b", "z"], "unseen at fit time"),
+        (["b", "a", "c"], "same order"),
+        (["a", "b", "c", "d"], "unseen at fit time"),
+    ],
+)
+def test_different_column_names_at_predict(Estimator, data, columns, problem):
+    X, y = data
+    model = Estimator().fit(pd.DataFrame(X, columns=["a", "b", "c"]), y)
+    X_bad = pd.DataFrame(np.resize(X, (len(X), len(columns))), columns=columns)
+    with pytest.raises(ValueError, match="feature names should match") as info:
+        model.predict(X_bad)
+    message = str(info.value)
+    assert problem in message
+    assert "columns given to fit" in message
+
+
+@pytest.mark.parametrize("Estimator", ESTIMATORS)
+def test_array_after_dataframe_warns_as_in_sklearn(Estimator, data):
+    # scikit-learn's convention (tested by its estimator checks): a plain array
+    # has no names to compare, so predicting on one only warns.
+    X, y = data
+    model = Estimator().fit(pd.DataFrame(X, columns=["a", "b", "c"]), y)
+    with pytest.warns(UserWarning, match="does not have valid feature names"):
+        model.predict(X)
+
+
+@pytest.mark.parametrize("Estimator", ESTIMATORS)
+def test_non_numeric_X_array(Estimator, data):
+    X, y = data
+    X_text = X.astype(str).astype(object)
+    X_text[0, 0] = "tall"
+    with pytest.raises(ValueError, match="could not convert string to float") as info:
+        Estimator().fit(X_text, y)
+    assert "encode text columns as numbers" in str(info.value)
+
+
+@pytest.mark.parametrize("Estimator", ESTIMATORS)
+def test_complex_X(Estimator, data):
+    X, y = data
+    with pytest.raises(ValueError, match="Complex data not supported"):
+        Estimator().fit(X + 1j, y)
+
+
+@pytest.mark.parametrize("Estimator", ESTIMATORS)
+def test_sparse_X(Estimator, data):
+    from scipy import sparse
+
+    X, y = data
+    with pytest.raises(TypeError, match="Sparse data was passed") as info:
+        Estimator().fit(sparse.csr_matrix(X), y)
+    assert "toarray()" in str(info.value)
+
+
+def test_continuous_y_to_the_classifier(data):
+    X, _ = data
+    with pytest.raises(ValueError, match="Unknown label type: continuous") as info:
+        DecisionTreeClassifier().fit(X, np.linspace(0.0, 1.0, len(X)))
+    assert "use DecisionTreeRegressor" in str(info.value)
+
+
+@pytest.mark.parametrize(
+    "y", [["low", "high"] * 15, np.array(["a", "b", "c"] * 10, dtype=object)], ids=["list", "obj"]
+)
+def test_non_numeric_y_to_the_regressor(data, y):
+    X, _ = data
+    with pytest.raises(ValueError, match="needs a numeric target y") as info:
+        DecisionTreeRegressor().fit(X, y)
+    assert "use DecisionTreeClassifier" in str(info.value)
+
+
+@pytest.mark.parametrize("Estimator", ESTIMATORS)
+def test_nan_in_y(Estimator, data):
+    X, y = data
+    y = y.astype(float)
+    y[4] = np.nan
+    with pytest.raises(ValueError, match="NaN") as info:
+        Estimator().fit(X, y)
+    assert "drop" in str(info.value)
+
+
+@pytest.mark.parametrize("value", [1e151, -1e200, np.finfo(float).max])
+def test_regressor_rejects_huge_targets(data, value):
+    X, _ = data
+    y = np.zeros(len(X))
+    y[0] = value
+    with pytest.raises(ValueError, match=r"beyond \+/-1e\+150") as info:
+        DecisionTreeRegressor().fit(X, y)
+    assert "rescale y" in str(info.value)
+
+
+def test_regressor_accepts_targets_at_the_limit(data):
+    X, _ = data
+    y = np.where(X[:, 0] > 0, 1e150, -1e150)
+    model = DecisionTreeRegressor().fit(X, y)
+    assert np.all(np.isfinite(model.tree_.impurity))
+    np.testing.assert_array_equal(model.predict(X), y)
+
+
+@pytest.mark.parametrize("Estimator", ESTIMATORS)
+def test_two_dimensional_y(Estimator, data):
+    X, y = data
+    with pytest.raises(ValueError, match="y should be a 1d array"):
+        Estimator().fit(X, np.c_[y, y])
+
+
+# ---------------------------------------------------------------- sample weights
+
+
+@pytest.mark.parametrize("Estimator", ESTIMATORS)
+@pytest.mark.parametrize(
+    ("make_weight", "error", "problem", "fix"),
+    [
+        (lambda n: -np.ones(n), ValueError, "negative values", "must be >= 0"),
+        (lambda n: np.r_[-1.0, np.ones(n - 1)], ValueError, "negative values", "must be >= 0"),
+        (lambda n: np.r_[np.nan, np.ones(n - 1)], ValueError, "NaN or infinity", "finite"),
+        (lambda n: np.r_[np.inf, np.ones(n - 1)], ValueError, "NaN or infinity", "finite"),
+        (lambda n: np.zeros(n), ValueError, "sums to zero", "positive weight"),
+        (lambda n: np.ones(n - 1), ValueError, "X has 30 rows", "one weight per row"),
+        (lambda n: np.ones(n + 1), ValueError, "X has 30 rows", "one weight per row"),
+        (lambda n: np.ones((n, 1)), ValueError, r"shape \(30, 1\)", "one weight per row"),
+        (lambda n: ["heavy"] * n, TypeError, "array of numbers", "one per row"),
+    ],
+    ids=["negative", "one-negative", "nan", "inf", "all-zero", "short", "long", "2d", "text"],
+)
+def test_bad_sample_weight(Estimator, data, make_weight, error, problem, fix):
+    X, y = data
+    with pytest.raises(error, match=problem) as info:
+        Estimator().fit(X, y, sample_weight=make_weight(len(X)))
+    assert fix in str(info.value)
+
+
+@pytest.mark.parametrize("Estimator", ESTIMATORS)
+def test_scalar_sample_weight_is_every_row(Estimator, data):
+    X, y = data
+    scalar = Estimator().fit(X, y, sample_weight=3.0)
+    ones = Estimator().fit(X, y)
+    np.testing.assert_array_equal(scalar.predict(X), ones.predict(X))
+
+
+# ---------------------------------------------------------------- hyperparameters
+
+
+@pytest.mark.parametrize(
+    ("Estimator", "params", "fragment"),
+    [
+        (DecisionTreeClassifier, {"criterion": "ginny"}, "criterion='ginny' is not supported"),
+        (DecisionTreeClassifier, {"criterion": "squared_error"}, "use one of 'gini'"),
+        (DecisionTreeClassifier, {"criterion": None}, "criterion=None"),
+        (DecisionTreeRegressor, {"criterion": "gini"}, "use one of 'squared_error'"),
+        (DecisionTreeRegressor, {"criterion": "absolute_error"}, "not supported"),
+    ],
+)
+def test_unknown_criterion(Estimator, data, params, fragment):
+    X, y = data
+    with pytest.raises(ValueError, match=fragment):
+        Estimator(**params).fit(X, y)
+
+
+@pytest.mark.parametrize("Estimator", ESTIMATORS)
+@pytest.mark.parametrize(
+    ("params", "fragment"),
+    [
+        ({"max_depth": 0}, "max_depth=0 is invalid; use an integer >= 1 or None"),
+        ({"max_depth": -3}, "max_depth=-3 is invalid"),
+        ({"max_depth": 2.5}, "max_depth=2.5 is invalid"),
+        ({"max_depth": True}, "max_depth=True is invalid"),
+        ({"max_depth": "3"}, "max_depth='3' is invalid"),
+        ({"min_samples_split": 1}, "min_samples_split=1 is invalid; use an integer >= 2"),
+        ({"min_samples_split": 0.0}, r"float fraction in \(0, 1\]"),
+        ({"min_samples_split": 1.5}, "min_samples_split=1.5 is invalid"),
+        ({"min_samples_split": -0.5}, "min_samples_split=-0.5 is invalid"),
+        ({"min_samples_split": "2"}, "min_samples_split='2' is invalid"),
+        ({"min_samples_leaf": 0}, "min_samples_leaf=0 is invalid; use an integer >= 1"),
+        ({"min_samples_leaf": 0.0}, "min_samples_leaf=0.0 is invalid"),
+        ({"min_samples_leaf": 2.0}, "min_samples_leaf=2.0 is invalid"),
+        ({"min_samples_leaf": None}, "min_samples_leaf=None is invalid"),
+        ({"min_impurity_decrease": -0.1}, "min_impurity_decrease=-0.1 is invalid"),
+        ({"min_impurity_decrease": np.nan}, "use a finite number >= 0"),
+        ({"min_impurity_decrease": np.inf}, "use a finite number >= 0"),
+        ({"min_impurity_decrease": "0"}, "min_impurity_decrease='0' is invalid"),
+    ],
+)
+def test_bad_hyperparameters(Estimator, data, params, fragment):
+    X, y = data
+    with pytest.raises(ValueError, match=fragment):
+        Estimator(**params).fit(X, y)
+
+
+@pytest.mark.parametrize("Estimator", ESTIMATORS)
+@pytest.mark.parametrize(
+    "params",
+    [
+        {"max_depth": np.int64(2)},
+        {"min_samples_split": 1.0},
+        {"min_samples_split": 0.01},
+        {"min_samples_leaf": 1.0},
+        {"min_samples_leaf": 0.5},
+        {"min_impurity_decrease": np.float32(0.0)},
+        {"min_impurity_decrease": 1},
+    ],
+)
+def test_edge_hyperparameters_are_accepted(Estimator, data, params):
+    X, y = data
+    model = Estimator(**params).fit(X, y)
+    assert model.predict(X).shape == (len(X),)
+
+
+# ---------------------------------------------------------------- not fitted
+
+
+@pytest.mark.parametrize("Estimator", ESTIMATORS)
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda m, X: m.predict(X),
+        lambda m, X: m.apply(X),
+        lambda m, X: m.score(X, np.zeros(len(X))),
+        lambda m, X: m.get_depth(),
+        lambda m, X: m.get_n_leaves(),
+        lambda m, X: m.feature_importances_,
+    ],
+    ids=["predict", "apply", "score", "get_depth", "get_n_leaves", "feature_importances_"],
+)
+def test_use_before_fit_raises_not_fitted_error(Estimator, data, call):
+    X, _ = data
+    with pytest.raises(NotFittedError, match="not fitted yet"):
+        call(Estimator(), X)
+
+
+@pytest.mark.parametrize("method", ["predict_proba", "predict_log_proba"])
+def test_probabilities_before_fit(data, method):
+    X, _ = data
+    with pytest.raises(NotFittedError, match="Call 'fit'"):
+        getattr(DecisionTreeClassifier(), method)(X)
+
+
+# ---------------------------------------------------------------- failed fit changes nothing
+
+BAD_FITS = {
+    "nan-X": lambda X, y: ((with_value(X, 0, 0, np.nan), y), {}),
+    "short-y": lambda X, y: ((X, y[:-1]), {}),
+    "1d-X": lambda X, y: ((X[:, 0], y), {}),
+    "inf-X": lambda X, y: ((with_value(X, 2, 1, np.inf), y), {}),
+    "negative-weight": lambda X, y: ((X, y), {"sample_weight": -np.ones(len(X))}),
+    "zero-weights": lambda X, y: ((X, y), {"sample_weight": np.zeros(len(X))}),
+    "text-X": lambda X, y: ((np.full(X.shape, "x", dtype=object), y), {}),
+}
+
+
+@pytest.mark.parametrize("Estimator", ESTIMATORS)
+@pytest.mark.parametrize("bad", BAD_FITS)
+def test_failed_fit_leaves_a_fitted_model_unchanged(Estimator, data, bad):
+    X, y = data
+    model = Estimator(max_depth=3).fit(pd.DataFrame(X, columns=["a", "b", "c"]), y)
+    before = copy.deepcopy(model)
+    args, kwargs = BAD_FITS[bad](X, y)
+    with pytest.raises((ValueError, TypeError)):
+        model.fit(*args, **kwargs)
+    assert_same_fitted_state(model, before)
+    assert model.get_params() == before.get_params()
+    np.testing.assert_array_equal(
+        model.predict(pd.DataFrame(X, columns=["a", "b", "c"])),
+        before.predict(pd.DataFrame(X, columns=["a", "b", "c"])),
+    )
+
+
+@pytest.mark.parametrize("Estimator", ESTIMATORS)
+def test_failed_fit_after_bad_set_params_keeps_the_old_tree(Estimator, data):
+    X, y = data
+    model = Estimator(max_depth=2).fit(X, y)
+    before = copy.deepcopy(model)
+    model.set_params(max_depth=0)
+    with pytest.raises(ValueError, match="max_depth=0"):
+        model.fit(X, y)
+    assert_same_fitted_state(model, before)
+
+
+@pytest.mark.parametrize("Estimator", ESTIMATORS)
+def test_failed_fit_leaves_an_unfitted_model_unfitted(Estimator, data):
+    X, y = data
+    model = Estimator()
+    with pytest.raises(ValueError):
+        model.fit(with_value(X, 0, 0, np.nan), y)
+    assert not any(k.endswith("_") for k in vars(model))
+    with pytest.raises(NotFittedError):
+        model.predict(X)
