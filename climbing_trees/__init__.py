@@ -10,10 +10,22 @@ module                        chapter
 ``_incremental``              3. Incremental criteria
 ``_ties``                     4. Ties
 ``_tree``, ``_classes``       5. Training and inference
+``_categorical``              6-7. Categorical features
 ``_export``                   text and drawings of a fitted tree
 ============================  =============================================
 """
 
+from ._categorical import (
+    CategoricalSplit,
+    auto_split,
+    best_categorical_split,
+    brute_force_categorical_split,
+    categories_left_row,
+    level_order,
+    level_statistics,
+    one_vs_rest_split,
+    partition_split,
+)
 from ._classes import DecisionTreeClassifier, DecisionTreeRegressor
 from ._criteria import (
     class_proportions,
@@ -36,6 +48,15 @@ from ._tree import TREE_LEAF, TREE_UNDEFINED, Tree
 __version__ = "0.1.0"
 
 __all__ = [
+    "CategoricalSplit",
+    "auto_split",
+    "best_categorical_split",
+    "brute_force_categorical_split",
+    "categories_left_row",
+    "level_order",
+    "level_statistics",
+    "one_vs_rest_split",
+    "partition_split",
     "DecisionTreeClassifier",
     "DecisionTreeRegressor",
     "Split",

@@ -12,9 +12,11 @@ from collections.abc import Callable
 
 import numpy as np
 
+from ._categorical import CategoricalSplit, best_categorical_split, categories_left_row
 from ._criteria import node_impurity, node_value
 from ._incremental import prefix_sum_best_split
 from ._naive import Split
+from ._ties import choose_best
 from ._tree import TREE_LEAF, TREE_UNDEFINED, Tree
 
 SplitFinder = Callable[[np.ndarray, np.ndarray, np.ndarray, str, int], "Split | None"]
@@ -31,6 +33,9 @@ def grow_tree(
     min_samples_leaf: int = 1,
     min_impurity_decrease: float = 0.0,
     find_split: SplitFinder = prefix_sum_best_split,
+    is_categorical: np.ndarray | None = None,
+    n_categories: np.ndarray | None = None,
+    categorical_split: str = "auto",
 ) -> Tree:
     """Grow a tree depth first and return it as a :class:`Tree`.
 
@@ -54,7 +59,18 @@ def grow_tree(
         where ``W`` is the total training weight (scikit-learn's definition).
     find_split : callable
         The split search: :func:`naive_best_split`, :func:`incremental_best_split`
-        or :func:`prefix_sum_best_split` (all give the same tree).
+        or :func:`prefix_sum_best_split` (all give the same tree).  It sees
+        the numerical columns only.
+    is_categorical : ndarray of bool of shape (n_features,), optional
+        Which columns are categorical; they hold level codes ``0, 1, ...`` as
+        floats.  ``None``: every column is numerical.
+    n_categories : ndarray of int of shape (n_features,), optional
+        Number of levels of each categorical column (0 for numerical ones);
+        defaults to the largest code seen plus one.
+    categorical_split : {"auto", "one_vs_rest", "partition"}
+        Search for categorical columns (chapters 6 and 7); see
+        :mod:`climbing_trees._categorical`, which also describes how the tree
+        stores a categorical split and where unseen levels go.
 
     Notes
     -----
@@ -70,10 +86,18 @@ def grow_tree(
     >>> X = np.array([[0.0], [1.0], [2.0], [3.0]])
     >>> Y = np.array([[1.0], [1.0], [5.0], [5.0]])
     >>> tree = grow_tree(X, Y, np.ones(4), criterion="squared_error")
-    >>> tree.node_count, tree.threshold[0], tree.value[1:, 0, 0].tolist()
+    >>> tree.node_count, float(tree.threshold[0]), tree.value[1:, 0, 0].tolist()
     (3, 1.5, [1.0, 5.0])
     """
     depth_limit = np.inf if max_depth is None else max_depth
+    categorical = np.zeros(X.shape[1], bool) if is_categorical is None else is_categorical
+    categorical = np.asarray(categorical, dtype=bool)
+    cat_features, num_features = np.flatnonzero(categorical), np.flatnonzero(~categorical)
+    if n_categories is None:
+        n_categories = np.zeros(X.shape[1], dtype=np.intp)
+        for j in cat_features:
+            n_categories[j] = int(X[:, j].max()) + 1 if len(X) else 0
+    width = int(max(np.max(n_categories, initial=0), 0)) + 1  # max_levels + 1
     W = float(sample_weight.sum())
     nodes: list[dict] = []
     # Each stack entry: (row indices, depth, parent id, is it the left child?)
@@ -94,6 +118,7 @@ def grow_tree(
             "impurity": impurity,
             "n": len(rows),
             "w": float(w_t.sum()),
+            "categories_left": None,
         }
         nodes.append(node)
         if (
@@ -103,17 +128,43 @@ def grow_tree(
             or is_pure(Y_t, w_t)
         ):
             continue
-        split = find_split(X[rows], Y_t, w_t, criterion, min_samples_leaf)
+        if not cat_features.size:
+            split = find_split(X[rows], Y_t, w_t, criterion, min_samples_leaf)
+        else:
+            split = _best_mixed_split(
+                X[rows],
+                Y_t,
+                w_t,
+                criterion,
+                min_samples_leaf,
+                find_split,
+                num_features,
+                cat_features,
+                categorical_split,
+            )
         if split is None:
             continue
         improvement = node["w"] / W * (impurity - split.score)
         if improvement + np.finfo(float).eps < min_impurity_decrease:
             continue
-        node["feature"], node["threshold"] = split.feature, split.threshold
-        goes_left = X[rows, split.feature] <= split.threshold
+        if isinstance(split, CategoricalSplit):
+            codes = X[rows, split.feature].astype(np.intp)
+            goes_left = np.isin(codes, split.levels_left)
+            present = np.bincount(codes, minlength=width - 1) > 0
+            node["feature"], node["threshold"] = split.feature, np.nan
+            node["categories_left"] = categories_left_row(
+                split.levels_left, present, w_t[goes_left].sum(), w_t[~goes_left].sum(), width
+            )
+        else:
+            node["feature"], node["threshold"] = split.feature, split.threshold
+            goes_left = X[rows, split.feature] <= split.threshold
         # Push the right child first so that the left child is numbered next.
         stack.append((rows[~goes_left], depth + 1, node_id, False))
         stack.append((rows[goes_left], depth + 1, node_id, True))
+    categories_left = np.zeros((len(nodes), width), dtype=bool)
+    for i, n in enumerate(nodes):
+        if n["categories_left"] is not None:
+            categories_left[i] = n["categories_left"]
     return Tree(
         children_left=np.array([n["left"] for n in nodes], dtype=np.intp),
         children_right=np.array([n["right"] for n in nodes], dtype=np.intp),
@@ -123,7 +174,30 @@ def grow_tree(
         impurity=np.array([n["impurity"] for n in nodes], dtype=float),
         n_node_samples=np.array([n["n"] for n in nodes], dtype=np.intp),
         weighted_n_node_samples=np.array([n["w"] for n in nodes], dtype=float),
+        categories_left=categories_left,
     )
+
+
+def _best_mixed_split(
+    X, Y, w, criterion, min_samples_leaf, find_split, num_features, cat_features, method
+):
+    """Best of the numerical search (on numerical columns) and the categorical search.
+
+    Equal scores go to the lowest feature index, as among numerical features.
+    """
+    splits = []
+    if num_features.size:
+        split = find_split(X[:, num_features], Y, w, criterion, min_samples_leaf)
+        if split is not None:
+            splits.append(split._replace(feature=int(num_features[split.feature])))
+    split = best_categorical_split(X, Y, w, criterion, min_samples_leaf, cat_features, method)
+    if split is not None:
+        splits.append(split)
+    if not splits:
+        return None
+    splits.sort(key=lambda s: s.feature)
+    parent = node_impurity(Y, w, criterion)
+    return splits[choose_best(np.array([s.score for s in splits]), parent)]
 
 
 def is_pure(Y: np.ndarray, sample_weight: np.ndarray) -> bool:

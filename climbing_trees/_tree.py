@@ -42,6 +42,12 @@ class Tree:
         Number of training rows that reached each node.
     weighted_n_node_samples : ndarray of float
         Total sample weight that reached each node.
+    categories_left : ndarray of bool, shape (node_count, max_levels + 1)
+        Categorical splits (chapter 6).  A categorical node has ``threshold``
+        NaN; rows whose level code ``c`` has ``categories_left[node, c]`` True
+        go left.  The last column is for codes unseen at fit (code -1).  Rows
+        of other nodes are all False.  Defaults to one all-False column.
+        The format is described in :mod:`climbing_trees._categorical`.
     """
 
     children_left: np.ndarray
@@ -52,6 +58,28 @@ class Tree:
     impurity: np.ndarray
     n_node_samples: np.ndarray
     weighted_n_node_samples: np.ndarray
+    categories_left: np.ndarray | None = None
+
+    def __post_init__(self) -> None:
+        if self.categories_left is None:
+            self.categories_left = np.zeros((self.node_count, 1), dtype=bool)
+
+    @property
+    def is_categorical_split(self) -> np.ndarray:
+        """True at internal nodes that split a categorical feature (threshold NaN)."""
+        return (self.children_left != TREE_LEAF) & np.isnan(self.threshold)
+
+    def _goes_left(self, nodes: np.ndarray, x: np.ndarray) -> np.ndarray:
+        """Whether values ``x`` at internal ``nodes`` go left: ``<=`` or set membership."""
+        go_left = x <= self.threshold[nodes]  # False wherever the threshold is NaN
+        categorical = np.isnan(self.threshold[nodes])
+        if categorical.any():
+            width = self.categories_left.shape[1] - 1
+            c = x[categorical]
+            # Codes outside 0..max_levels-1 (unseen at fit: -1) use the last column.
+            codes = np.where((c >= 0) & (c < width), c, -1).astype(np.intp)
+            go_left[categorical] = self.categories_left[nodes[categorical], codes]
+        return go_left
 
     @property
     def node_count(self) -> int:
@@ -90,7 +118,7 @@ class Tree:
             current = node[active]
             internal = self.children_left[current] != TREE_LEAF
             active, current = active[internal], current[internal]
-            go_left = X[active, self.feature[current]] <= self.threshold[current]
+            go_left = self._goes_left(current, X[active, self.feature[current]])
             node[active] = np.where(
                 go_left, self.children_left[current], self.children_right[current]
             )
@@ -119,11 +147,17 @@ class Tree:
         # Plain Python lists: scalar look-ups in them are faster than in numpy arrays.
         left, right = self.children_left.tolist(), self.children_right.tolist()
         feature, threshold = self.feature.tolist(), self.threshold.tolist()
+        sets, width = self.categories_left.tolist(), self.categories_left.shape[1] - 1
         leaves = []
         for row in np.asarray(X, dtype=float).tolist():
             node = 0
             while left[node] != TREE_LEAF:
-                node = left[node] if row[feature[node]] <= threshold[node] else right[node]
+                x, t = row[feature[node]], threshold[node]
+                if t == t:
+                    go_left = x <= t
+                else:  # NaN threshold: a categorical node, test set membership (chapter 6)
+                    go_left = sets[node][int(x) if 0 <= x < width else -1]
+                node = left[node] if go_left else right[node]
             leaves.append(node)
         return np.array(leaves, dtype=np.intp)
 

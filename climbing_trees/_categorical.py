@@ -1,0 +1,443 @@
+"""Categorical features: one-vs-rest, optimal partitioning and the multiclass heuristic.
+
+Chapters 6 ("One-vs-rest") and 7 ("Optimal partitioning") of the book explain
+this module.  A categorical split sends a *set* of levels left and the other
+levels right.  With ``k`` levels there are ``2**(k-1) - 1`` such splits, so
+the searches below choose a short list of candidate sets and score them all
+with the same sufficient statistics as :mod:`climbing_trees._criteria`: the
+statistics of a set of levels are the sum of the statistics of its levels.
+
+Data format
+-----------
+This is the contract between the estimators, :func:`climbing_trees.grow_tree`,
+the fitted :class:`climbing_trees.Tree` and any other tree builder.
+
+1. **Encoding.**  ``X`` stays one float64 matrix.  A categorical column ``j``
+   holds integer *codes* ``0 .. n_categories[j] - 1`` stored as floats.  The
+   estimators map the levels seen at fit, in the order of ``categories_[j]``
+   (sorted when the levels can be sorted, else in order of first appearance;
+   a pandas ``category`` column keeps its category order), to
+   ``0, 1, 2, ...``.  At predict time a level not seen at fit gets code
+   ``-1``.  Missing values (NaN, None) in a categorical column raise
+   ``ValueError``, as they do in numerical columns.
+2. **Growing.**  :func:`climbing_trees.grow_tree` takes three keyword
+   arguments: ``is_categorical`` (bool array of length ``n_features``,
+   ``None`` means no categorical feature), ``n_categories`` (int array of
+   length ``n_features``, 0 for numerical columns) and ``categorical_split``
+   (``"auto"``, ``"one_vs_rest"`` or ``"partition"``).
+3. **Storing.**  A categorical internal node has ``feature[node] = j`` and
+   ``threshold[node] = NaN`` (NaN marks a categorical node; numerical nodes
+   keep their threshold and leaves ``TREE_UNDEFINED``).  The set goes in
+   ``Tree.categories_left``, a bool array of shape
+   ``(node_count, max_levels + 1)`` with ``max_levels = max(n_categories)``
+   (0 without categorical features).  In the row of a categorical node,
+   entry ``c`` is True when code ``c`` goes left; the last column (index
+   ``-1``, so code ``-1`` indexes it directly) says where *unseen* codes go.
+   Rows of numerical nodes and leaves are all False.  Build a row with
+   :func:`categories_left_row`.
+4. **Unseen levels.**  A code that no training row of the node carried
+   (a level unseen at fit, a level absent from this node, or a code past
+   ``n_categories[j]``) goes to the child with the larger training weight
+   (``weighted_n_node_samples``), and to the **right** child when the two
+   weights are equal.  Its entries in the row (all absent codes and the last
+   column) hold that direction, so ``predict`` never needs a special case.
+
+Search and tie rules
+--------------------
+At a node, only the *present* levels (at least one row at the node) take part.
+Per-level statistics are ``np.bincount`` sums of
+:func:`climbing_trees.node_statistics` rows (regression targets centred at the
+node's weighted mean first, exactly as the numerical searches do).  Each
+strategy lists candidate left sets in a fixed order, scores them as
+``(W_left * I_left + W_right * I_right) / W`` and lets
+:func:`climbing_trees.choose_best` pick the first candidate within the tie
+tolerance of the minimum.
+
+* ``one_vs_rest``: the candidates are ``{c}`` for every present level ``c``,
+  by increasing code.  The single level is the left side.
+* ``partition``: the present levels are sorted by a key, ties broken by
+  increasing code (``np.lexsort``); candidate ``i`` sends the first ``i + 1``
+  levels of that order left, ``i = 0 .. k - 2``.  The key is the weighted mean
+  response: the mean target (regression), the weighted proportion of class 1
+  (two classes), or, with three or more classes, the projection of the
+  level's class-proportion vector on the first principal component of the
+  weighted covariance of those vectors (Coppersmith, Hong and Hosking 1999;
+  the component's sign makes its largest-magnitude entry positive).  Levels
+  with zero total weight have key NaN and sort last.
+* ``auto``: ``partition`` for regression and for two classes, where it is
+  exact; with three or more classes, the ``partition`` candidates followed by
+  the ``one_vs_rest`` candidates, so it is never worse than one-vs-rest.
+* Across features (numerical and categorical) the lowest feature index wins
+  among equal scores, as for numerical splits.
+
+``min_samples_leaf`` counts the rows of the whole left and right sides, and a
+side must have positive weight.  The sorted scan is exact for the unconstrained
+problem (``min_samples_leaf=1``); with a larger ``min_samples_leaf`` it returns
+the best admissible contiguous split.
+
+References
+----------
+W. D. Fisher, "On grouping for maximum homogeneity", JASA 53, 1958.
+L. Breiman, J. Friedman, R. Olshen and C. Stone, *Classification and Regression
+Trees*, Wadsworth, 1984, section 4.2 (Theorem 4.5).
+D. Coppersmith, S. J. Hong and J. R. M. Hosking, "Partitioning nominal
+attributes in decision trees", Data Mining and Knowledge Discovery 3, 1999.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+
+from ._criteria import (
+    CLASSIFICATION_CRITERIA,
+    _centred,
+    impurity_from_statistics,
+    node_statistics,
+    total_weight,
+)
+from ._ties import choose_best
+
+CATEGORICAL_SPLITS = ("auto", "one_vs_rest", "partition")
+
+
+class CategoricalSplit(NamedTuple):
+    """The best categorical split of a node.
+
+    ``levels_left`` holds the codes sent left (present levels only); ``score``
+    is the weighted mean impurity of the children, as in :class:`Split`.
+    """
+
+    feature: int
+    levels_left: tuple[int, ...]
+    score: float
+
+
+def level_statistics(
+    codes: np.ndarray,
+    Y: np.ndarray,
+    sample_weight: np.ndarray,
+    criterion: str,
+    n_levels: int | None = None,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Summed statistics and row counts of every level, shape ``(k, m)`` and ``(k,)``.
+
+    Row ``c`` of the statistics is the sum of
+    :func:`climbing_trees.node_statistics` over the rows with code ``c``: the
+    weighted class counts, or (weight, weighted sum, weighted sum of squares)
+    of the target centred at the node's mean.
+
+    >>> codes = np.array([0, 1, 1, 2])
+    >>> Y = np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 0.0], [0.0, 1.0]])
+    >>> stats, counts = level_statistics(codes, Y, np.ones(4), "gini")
+    >>> stats.tolist(), counts.tolist()
+    ([[1.0, 0.0], [1.0, 1.0], [0.0, 1.0]], [1, 2, 1])
+    """
+    codes = np.asarray(codes, dtype=np.intp)
+    k = int(codes.max()) + 1 if n_levels is None else int(n_levels)
+    phi = node_statistics(_centred(Y, sample_weight, criterion), sample_weight, criterion)
+    stats = np.column_stack(
+        [np.bincount(codes, weights=phi[:, c], minlength=k) for c in range(phi.shape[1])]
+    )
+    return stats, np.bincount(codes, minlength=k)
+
+
+def level_order(level_stats: np.ndarray, counts: np.ndarray, criterion: str) -> np.ndarray:
+    """Codes of the present levels in the order the partition scan visits them.
+
+    The key is the weighted mean response (see the module docstring); with
+    three or more classes it is the first-principal-component projection of
+    the class proportions.  Ties go to the lower code; zero-weight levels last.
+
+    >>> stats = np.array([[3.0, 1.0], [0.0, 0.0], [1.0, 3.0], [2.0, 2.0]])
+    >>> level_order(stats, np.array([4, 0, 4, 4]), "gini").tolist()
+    [0, 3, 2]
+    """
+    present = np.flatnonzero(counts > 0)
+    stats = level_stats[present]
+    w = total_weight(stats, criterion)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        if criterion not in CLASSIFICATION_CRITERIA:
+            key = stats[:, 1] / w
+        elif stats.shape[1] <= 2:
+            key = stats[:, -1] / w
+        else:
+            key = _principal_component_key(stats, w)
+    return present[np.lexsort((present, key))]
+
+
+def _principal_component_key(stats: np.ndarray, w: np.ndarray) -> np.ndarray:
+    """Projection of each level's class proportions on the first principal component."""
+    positive = w > 0
+    p = np.zeros_like(stats)
+    p[positive] = stats[positive] / w[positive, None]
+    mean = (w @ p) / w.sum()
+    centred = p - mean
+    cov = (centred * w[:, None]).T @ centred / w.sum()
+    _, vectors = np.linalg.eigh(cov)
+    v = vectors[:, -1]  # eigenvalues come in increasing order
+    v = v if v[np.argmax(np.abs(v))] > 0 else -v
+    return np.where(positive, p @ v, np.nan)
+
+
+def _candidates_one_vs_rest(counts: np.ndarray) -> np.ndarray:
+    """One row per present level: that level alone on the left."""
+    present = np.flatnonzero(counts > 0)
+    candidates = np.zeros((len(present), len(counts)), dtype=bool)
+    candidates[np.arange(len(present)), present] = True
+    return candidates
+
+
+def _candidates_sorted_scan(order: np.ndarray, n_levels: int) -> np.ndarray:
+    """Row ``i`` puts the first ``i + 1`` levels of ``order`` on the left."""
+    candidates = np.zeros((max(len(order) - 1, 0), n_levels), dtype=bool)
+    for i in range(len(order) - 1):
+        candidates[i:, order[i]] = True
+    return candidates
+
+
+def _best_candidate(
+    candidates: np.ndarray,
+    level_stats: np.ndarray,
+    counts: np.ndarray,
+    criterion: str,
+    min_samples_leaf: int,
+) -> tuple[int, np.ndarray]:
+    """Index of the winning candidate left set (-1 if none is allowed) and all scores.
+
+    Both children's statistics are sums over their own levels (never a
+    difference), so a side holding only zero-weight rows has weight exactly 0.
+    """
+    mask = candidates.astype(float)
+    left = mask @ level_stats
+    right = (1.0 - mask) @ level_stats
+    node = level_stats.sum(axis=0)
+    n_left = candidates @ counts
+    n_right = counts.sum() - n_left
+    w_left, w_right = total_weight(left, criterion), total_weight(right, criterion)
+    total = total_weight(node, criterion)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        scores = (
+            w_left * impurity_from_statistics(left, criterion)
+            + w_right * impurity_from_statistics(right, criterion)
+        ) / total
+    allowed = (
+        (n_left >= min_samples_leaf) & (n_right >= min_samples_leaf) & (w_left > 0) & (w_right > 0)
+    )
+    scores = np.where(allowed, scores, np.nan)
+    parent = float(impurity_from_statistics(node, criterion))
+    return choose_best(scores, parent), scores
+
+
+def _split_from(candidates, level_stats, counts, criterion, min_samples_leaf):
+    if len(candidates) == 0:
+        return None
+    best, scores = _best_candidate(candidates, level_stats, counts, criterion, min_samples_leaf)
+    if best < 0:
+        return None
+    levels = tuple(int(c) for c in np.flatnonzero(candidates[best]))
+    return CategoricalSplit(0, levels, float(scores[best]))
+
+
+def one_vs_rest_split(
+    codes: np.ndarray,
+    Y: np.ndarray,
+    sample_weight: np.ndarray,
+    criterion: str,
+    min_samples_leaf: int = 1,
+) -> CategoricalSplit | None:
+    """Best split sending one level left and all the others right.
+
+    Parameters
+    ----------
+    codes : ndarray of shape (n_samples,)
+        Integer level codes of one categorical column.
+    Y, sample_weight, criterion, min_samples_leaf
+        As in :func:`climbing_trees.naive_best_split`; ``min_samples_leaf``
+        counts the rows of each whole side.
+
+    Returns
+    -------
+    CategoricalSplit or None
+        ``feature`` is 0 (the one column given).  ``None`` when fewer than two
+        levels are present or no candidate is allowed.
+
+    Notes
+    -----
+    ``k`` candidates for ``k`` present levels, tried by increasing code; on
+    equal scores the lowest code wins.  A tree grown this way has the training
+    loss of a tree grown on the one-hot encoding of the column (chapter 6).
+
+    Examples
+    --------
+    >>> codes = np.array([0, 0, 1, 1, 2, 2])
+    >>> Y = np.array([[0.0], [0.0], [5.0], [5.0], [0.0], [0.0]])
+    >>> one_vs_rest_split(codes, Y, np.ones(6), "squared_error")
+    CategoricalSplit(feature=0, levels_left=(1,), score=0.0)
+    """
+    level_stats, counts = level_statistics(codes, Y, sample_weight, criterion)
+    candidates = _candidates_one_vs_rest(counts)
+    return _split_from(candidates, level_stats, counts, criterion, min_samples_leaf)
+
+
+def partition_split(
+    codes: np.ndarray,
+    Y: np.ndarray,
+    sample_weight: np.ndarray,
+    criterion: str,
+    min_samples_leaf: int = 1,
+) -> CategoricalSplit | None:
+    """Best split among the ``k - 1`` contiguous splits of the levels sorted by mean response.
+
+    For regression with squared error and for two classes (Gini or entropy)
+    this is the best of all ``2**(k-1) - 1`` partitions (Fisher 1958; Breiman
+    et al. 1984, Theorem 4.5), when ``min_samples_leaf`` is 1.  With three or
+    more classes the levels are ordered along the first principal component
+    of their class proportions (Coppersmith, Hong and Hosking 1999), a
+    heuristic.  Same parameters and return value as :func:`one_vs_rest_split`.
+
+    Notes
+    -----
+    The levels are sorted by :func:`level_order` (ties by lower code); the
+    left side is the beginning of that order.  Chapter 7 proves why the
+    sorted scan is exact and measures the multiclass heuristic.
+
+    Examples
+    --------
+    >>> codes = np.array([0, 0, 1, 1, 2, 2])
+    >>> Y = np.array([[0.0], [0.0], [5.0], [5.0], [0.0], [0.0]])
+    >>> partition_split(codes, Y, np.ones(6), "squared_error")
+    CategoricalSplit(feature=0, levels_left=(0, 2), score=0.0)
+    """
+    level_stats, counts = level_statistics(codes, Y, sample_weight, criterion)
+    order = level_order(level_stats, counts, criterion)
+    candidates = _candidates_sorted_scan(order, len(counts))
+    return _split_from(candidates, level_stats, counts, criterion, min_samples_leaf)
+
+
+def auto_split(
+    codes: np.ndarray,
+    Y: np.ndarray,
+    sample_weight: np.ndarray,
+    criterion: str,
+    min_samples_leaf: int = 1,
+) -> CategoricalSplit | None:
+    """The ``"auto"`` strategy: the exact sorted scan, plus one-vs-rest with 3+ classes.
+
+    With three or more classes no exact shortcut is known; the principal
+    component scan of :func:`partition_split` is a heuristic, and adding the
+    one-vs-rest candidates (after the scan's, for ties) guarantees a score
+    never worse than :func:`one_vs_rest_split`.  Elsewhere this is
+    :func:`partition_split`.
+
+    >>> codes = np.array([0, 1, 2, 0, 1, 2])
+    >>> Y = np.eye(3)[[0, 1, 2, 0, 1, 2]]
+    >>> round(auto_split(codes, Y, np.ones(6), "gini").score, 4)   # one class alone left
+    0.3333
+    """
+    level_stats, counts = level_statistics(codes, Y, sample_weight, criterion)
+    order = level_order(level_stats, counts, criterion)
+    candidates = _candidates_sorted_scan(order, len(counts))
+    if criterion in CLASSIFICATION_CRITERIA and level_stats.shape[1] > 2:
+        candidates = np.vstack([candidates, _candidates_one_vs_rest(counts)])
+    return _split_from(candidates, level_stats, counts, criterion, min_samples_leaf)
+
+
+def brute_force_categorical_split(
+    codes: np.ndarray,
+    Y: np.ndarray,
+    sample_weight: np.ndarray,
+    criterion: str,
+    min_samples_leaf: int = 1,
+    *,
+    one_level_sides: bool = False,
+) -> CategoricalSplit | None:
+    """Best of all ``2**(k-1) - 1`` partitions of the present levels: the oracle.
+
+    Each partition is listed once, by the side *without* the highest present
+    level (bitmask order over the other levels).  With
+    ``one_level_sides=True`` only partitions where one side is a single level
+    are kept: the one-vs-rest candidates.  Cost grows as ``2**k``; keep ``k``
+    below about 15.
+
+    Examples
+    --------
+    >>> codes = np.array([0, 1, 2, 3])
+    >>> Y = np.array([[0.0], [9.0], [0.0], [9.0]])
+    >>> brute_force_categorical_split(codes, Y, np.ones(4), "squared_error")
+    CategoricalSplit(feature=0, levels_left=(0, 2), score=0.0)
+    """
+    level_stats, counts = level_statistics(codes, Y, sample_weight, criterion)
+    present = np.flatnonzero(counts > 0)
+    k = len(present)
+    if k < 2:
+        return None
+    masks = np.arange(1, 2 ** (k - 1))
+    bits = ((masks[:, None] >> np.arange(k - 1)) & 1).astype(bool)
+    if one_level_sides:
+        size = bits.sum(axis=1)
+        bits = bits[(size == 1) | (size == k - 1)]
+    candidates = np.zeros((len(bits), len(counts)), dtype=bool)
+    candidates[:, present[:-1]] = bits
+    return _split_from(candidates, level_stats, counts, criterion, min_samples_leaf)
+
+
+#: The search behind each value of ``categorical_split``.
+CATEGORICAL_SEARCHES = {
+    "auto": auto_split,
+    "one_vs_rest": one_vs_rest_split,
+    "partition": partition_split,
+}
+
+
+def best_categorical_split(
+    X: np.ndarray,
+    Y: np.ndarray,
+    sample_weight: np.ndarray,
+    criterion: str,
+    min_samples_leaf: int,
+    features: np.ndarray,
+    method: str = "auto",
+) -> CategoricalSplit | None:
+    """Best split over the categorical columns ``features`` of ``X`` (codes as floats).
+
+    Lowest feature index wins among equal scores (:func:`climbing_trees.choose_best`).
+    """
+    search = CATEGORICAL_SEARCHES[method]
+    splits = []
+    for j in features:
+        split = search(X[:, j].astype(np.intp), Y, sample_weight, criterion, min_samples_leaf)
+        if split is not None:
+            splits.append(split._replace(feature=int(j)))
+    if not splits:
+        return None
+    stats = node_statistics(_centred(Y, sample_weight, criterion), sample_weight, criterion)
+    parent = float(impurity_from_statistics(stats.sum(axis=0), criterion))
+    return splits[choose_best(np.array([s.score for s in splits]), parent)]
+
+
+def categories_left_row(
+    levels_left: tuple[int, ...] | np.ndarray,
+    present: np.ndarray,
+    weight_left: float,
+    weight_right: float,
+    width: int,
+) -> np.ndarray:
+    """The ``Tree.categories_left`` row of a categorical node.
+
+    ``present`` is a bool array over codes (levels with rows at the node);
+    ``width`` is ``max_levels + 1``.  Absent codes and the last column (unseen
+    codes) go to the heavier child, right on equal weights.
+
+    >>> categories_left_row((1,), np.array([True, True, False]), 1.0, 5.0, 4).tolist()
+    [False, True, False, False]
+    >>> categories_left_row((0, 1), np.array([True, True, True]), 5.0, 1.0, 4).tolist()
+    [True, True, False, True]
+    """
+    unseen_left = bool(weight_left > weight_right)
+    row = np.full(width, unseen_left)
+    present = np.flatnonzero(np.asarray(present, dtype=bool))
+    row[present] = False
+    row[np.asarray(levels_left, dtype=np.intp)] = True
+    return row
