@@ -1,0 +1,330 @@
+"""Categorical splits: searches against brute force, growth, the estimators, export.
+
+Chapters 6 and 7 of the book explain what is tested here.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import climbing_trees as ct
+from climbing_trees._categorical import CATEGORICAL_SEARCHES
+
+N_PROBLEMS = 300
+REL = 1e-12
+
+
+def categorical_problem(seed: int, criterion: str, n_classes: int = 2):
+    """A random weighted problem: one column of codes with 2 to 10 levels.
+
+    Levels have their own response (class probabilities or mean), so the best
+    partition is not trivial; some levels may be missing from the sample.
+    """
+    rng = np.random.default_rng(seed)
+    k = 2 + seed % 9
+    n = int(rng.integers(k, 8 * k))
+    codes = rng.integers(0, k, size=n)
+    w = rng.uniform(0.1, 3.0, size=n)
+    if criterion == "squared_error":
+        Y = (rng.normal(size=k)[codes] + rng.normal(size=n))[:, None]
+    else:
+        probs = rng.dirichlet(np.ones(n_classes), size=k)[codes]
+        labels = (rng.uniform(size=(n, 1)) > probs.cumsum(axis=1)).sum(axis=1)
+        Y = ct.one_hot(np.minimum(labels, n_classes - 1), n_classes)
+    return codes, Y, w
+
+
+def reference_score(codes, Y, w, criterion, levels_left) -> float:
+    """Score of a partition recomputed from the rows, without level statistics."""
+    left = np.isin(codes, levels_left)
+    parts = [
+        w[side].sum() * ct.node_impurity(Y[side], w[side], criterion) for side in (left, ~left)
+    ]
+    return sum(parts) / w.sum()
+
+
+def assert_scores_equal(a: float, b: float) -> None:
+    assert a == pytest.approx(b, rel=REL, abs=1e-14)
+
+
+# --- the searches ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("criterion", ["gini", "entropy", "squared_error"])
+@pytest.mark.parametrize("seed", range(N_PROBLEMS))
+def test_partition_reaches_brute_force_optimum(seed, criterion):
+    codes, Y, w = categorical_problem(seed, criterion)
+    best = ct.brute_force_categorical_split(codes, Y, w, criterion)
+    found = ct.partition_split(codes, Y, w, criterion)
+    if best is None:
+        assert found is None
+        return
+    assert_scores_equal(found.score, best.score)
+    assert_scores_equal(found.score, reference_score(codes, Y, w, criterion, found.levels_left))
+
+
+@pytest.mark.parametrize("criterion", ["gini", "entropy", "squared_error"])
+@pytest.mark.parametrize("n_classes", [2, 3])
+@pytest.mark.parametrize("seed", range(0, N_PROBLEMS, 3))
+def test_one_vs_rest_matches_brute_force_over_single_levels(seed, criterion, n_classes):
+    codes, Y, w = categorical_problem(seed, criterion, n_classes)
+    best = ct.brute_force_categorical_split(codes, Y, w, criterion, one_level_sides=True)
+    found = ct.one_vs_rest_split(codes, Y, w, criterion)
+    if best is None:
+        assert found is None
+        return
+    assert len(found.levels_left) == 1
+    assert_scores_equal(found.score, best.score)
+    assert_scores_equal(found.score, reference_score(codes, Y, w, criterion, found.levels_left))
+
+
+@pytest.mark.parametrize("criterion", ["gini", "entropy"])
+@pytest.mark.parametrize("n_classes", [3, 4, 5])
+@pytest.mark.parametrize("seed", range(0, N_PROBLEMS, 3))
+def test_multiclass_heuristic_never_worse_than_one_vs_rest(seed, criterion, n_classes):
+    codes, Y, w = categorical_problem(seed, criterion, n_classes)
+    auto = ct.auto_split(codes, Y, w, criterion)
+    ovr = ct.one_vs_rest_split(codes, Y, w, criterion)
+    best = ct.brute_force_categorical_split(codes, Y, w, criterion)
+    if best is None:
+        assert auto is None and ovr is None
+        return
+    tol = REL * abs(best.score) + 1e-14
+    assert best.score - tol <= auto.score <= ovr.score + tol
+    assert_scores_equal(auto.score, reference_score(codes, Y, w, criterion, auto.levels_left))
+
+
+def optimum_hit_rates(criterion: str, n_classes: int) -> dict[str, float]:
+    """Fraction of random problems (3+ levels) where each search reaches the optimum."""
+    hits = {name: 0 for name in CATEGORICAL_SEARCHES}
+    n = 0
+    for seed in range(N_PROBLEMS):
+        codes, Y, w = categorical_problem(seed, criterion, n_classes)
+        best = ct.brute_force_categorical_split(codes, Y, w, criterion)
+        if best is None or len(np.unique(codes)) < 3:
+            continue
+        n += 1
+        for name, search in CATEGORICAL_SEARCHES.items():
+            score = search(codes, Y, w, criterion).score
+            hits[name] += score <= best.score + REL * abs(best.score) + 1e-14
+    return {name: h / n for name, h in hits.items()}
+
+
+@pytest.mark.parametrize("n_classes", [3, 4])
+def test_multiclass_heuristic_hits_the_optimum_more_often_than_one_vs_rest(n_classes):
+    rates = optimum_hit_rates("gini", n_classes)
+    print(f"optimum hit rate, gini, {n_classes} classes: {rates}")
+    assert rates["auto"] >= rates["partition"]
+    assert rates["auto"] > rates["one_vs_rest"]
+
+
+@pytest.mark.parametrize("search", list(CATEGORICAL_SEARCHES.values()))
+@pytest.mark.parametrize("min_samples_leaf", [2, 4, 7])
+@pytest.mark.parametrize("seed", range(40))
+def test_min_samples_leaf_counts_rows_of_whole_sides(seed, search, min_samples_leaf):
+    codes, Y, w = categorical_problem(seed, "gini")
+    found = search(codes, Y, w, "gini", min_samples_leaf)
+    best = ct.brute_force_categorical_split(codes, Y, w, "gini", min_samples_leaf)
+    if found is None:
+        return
+    n_left = np.isin(codes, found.levels_left).sum()
+    assert min(n_left, len(codes) - n_left) >= min_samples_leaf
+    assert best is not None and best.score <= found.score + 1e-12
+
+
+def test_min_samples_leaf_does_not_apply_to_single_levels():
+    # Every level has 1 row; a side of 3 single-row levels is allowed with min_samples_leaf=3.
+    codes = np.arange(6)
+    Y = np.array([[0.0], [0.1], [0.2], [5.0], [5.1], [5.2]])
+    for search in [ct.partition_split, ct.auto_split, ct.brute_force_categorical_split]:
+        split = search(codes, Y, np.ones(6), "squared_error", 3)
+        assert split is not None and set(split.levels_left) in ({0, 1, 2}, {3, 4, 5})
+    # One-vs-rest puts a single row on one side, which min_samples_leaf=3 forbids.
+    assert ct.one_vs_rest_split(codes, Y, np.ones(6), "squared_error", 3) is None
+
+
+def test_fewer_than_two_levels_give_no_split():
+    Y = ct.one_hot(np.array([0, 1, 0]), 2)
+    for search in CATEGORICAL_SEARCHES.values():
+        assert search(np.array([4, 4, 4]), Y, np.ones(3), "gini") is None
+
+
+def test_zero_weight_side_is_not_a_split():
+    # Level 1 carries only zero weight: separating it changes nothing and is not allowed.
+    codes = np.array([0, 0, 1])
+    Y = ct.one_hot(np.array([0, 1, 1]), 2)
+    w = np.array([1.0, 1.0, 0.0])
+    for search in [*CATEGORICAL_SEARCHES.values(), ct.brute_force_categorical_split]:
+        assert search(codes, Y, w, "gini") is None
+
+
+def test_one_vs_rest_ties_go_to_the_lowest_code():
+    # Levels 1 and 3 are mirror images: both single-level splits score the same.
+    codes = np.array([0, 0, 1, 1, 2, 2, 3, 3])
+    Y = np.array([[0.0], [0.0], [1.0], [1.0], [0.0], [0.0], [-1.0], [-1.0]])
+    assert ct.one_vs_rest_split(codes, Y, np.ones(8), "squared_error").levels_left == (1,)
+
+
+def test_partition_left_side_holds_the_lowest_mean_response():
+    codes = np.array([0, 1, 2, 3, 0, 1, 2, 3])
+    Y = np.array([[5.0], [1.0], [6.0], [2.0]] * 2)
+    split = ct.partition_split(codes, Y, np.ones(8), "squared_error")
+    assert split.levels_left == (1, 3)
+
+
+def test_partition_sort_ties_go_to_the_lowest_code():
+    # Levels 0 and 2 have the same mean: the order is 0, 2, then 1.
+    codes = np.array([0, 1, 2, 0, 1, 2])
+    Y = ct.one_hot(np.array([0, 1, 0, 1, 1, 1]), 2)
+    stats, counts = ct.level_statistics(codes, Y, np.ones(6), "gini")
+    assert ct.level_order(stats, counts, "gini").tolist() == [0, 2, 1]
+
+
+def test_principal_component_order_is_exact_with_two_classes_present():
+    # Three class columns but only classes 0 and 2 occur: the PCA order sorts by proportion.
+    rng = np.random.default_rng(3)
+    codes = rng.integers(0, 6, size=80)
+    labels = np.where(rng.uniform(size=80) < np.linspace(0.1, 0.9, 6)[codes], 2, 0)
+    Y = ct.one_hot(labels, 3)
+    w = rng.uniform(0.5, 2.0, size=80)
+    best = ct.brute_force_categorical_split(codes, Y, w, "gini")
+    assert_scores_equal(ct.partition_split(codes, Y, w, "gini").score, best.score)
+
+
+def test_level_statistics_add_up_to_the_node():
+    codes, Y, w = categorical_problem(7, "squared_error")
+    stats, counts = ct.level_statistics(codes, Y, w, "squared_error")
+    assert counts.sum() == len(codes)
+    assert stats[:, 0].sum() == pytest.approx(w.sum())
+    assert stats[:, 1].sum() == pytest.approx(0.0, abs=1e-12)  # centred at the node mean
+
+
+def test_categories_left_row_sends_unseen_codes_to_the_heavier_child():
+    present = np.array([True, True, False, True])
+    heavy_right = ct.categories_left_row((0,), present, 1.0, 2.0, 6)
+    heavy_left = ct.categories_left_row((0,), present, 2.0, 1.0, 6)
+    equal = ct.categories_left_row((0,), present, 2.0, 2.0, 6)
+    assert heavy_right.tolist() == [True, False, False, False, False, False]
+    assert heavy_left.tolist() == [True, False, True, False, True, True]
+    assert equal.tolist() == heavy_right.tolist()
+
+
+# --- growing trees --------------------------------------------------------------------------
+
+
+def mixed_matrix(seed: int, n: int = 200, k: int = 6):
+    """Float matrix: a numerical column, then two categorical code columns."""
+    rng = np.random.default_rng(seed)
+    a, b = rng.integers(0, k, size=n), rng.integers(0, 3, size=n)
+    x = rng.normal(size=n)
+    y = rng.normal(size=k)[a] + (b == 1) + 0.5 * x + 0.3 * rng.normal(size=n)
+    X = np.column_stack([x, a, b]).astype(float)
+    return X, y, np.array([False, True, True]), np.array([0, k, 3])
+
+
+def test_numerical_only_trees_are_unchanged_by_the_categorical_arguments():
+    X, y, _, _ = mixed_matrix(0)
+    w = np.ones(len(y))
+    plain = ct.grow_tree(X, y[:, None], w, criterion="squared_error", max_depth=4)
+    flagged = ct.grow_tree(
+        X, y[:, None], w, criterion="squared_error", max_depth=4,
+        is_categorical=np.zeros(3, bool), n_categories=np.zeros(3, int),
+    )  # fmt: skip
+    for name in ["children_left", "feature", "threshold", "value", "categories_left"]:
+        np.testing.assert_array_equal(getattr(plain, name), getattr(flagged, name))
+    assert not plain.is_categorical_split.any()
+
+
+@pytest.mark.parametrize("method", list(CATEGORICAL_SEARCHES))
+def test_grown_tree_stores_sets_and_routes_by_membership(method):
+    X, y, mask, n_cat = mixed_matrix(1)
+    tree = ct.grow_tree(
+        X, y[:, None], np.ones(len(y)), criterion="squared_error", max_depth=5,
+        is_categorical=mask, n_categories=n_cat, categorical_split=method,
+    )  # fmt: skip
+    cat_nodes = np.flatnonzero(tree.is_categorical_split)
+    assert cat_nodes.size and np.all(mask[tree.feature[cat_nodes]])
+    assert tree.categories_left.shape == (tree.node_count, n_cat.max() + 1)
+    assert not tree.categories_left[~tree.is_categorical_split].any()
+    # Each training row reaches the leaf whose rows it was counted in.
+    leaves = tree.apply(X)
+    counts = np.bincount(leaves, minlength=tree.node_count)
+    is_leaf = tree.children_left == ct.TREE_LEAF
+    np.testing.assert_array_equal(counts[is_leaf], tree.n_node_samples[is_leaf])
+    np.testing.assert_array_equal(leaves, tree.apply_rowwise(X))
+
+
+def test_unseen_codes_go_to_the_heavier_child():
+    # Root splits level 2 (weight 5) from levels 0, 1 (weight 2): unseen codes go right.
+    X = np.array([[0.0], [1.0], [2.0], [2.0], [2.0], [2.0], [2.0]])
+    y = np.array([[0.0], [0.0], [9.0], [9.0], [9.0], [9.0], [9.0]])
+    tree = ct.grow_tree(
+        X, y, np.ones(7), criterion="squared_error", max_depth=1,
+        is_categorical=np.array([True]), n_categories=np.array([5]),
+    )  # fmt: skip
+    heavy = tree.value[tree.children_right[0], 0, 0]
+    assert tree.weighted_n_node_samples[tree.children_right[0]] == 5
+    unseen = np.array([[-1.0], [3.0], [4.0], [17.0]])
+    np.testing.assert_array_equal(tree.predict(unseen)[:, 0], heavy)
+    np.testing.assert_array_equal(tree.apply(unseen), tree.apply_rowwise(unseen))
+    # Equal weights: right.
+    w = np.array([2.5, 2.5, 1.0, 1.0, 1.0, 1.0, 1.0])
+    tree = ct.grow_tree(
+        X, y, w, criterion="squared_error", max_depth=1,
+        is_categorical=np.array([True]), n_categories=np.array([5]),
+    )  # fmt: skip
+    assert tree.apply(np.array([[-1.0]]))[0] == tree.children_right[0]
+
+
+def test_min_samples_leaf_holds_in_categorical_trees():
+    X, y, mask, n_cat = mixed_matrix(2, n=150, k=12)
+    for msl in [3, 10, 25]:
+        tree = ct.grow_tree(
+            X[:, 1:], y[:, None], np.ones(len(y)), criterion="squared_error",
+            min_samples_leaf=msl, is_categorical=mask[1:], n_categories=n_cat[1:],
+        )  # fmt: skip
+        leaves = tree.children_left == ct.TREE_LEAF
+        assert tree.n_node_samples[leaves].min() >= msl
+
+
+def test_min_impurity_decrease_holds_for_categorical_splits():
+    X, y, mask, n_cat = mixed_matrix(3)
+    w = np.ones(len(y))
+    kwargs = dict(criterion="squared_error", is_categorical=mask, n_categories=n_cat)
+    tree = ct.grow_tree(X, y[:, None], w, min_impurity_decrease=0.05, **kwargs)
+    internal = np.flatnonzero(tree.children_left != ct.TREE_LEAF)
+    left, right = tree.children_left[internal], tree.children_right[internal]
+    wn, imp = tree.weighted_n_node_samples, tree.impurity
+    decrease = wn[internal] * imp[internal] - wn[left] * imp[left] - wn[right] * imp[right]
+    assert np.all(decrease / w.sum() >= 0.05 - 1e-12)
+    assert tree.is_categorical_split.any()
+
+
+def leaf_groups(tree: ct.Tree, X: np.ndarray) -> set[frozenset[int]]:
+    leaves = tree.apply(X)
+    return {frozenset(np.flatnonzero(leaves == leaf).tolist()) for leaf in np.unique(leaves)}
+
+
+@pytest.mark.parametrize("max_depth", [1, 2, 3, 5, None])
+@pytest.mark.parametrize("seed", range(5))
+def test_one_vs_rest_grows_the_one_hot_tree(seed, max_depth):
+    rng = np.random.default_rng(seed)
+    n, ks = 120, [5, 4]
+    codes = np.column_stack([rng.integers(0, k, size=n) for k in ks])
+    y = rng.normal(size=(n, 1))  # continuous: no tied scores
+    w = rng.uniform(0.5, 2.0, size=n)
+    one_hot = np.hstack([ct.one_hot(codes[:, j], k) for j, k in enumerate(ks)])
+    native = ct.grow_tree(
+        codes.astype(float), y, w, criterion="squared_error", max_depth=max_depth,
+        is_categorical=np.array([True, True]), n_categories=np.array(ks),
+        categorical_split="one_vs_rest",
+    )  # fmt: skip
+    encoded = ct.grow_tree(one_hot, y, w, criterion="squared_error", max_depth=max_depth)
+    assert leaf_groups(native, codes.astype(float)) == leaf_groups(encoded, one_hot)
+
+    def loss(tree, X):
+        return np.sum(w * (y[:, 0] - tree.predict(X)[:, 0]) ** 2)
+
+    assert loss(native, codes.astype(float)) == pytest.approx(loss(encoded, one_hot), rel=1e-12)
+    assert native.node_count == encoded.node_count
