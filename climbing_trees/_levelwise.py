@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._criteria import CLASSIFICATION_CRITERIA, impurity_from_statistics, total_weight
+from ._criteria import CLASSIFICATION_CRITERIA, impurity_from_statistics
 from ._ties import TIE_RTOL, midpoint_threshold
 from ._tree import TREE_LEAF, TREE_UNDEFINED, Tree
 
@@ -92,6 +92,8 @@ def grow_tree_levelwise(
     depth_limit = np.inf if max_depth is None else max_depth
     W = float(w.sum())
     eps = np.finfo(float).eps
+    # With unit weights, a prefix's total weight is its row count (exactly).
+    unit = bool(np.all(w == 1.0))
 
     # Transposed features with one extra column: padding points at row n.
     Xt = np.empty((d, n + 1))
@@ -140,12 +142,14 @@ def grow_tree_levelwise(
         feature = np.full(n_nodes, TREE_UNDEFINED, dtype=np.intp)
         threshold = np.full(n_nodes, float(TREE_UNDEFINED))
         if searchable.any() and d:
-            phi_full = np.zeros((n + 1, phi.shape[1]))
-            phi_full[index_rows] = phi
+            # Per-row statistics as flat columns, padded with a zero at row n.
+            cols = np.zeros((phi.shape[1], n + 1))
+            cols[:, index_rows] = phi.T
             best_f, best_t, best_s = _best_splits(
                 rows,
                 Xt,
-                phi_full,
+                cols,
+                unit,
                 starts,
                 sizes,
                 searchable,
@@ -198,18 +202,65 @@ def _is_pure(Y_rows, w_rows, node_of_pos, starts, n_nodes) -> np.ndarray:
     return np.all(lo >= hi, axis=1)
 
 
-def _size_classes(sizes: np.ndarray) -> list[np.ndarray]:
-    """Group nodes whose sizes share a power of two (so padding at most doubles)."""
+def _size_classes(sizes: np.ndarray, d: int, slack: int = 1 << 15) -> list[np.ndarray]:
+    """Group node indices into blocks padded to a common length.
+
+    Nodes are taken by size class (powers of two, largest first); a class
+    joins the current block while the padding it adds stays under ``slack``
+    cells, so tiny nodes share one block and big ones waste at most half.
+    """
     key = np.ceil(np.log2(np.maximum(sizes, 2))).astype(np.intp)
-    order = np.argsort(key, kind="stable")
+    order = np.argsort(-key, kind="stable")
     bounds = np.flatnonzero(np.diff(key[order])) + 1
-    return np.split(order, bounds)
+    groups: list[list[np.ndarray]] = []
+    length = 0
+    for members in np.split(order, bounds):
+        member_sizes = sizes[members]
+        waste = (length * len(members) - int(member_sizes.sum())) * d
+        if groups and waste <= slack:
+            groups[-1].append(members)
+        else:
+            groups.append([members])
+            length = int(member_sizes.max())
+    return [np.sort(np.concatenate(g)) for g in groups]
+
+
+def _sum_last(parts: list) -> np.ndarray:
+    """``np.stack(parts, -1).sum(-1)`` with numpy's rounding, without the stack.
+
+    numpy sums fewer than 8 numbers along the last axis from left to right;
+    from 8 on it sums pairwise, so the stacked form is kept there.
+    """
+    if len(parts) >= 8:
+        return np.stack(np.broadcast_arrays(*parts), axis=-1).sum(axis=-1)
+    out = parts[0]
+    for part in parts[1:]:
+        out = out + part
+    return out
+
+
+def _impurity(parts: list, criterion: str):
+    """(total weight, impurity) from statistics given column by column.
+
+    The same operations in the same order as
+    :func:`climbing_trees.impurity_from_statistics`, so the same bits.
+    """
+    if criterion == "squared_error":
+        total, s1, s2 = parts
+        mean = s1 / total
+        return total, np.maximum(s2 / total - mean * mean, 0.0)
+    total = _sum_last(parts)
+    p = [part / total for part in parts]
+    if criterion == "gini":
+        return total, 1.0 - _sum_last([q**2 for q in p])
+    return total, -_sum_last([q * np.log2(np.where(q > 0, q, 1.0)) for q in p])
 
 
 def _best_splits(
     rows,
     Xt,
-    phi_full,
+    cols,
+    unit,
     starts,
     sizes,
     searchable,
@@ -218,53 +269,94 @@ def _best_splits(
     criterion,
     min_samples_leaf,
 ):
-    """Best (feature, threshold, score) of every searchable node of a level."""
+    """Best (feature, threshold, score) of every searchable node of a level.
+
+    Returns ``feature = -1`` (and score ``inf``) for nodes without an allowed
+    split.
+    """
     n_nodes = sizes.size
-    d = Xt.shape[0]
+    d, width = Xt.shape
     dummy = rows.shape[1] - 1
+    regression = criterion == "squared_error"
     best_f = np.full(n_nodes, -1, dtype=np.intp)
     best_t = np.full(n_nodes, np.nan)
     best_s = np.full(n_nodes, np.inf)
+    Xflat = Xt.ravel()
+    x_offset = (np.arange(d) * width)[None, :, None]
     candidates = np.flatnonzero(searchable)
-    for group in _size_classes(sizes[candidates]):
-        nodes = candidates[group]
+    for nodes in _size_classes(sizes[candidates], d):
+        nodes = candidates[nodes]
+        c = len(nodes)
         m = sizes[nodes]
         L = int(m.max())
         offset = np.arange(L)
-        inside = offset < m[:, None]  # (c, L)
-        pos = np.where(inside, starts[nodes, None] + offset, dummy)
-        # Rows of each node of the group, sorted by each feature: (d, c, L).
-        idx = rows[:d, pos.ravel()].reshape(d, len(nodes), L)
-        xs = np.take_along_axis(Xt, idx.reshape(d, -1), axis=1).reshape(idx.shape)
-        # The segmented prefix sum: it restarts at every node (axis 1).
-        left = np.cumsum(phi_full[idx[:, :, :-1]], axis=2)
-        right = node_stats[nodes][None, :, None, :] - left
-        total = total_weight(node_stats[nodes], criterion)[None, :, None]
-        w_left = total_weight(left, criterion)
-        w_right = total_weight(right, criterion)
-        with np.errstate(invalid="ignore", divide="ignore"):
-            scores = (
-                w_left * impurity_from_statistics(left, criterion)
-                + w_right * impurity_from_statistics(right, criterion)
-            ) / total
+        pos = np.where(offset < m[:, None], starts[nodes, None] + offset, dummy)
+        # Rows of each node sorted by each feature, shape (nodes, features, L).
+        idx = rows[:d, pos].transpose(1, 0, 2)
+        xs = Xflat.take(idx + x_offset)
+        left_idx = idx[:, :, :-1]
         i = offset[:-1]
+        stats = node_stats[nodes].T[:, :, None, None]  # (columns, c, 1, 1)
+        # The segmented prefix sums: each block row restarts at zero.
+        if unit:
+            # Total weight of a prefix = its row count; one column fewer to sum.
+            w_left = np.broadcast_to((i + 1.0), (c, d, L - 1))
+        else:
+            w_left = np.cumsum(cols[0].take(left_idx), axis=-1)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            if regression:
+                # sum of squares left + right = S2 - s1_L^2/W_L - s1_R^2/W_R: a
+                # cheaper form of the same score, needing one prefix sum less.
+                s1_left = np.cumsum(cols[1].take(left_idx), axis=-1)
+                w_right = stats[0] - w_left
+                s1_right = stats[1] - s1_left
+                gain = s1_left * s1_left
+                gain /= w_left
+                s1_right *= s1_right
+                s1_right /= w_right
+                gain += s1_right
+                scores = np.subtract(stats[2], gain, out=gain)
+                scores /= stats[0]
+            else:
+                if unit:
+                    left = [np.cumsum(col.take(left_idx), axis=-1) for col in cols[:-1]]
+                    left.append(w_left - _sum_last(left) if left else w_left)
+                else:
+                    left = [np.cumsum(col.take(left_idx), axis=-1) for col in cols]
+                right = [s - part for s, part in zip(stats, left, strict=True)]
+                w_left, imp_left = _impurity(left, criterion)
+                w_right, imp_right = _impurity(right, criterion)
+                total = _impurity(list(stats), criterion)[0]
+                scores = (w_left * imp_left + w_right * imp_right) / total
         allowed = (
             (xs[:, :, :-1] < xs[:, :, 1:])
             & (i >= min_samples_leaf - 1)
-            & (i <= m[:, None] - min_samples_leaf - 1)
-            & (w_left > 0)
-            & (w_right > 0)
+            & (i <= m[:, None, None] - min_samples_leaf - 1)
         )
+        if not unit:
+            allowed &= (w_left > 0) & (w_right > 0)
         scores = np.where(allowed, scores, np.inf)
-        # Candidates of a node in tie-break order: by feature, then position.
-        flat = scores.transpose(1, 0, 2).reshape(len(nodes), -1)
+        # A node's candidates in tie-break order: by feature, then position.
+        flat = scores.reshape(c, -1)
         best = flat.min(axis=1)
         found = np.isfinite(best)
         tol = TIE_RTOL * np.maximum(np.abs(impurity[nodes]), np.abs(best))
         first = np.argmax(flat <= (best + tol)[:, None], axis=1)
         j, k = np.divmod(first, L - 1)
-        c = np.arange(len(nodes))
-        lower, upper = xs[j, c, k], xs[j, c, k + 1]
+        block = np.arange(c)
+        lower, upper = xs[block, j, k], xs[block, j, k + 1]
+        if regression:
+            # Re-score each winner with grow_tree's formula from exact prefix sums,
+            # so the min_impurity_decrease test sees the same number.
+            slices = idx[block, j, :-1]
+            at = (block, k)
+            w_win = (k + 1.0) if unit else np.cumsum(cols[0].take(slices), axis=-1)[at]
+            left = [w_win] + [np.cumsum(col.take(slices), axis=-1)[at] for col in cols[1:]]
+            right = [s[:, 0, 0] - part for s, part in zip(stats, left, strict=True)]
+            with np.errstate(invalid="ignore", divide="ignore"):
+                wl, il = _impurity(left, criterion)
+                wr, ir = _impurity(right, criterion)
+                best = (wl * il + wr * ir) / stats[0][:, 0, 0]
         nodes, j, lower, upper, best = (a[found] for a in (nodes, j, lower, upper, best))
         best_f[nodes] = j
         best_t[nodes] = midpoint_threshold(lower, upper)
@@ -279,39 +371,38 @@ def _partition(rows, Xt, node_of_pos, starts, sizes, split, feature, threshold):
     the parents' order, left child before right child.
     """
     n_orders = rows.shape[0]
-    dummy = Xt.shape[1] - 1  # the padding row's id, n
     d = n_orders - 1
     m = int(sizes.sum())
     index_rows = rows[d, :m]
-    go_left_row = np.zeros(dummy + 1, dtype=bool)
-    node_f = feature[node_of_pos]
+    # Each row's fate: goes left, goes right, or stays in a leaf (neither).
     keep = split[node_of_pos]
-    go_left_row[index_rows[keep]] = (
-        Xt[node_f[keep], index_rows[keep]] <= threshold[node_of_pos][keep]
-    )
-    n_left = np.bincount(node_of_pos, weights=go_left_row[index_rows], minlength=sizes.size)
-    n_left = n_left.astype(np.intp)[split]
+    kept_rows = index_rows[keep]
+    kept_node = node_of_pos[keep]
+    go_left = Xt[feature[kept_node], kept_rows] <= threshold[kept_node]
+    to_left = np.zeros(Xt.shape[1], dtype=bool)
+    to_right = np.zeros(Xt.shape[1], dtype=bool)
+    to_left[kept_rows] = go_left
+    to_right[kept_rows] = ~go_left
+    n_left = np.bincount(kept_node, weights=go_left, minlength=sizes.size)[split]
+    n_left = n_left.astype(np.intp)
     n_right = sizes[split] - n_left
+    # Stable partition: boolean selection keeps the order, and every order has
+    # the same number of left (right) rows, so the selections stay rectangular.
+    current = rows[:, :m]
+    lefts = current[to_left.take(current)].reshape(n_orders, -1)
+    rights = current[to_right.take(current)].reshape(n_orders, -1)
+    # All lefts then all rights -> [left_0, right_0, left_1, right_1, ...].
     child_sizes = np.stack([n_left, n_right], axis=1).ravel()
-    # Where each split node's children start in the next level.
-    kept = rows[:, :m][:, keep]
-    parent = node_of_pos[keep]
-    rank = np.cumsum(split) - 1  # parent's index among split nodes
-    child_start = np.zeros(child_sizes.size, dtype=np.intp)
-    np.cumsum(child_sizes[:-1], out=child_start[1:])
-    left_start = child_start[0::2][rank[parent]]
-    right_start = child_start[1::2][rank[parent]]
-    seg_start = np.cumsum(np.concatenate([[0], sizes[split]]))[rank[parent]]
-    go = go_left_row[kept]  # (n_orders, m_kept)
-    # Left rows before this position within the segment (exclusive count).
-    left_before = np.cumsum(go, axis=1) - go
-    left_before -= left_before[:, seg_start]  # restart the count at each segment
-    offset_in_seg = np.arange(kept.shape[1]) - seg_start
-    new_pos = np.where(go, left_start + left_before, right_start + (offset_in_seg - left_before))
-    m_new = kept.shape[1]
-    new_rows = np.empty((n_orders, m_new + 1), dtype=np.intp)
-    np.put_along_axis(new_rows, new_pos, kept, axis=1)
-    new_rows[:, m_new] = dummy
+    source = np.stack(
+        [np.cumsum(n_left) - n_left, lefts.shape[1] + np.cumsum(n_right) - n_right], axis=1
+    ).ravel()
+    m_new = int(child_sizes.sum())
+    target = np.cumsum(child_sizes) - child_sizes
+    perm = np.repeat(source - target, child_sizes) + np.arange(m_new)
+    # The last column stays the padding row n.
+    pad = np.full((n_orders, 1), Xt.shape[1] - 1, dtype=rows.dtype)
+    new_rows = np.concatenate([lefts, rights, pad], axis=1)
+    new_rows = new_rows.take(np.append(perm, m_new), axis=1)
     return new_rows, child_sizes
 
 

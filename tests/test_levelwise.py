@@ -1,0 +1,145 @@
+"""The level-wise builder grows exactly the tree of the depth-first builder."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+import pytest
+
+import climbing_trees as ct
+from climbing_trees._levelwise import grow_tree_levelwise
+
+EXACT_FIELDS = ("children_left", "children_right", "feature", "n_node_samples")
+FLOAT_FIELDS = ("value", "impurity", "weighted_n_node_samples")
+
+
+def assert_equivalent(fast: ct.Tree, slow: ct.Tree) -> None:
+    """Same structure and thresholds bit for bit; floating values to rounding."""
+    for name in EXACT_FIELDS:
+        np.testing.assert_array_equal(getattr(fast, name), getattr(slow, name), err_msg=name)
+    # Thresholds are copied from the data: equal bits (NaN marks categorical nodes).
+    np.testing.assert_array_equal(fast.threshold, slow.threshold, err_msg="threshold")
+    np.testing.assert_array_equal(fast.categories_left, slow.categories_left)
+    for name in FLOAT_FIELDS:
+        np.testing.assert_allclose(
+            getattr(fast, name), getattr(slow, name), rtol=1e-12, atol=1e-12, err_msg=name
+        )
+    # Every field of the dataclass is covered above.
+    covered = set(EXACT_FIELDS) | set(FLOAT_FIELDS) | {"threshold", "categories_left"}
+    assert covered == {f.name for f in dataclasses.fields(ct.Tree)}
+
+
+def make_problem(seed: int, criterion: str, *, weights: str, ties: bool, n_classes: int = 3):
+    """Random (X, Y, w) of 2-150 rows, with optional ties, constant columns, zero weights."""
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(2, 150))
+    d = int(rng.integers(1, 6))
+    if ties:
+        X = rng.integers(0, int(rng.integers(1, 5)), size=(n, d)).astype(float)
+    else:
+        X = rng.normal(size=(n, d))
+    if d > 1 and rng.random() < 0.3:
+        X[:, int(rng.integers(d))] = 1.5  # a constant feature
+    if criterion == "squared_error":
+        y = rng.integers(0, 4, size=n).astype(float) if ties else rng.normal(size=n) * 10 + 3
+        Y = y[:, None]
+    else:
+        Y = ct.one_hot(rng.integers(0, n_classes, size=n), n_classes)
+    if weights == "unit":
+        w = np.ones(n)
+    elif weights == "float":
+        w = rng.uniform(0.1, 3.0, size=n)
+    else:  # some rows weigh nothing
+        w = rng.uniform(0.1, 3.0, size=n) * (rng.random(n) < 0.7)
+        w[0] = 1.0
+    return X, Y, w
+
+
+STOPPING = [
+    {},
+    {"max_depth": 1},
+    {"max_depth": 3},
+    {"min_samples_split": 7},
+    {"min_samples_leaf": 3},
+    {"min_samples_leaf": 5, "max_depth": 4},
+    {"min_impurity_decrease": 0.01},
+    {"min_samples_split": 4, "min_samples_leaf": 2, "min_impurity_decrease": 0.001},
+]
+CRITERIA = ["gini", "entropy", "log_loss", "squared_error"]
+
+
+@pytest.mark.parametrize("seed", range(12))
+@pytest.mark.parametrize("criterion", CRITERIA)
+@pytest.mark.parametrize("weights", ["unit", "float", "zeros"])
+@pytest.mark.parametrize("ties", [True, False], ids=["ties", "no-ties"])
+def test_same_tree_on_random_problems(seed, criterion, weights, ties):
+    X, Y, w = make_problem(seed, criterion, weights=weights, ties=ties, n_classes=2 + seed % 3)
+    params = STOPPING[seed % len(STOPPING)]
+    slow = ct.grow_tree(X, Y, w, criterion=criterion, **params)
+    fast = grow_tree_levelwise(X, Y, w, criterion=criterion, **params)
+    assert_equivalent(fast, slow)
+
+
+@pytest.mark.parametrize("params", STOPPING)
+@pytest.mark.parametrize("criterion", CRITERIA)
+def test_same_tree_under_each_stopping_rule(params, criterion):
+    X, Y, w = make_problem(99, criterion, weights="float", ties=True)
+    X = np.vstack([X] * 3)  # bigger nodes, so every rule has something to stop
+    Y, w = np.vstack([Y] * 3), np.tile(w, 3)
+    slow = ct.grow_tree(X, Y, w, criterion=criterion, **params)
+    fast = grow_tree_levelwise(X, Y, w, criterion=criterion, **params)
+    assert_equivalent(fast, slow)
+
+
+@pytest.mark.parametrize("criterion", CRITERIA)
+def test_constant_target_gives_a_single_leaf(criterion):
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(30, 3))
+    Y = np.full((30, 1), 2.5) if criterion == "squared_error" else ct.one_hot(np.ones(30, int), 2)
+    fast = grow_tree_levelwise(X, Y, np.ones(30), criterion=criterion)
+    assert_equivalent(fast, ct.grow_tree(X, Y, np.ones(30), criterion=criterion))
+    assert fast.node_count == 1
+
+
+@pytest.mark.parametrize("criterion", CRITERIA)
+def test_all_features_constant_gives_a_single_leaf(criterion):
+    X = np.ones((20, 2))
+    Y = (
+        np.arange(20.0)[:, None]
+        if criterion == "squared_error"
+        else ct.one_hot(np.arange(20) % 2, 2)
+    )
+    fast = grow_tree_levelwise(X, Y, np.ones(20), criterion=criterion)
+    assert_equivalent(fast, ct.grow_tree(X, Y, np.ones(20), criterion=criterion))
+    assert fast.node_count == 1
+
+
+def test_far_from_zero_regression_target():
+    """Centring per node keeps tiny within-node variances exact under a big offset."""
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(300, 3))
+    y = 1e6 + np.round(X[:, 0]) + 1e-4 * rng.normal(size=300)
+    slow = ct.grow_tree(X, y[:, None], np.ones(300), criterion="squared_error", max_depth=6)
+    fast = grow_tree_levelwise(X, y[:, None], np.ones(300), criterion="squared_error", max_depth=6)
+    assert_equivalent(fast, slow)
+
+
+@pytest.mark.parametrize("criterion", ["gini", "entropy"])
+@pytest.mark.parametrize("max_depth", [None, 3])
+def test_same_tree_on_breast_cancer(breast_cancer, criterion, max_depth):
+    X, y = breast_cancer
+    Y, w = ct.one_hot(y, 2), np.ones(len(y))
+    slow = ct.grow_tree(X, Y, w, criterion=criterion, max_depth=max_depth)
+    fast = grow_tree_levelwise(X, Y, w, criterion=criterion, max_depth=max_depth)
+    assert_equivalent(fast, slow)
+
+
+@pytest.mark.parametrize("params", [{"max_depth": 8}, {"min_samples_leaf": 5}])
+@pytest.mark.parametrize("weighted", [False, True])
+def test_same_tree_on_diabetes(diabetes, params, weighted):
+    X, y = diabetes
+    w = np.random.default_rng(1).uniform(0.5, 2.0, len(y)) if weighted else np.ones(len(y))
+    slow = ct.grow_tree(X, y[:, None], w, criterion="squared_error", **params)
+    fast = grow_tree_levelwise(X, y[:, None], w, criterion="squared_error", **params)
+    assert_equivalent(fast, slow)
