@@ -98,7 +98,7 @@ def grow_tree_levelwise(
     # Transposed features with one extra column: padding points at row n.
     Xt = np.empty((d, n + 1))
     Xt[:, :n] = X.T
-    Xt[:, n] = np.inf
+    Xt[:, n] = -np.inf  # padding: never above its left neighbour
     # rows[j] (j < d): the level's rows, node by node, sorted by feature j.
     # rows[d]: the same rows node by node in index order (the order grow_tree
     # keeps).  The extra last column is the padding row n.
@@ -256,6 +256,51 @@ def _impurity(parts: list, criterion: str):
     return total, -_sum_last([q * np.log2(np.where(q > 0, q, 1.0)) for q in p])
 
 
+def _xlogx(a: np.ndarray) -> np.ndarray:
+    """``a * log2(a)`` with ``0 log 0 = 0``."""
+    out = np.zeros_like(a)
+    np.log2(a, out=out, where=a > 0)
+    out *= a
+    return out
+
+
+def _gains(left, stats, w_left, w_right, criterion):
+    """Split *gains*: ``const - W_t * score`` for every candidate, bigger is better.
+
+    Cheaper forms of the scores of :func:`climbing_trees.impurity_from_statistics`
+    (chapter 8 derives them); the constant is ``W_t`` for Gini, 0 for entropy
+    and the node's sum of squares for squared error.  ``left`` holds the
+    prefix sums of the statistic columns (class counts, or weighted sum of
+    centred targets), ``stats`` the node's totals.
+    """
+    if criterion == "squared_error":
+        s1_left = left[0]
+        gain = s1_left * s1_left
+        gain /= w_left
+        s1_right = np.subtract(stats[1], s1_left)
+        s1_right *= s1_right
+        s1_right /= w_right
+        gain += s1_right
+        return gain
+    if criterion == "gini":
+        sq_left = sq_right = None
+        for total, part in zip(stats, left, strict=True):
+            right = np.subtract(total, part)
+            right *= right
+            sq_left = part * part if sq_left is None else np.add(sq_left, part * part, out=sq_left)
+            sq_right = right if sq_right is None else np.add(sq_right, right, out=sq_right)
+        sq_left /= w_left
+        sq_right /= w_right
+        sq_left += sq_right
+        return sq_left
+    # Entropy: W_L H_L = W_L log2 W_L - sum_k c_k log2 c_k (same for the right).
+    gain = -_xlogx(np.asarray(w_left, dtype=float)) - _xlogx(np.asarray(w_right, dtype=float))
+    for total, part in zip(stats, left, strict=True):
+        gain = gain + _xlogx(part)
+        gain += _xlogx(np.subtract(total, part))
+    return gain
+
+
 def _best_splits(
     rows,
     Xt,
@@ -272,7 +317,8 @@ def _best_splits(
     """Best (feature, threshold, score) of every searchable node of a level.
 
     Returns ``feature = -1`` (and score ``inf``) for nodes without an allowed
-    split.
+    split.  Candidates are ranked by :func:`_gains`; each node's winner is
+    then scored again with exactly the arithmetic of ``grow_tree``.
     """
     n_nodes = sizes.size
     d, width = Xt.shape
@@ -283,6 +329,9 @@ def _best_splits(
     best_s = np.full(n_nodes, np.inf)
     Xflat = Xt.ravel()
     x_offset = (np.arange(d) * width)[None, :, None]
+    # Columns scanned: class counts (all but the last with unit weights, whose
+    # count is the row count minus the others), or the centred weighted target.
+    scanned = cols[1:2] if regression else (cols[:-1] if unit else cols)
     candidates = np.flatnonzero(searchable)
     for nodes in _size_classes(sizes[candidates], d):
         nodes = candidates[nodes]
@@ -297,78 +346,65 @@ def _best_splits(
         left_idx = idx[:, :, :-1]
         i = offset[:-1]
         stats = node_stats[nodes].T[:, :, None, None]  # (columns, c, 1, 1)
+        w_node = stats[0] if regression else _sum_last(list(stats))
         # The segmented prefix sums: each block row restarts at zero.
         if unit:
-            # Total weight of a prefix = its row count; one column fewer to sum.
-            w_left = np.broadcast_to((i + 1.0), (c, d, L - 1))
+            # Total weight of a prefix = its row count.
+            w_left = i + 1.0
         else:
             w_left = np.cumsum(cols[0].take(left_idx), axis=-1)
+        left = [np.cumsum(col.take(left_idx), axis=-1) for col in scanned]
+        if not regression and unit:
+            left.append(w_left - _sum_last(left) if left else np.broadcast_to(w_left, xs.shape))
+        elif not regression:
+            w_left = _sum_last(left)
+        w_right = w_node - w_left
         with np.errstate(invalid="ignore", divide="ignore"):
-            if regression:
-                # sum of squares left + right = S2 - s1_L^2/W_L - s1_R^2/W_R: a
-                # cheaper form of the same score, needing one prefix sum less.
-                s1_left = np.cumsum(cols[1].take(left_idx), axis=-1)
-                w_right = stats[0] - w_left
-                s1_right = stats[1] - s1_left
-                gain = s1_left * s1_left
-                gain /= w_left
-                s1_right *= s1_right
-                s1_right /= w_right
-                gain += s1_right
-                scores = np.subtract(stats[2], gain, out=gain)
-                scores /= stats[0]
-            else:
-                if unit:
-                    left = [np.cumsum(col.take(left_idx), axis=-1) for col in cols[:-1]]
-                    left.append(w_left - _sum_last(left) if left else w_left)
-                else:
-                    left = [np.cumsum(col.take(left_idx), axis=-1) for col in cols]
-                right = [s - part for s, part in zip(stats, left, strict=True)]
-                w_left, imp_left = _impurity(left, criterion)
-                w_right, imp_right = _impurity(right, criterion)
-                total = _impurity(list(stats), criterion)[0]
-                scores = (w_left * imp_left + w_right * imp_right) / total
-        allowed = (
-            (xs[:, :, :-1] < xs[:, :, 1:])
-            & (i >= min_samples_leaf - 1)
-            & (i <= m[:, None, None] - min_samples_leaf - 1)
-        )
+            gains = _gains(left, stats, w_left, w_right, criterion)
+        # Allowed: between distinct values, min_samples_leaf rows and positive
+        # weight on each side.  (Padding sits at -inf, so neither the last real
+        # position nor any padded one qualifies.)
+        refused = xs[:, :, :-1] >= xs[:, :, 1:]
+        if min_samples_leaf > 1:
+            refused |= (i < min_samples_leaf - 1) | (i > m[:, None, None] - min_samples_leaf - 1)
         if not unit:
-            allowed &= (w_left > 0) & (w_right > 0)
-        scores = np.where(allowed, scores, np.inf)
+            refused |= ~((w_left > 0) & (w_right > 0))
+        np.copyto(gains, -np.inf, where=refused)
         # A node's candidates in tie-break order: by feature, then position.
-        flat = scores.reshape(c, -1)
-        best = flat.min(axis=1)
+        flat = gains.reshape(c, -1)
+        best = flat.max(axis=1)
         found = np.isfinite(best)
-        tol = TIE_RTOL * np.maximum(np.abs(impurity[nodes]), np.abs(best))
-        first = np.argmax(flat <= (best + tol)[:, None], axis=1)
+        w_t = w_node.ravel()
+        const = {"gini": w_t, "squared_error": stats[-1].ravel()}.get(criterion, 0.0)
+        best_score = (const - best) / w_t
+        tol = TIE_RTOL * np.maximum(np.abs(impurity[nodes]), np.abs(best_score)) * w_t
+        first = np.argmax(flat >= (best - tol)[:, None], axis=1)
         j, k = np.divmod(first, L - 1)
         block = np.arange(c)
         lower, upper = xs[block, j, k], xs[block, j, k + 1]
-        if regression:
-            # Re-score each winner with grow_tree's formula from exact prefix sums,
-            # so the min_impurity_decrease test sees the same number.
-            slices = idx[block, j, :-1]
-            at = (block, k)
-            w_win = (k + 1.0) if unit else np.cumsum(cols[0].take(slices), axis=-1)[at]
-            left = [w_win] + [np.cumsum(col.take(slices), axis=-1)[at] for col in cols[1:]]
-            right = [s[:, 0, 0] - part for s, part in zip(stats, left, strict=True)]
-            with np.errstate(invalid="ignore", divide="ignore"):
-                wl, il = _impurity(left, criterion)
-                wr, ir = _impurity(right, criterion)
-                best = (wl * il + wr * ir) / stats[0][:, 0, 0]
-        nodes, j, lower, upper, best = (a[found] for a in (nodes, j, lower, upper, best))
+        # Score each winner again with grow_tree's formula from exact prefix sums
+        # (same order of additions), so min_impurity_decrease sees the same number.
+        slices = idx[block, j, :-1]
+        win_left = [np.cumsum(col.take(slices), axis=-1)[block, k] for col in cols]
+        win_right = [s[:, 0, 0] - part for s, part in zip(stats, win_left, strict=True)]
+        with np.errstate(invalid="ignore", divide="ignore"):
+            wl, il = _impurity(win_left, criterion)
+            wr, ir = _impurity(win_right, criterion)
+            total = _impurity([s[:, 0, 0] for s in stats], criterion)[0]
+            score = (wl * il + wr * ir) / total
+        nodes, j, lower, upper, score = (a[found] for a in (nodes, j, lower, upper, score))
         best_f[nodes] = j
         best_t[nodes] = midpoint_threshold(lower, upper)
-        best_s[nodes] = best
+        best_s[nodes] = score
     return best_f, best_t, best_s
 
 
 def _partition(rows, Xt, node_of_pos, starts, sizes, split, feature, threshold):
     """Stable partition of every order: split nodes' rows into their children.
 
-    Rows of nodes that became leaves leave the arrays.  Child segments follow
-    the parents' order, left child before right child.
+    Rows of nodes that became leaves leave the arrays.  The next level lists
+    the left children of the split nodes, in the parents' order, then their
+    right children: ``[left_0, left_1, ..., right_0, right_1, ...]``.
     """
     n_orders = rows.shape[0]
     d = n_orders - 1
@@ -380,29 +416,25 @@ def _partition(rows, Xt, node_of_pos, starts, sizes, split, feature, threshold):
     kept_node = node_of_pos[keep]
     go_left = Xt[feature[kept_node], kept_rows] <= threshold[kept_node]
     to_left = np.zeros(Xt.shape[1], dtype=bool)
-    to_right = np.zeros(Xt.shape[1], dtype=bool)
     to_left[kept_rows] = go_left
-    to_right[kept_rows] = ~go_left
     n_left = np.bincount(kept_node, weights=go_left, minlength=sizes.size)[split]
     n_left = n_left.astype(np.intp)
-    n_right = sizes[split] - n_left
+    child_sizes = np.concatenate([n_left, sizes[split] - n_left])
     # Stable partition: boolean selection keeps the order, and every order has
     # the same number of left (right) rows, so the selections stay rectangular.
     current = rows[:, :m]
-    lefts = current[to_left.take(current)].reshape(n_orders, -1)
-    rights = current[to_right.take(current)].reshape(n_orders, -1)
-    # All lefts then all rights -> [left_0, right_0, left_1, right_1, ...].
-    child_sizes = np.stack([n_left, n_right], axis=1).ravel()
-    source = np.stack(
-        [np.cumsum(n_left) - n_left, lefts.shape[1] + np.cumsum(n_right) - n_right], axis=1
-    ).ravel()
-    m_new = int(child_sizes.sum())
-    target = np.cumsum(child_sizes) - child_sizes
-    perm = np.repeat(source - target, child_sizes) + np.arange(m_new)
-    # The last column stays the padding row n.
+    left_mask = to_left.take(current)
+    right_mask = ~left_mask
+    right_mask &= keep
     pad = np.full((n_orders, 1), Xt.shape[1] - 1, dtype=rows.dtype)
-    new_rows = np.concatenate([lefts, rights, pad], axis=1)
-    new_rows = new_rows.take(np.append(perm, m_new), axis=1)
+    new_rows = np.concatenate(
+        [
+            current[left_mask].reshape(n_orders, -1),
+            current[right_mask].reshape(n_orders, -1),
+            pad,  # the last column stays the padding row n
+        ],
+        axis=1,
+    )
     return new_rows, child_sizes
 
 
@@ -417,9 +449,9 @@ def _preorder_tree(levels: list[dict]) -> Tree:
         left = np.full(split.size, TREE_LEAF, dtype=np.intp)
         right = np.full(split.size, TREE_LEAF, dtype=np.intp)
         if li + 1 < len(levels):
-            first_child = base[li + 1] + 2 * np.arange(int(split.sum()))
-            left[split] = first_child
-            right[split] = first_child + 1
+            n_split = int(split.sum())
+            left[split] = base[li + 1] + np.arange(n_split)
+            right[split] = base[li + 1] + n_split + np.arange(n_split)
         lefts.append(left)
         rights.append(right)
     left = np.concatenate(lefts)
