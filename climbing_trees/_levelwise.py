@@ -103,8 +103,7 @@ def grow_tree_levelwise(
     # rows[d]: the same rows node by node in index order (the order grow_tree
     # keeps).  The extra last column is the padding row n.
     rows = np.empty((d + 1, n + 1), dtype=np.intp)
-    if d:
-        rows[:d, :n] = np.argsort(X, axis=0, kind="stable").T
+    rows[:d, :n], has_ties = _presort(Xt[:, :n])
     rows[d, :n] = np.arange(n)
     rows[:, n] = n
     sizes = np.array([n], dtype=np.intp)  # rows of each node of the level
@@ -131,7 +130,10 @@ def grow_tree_levelwise(
             phi = Y_rows * w_rows[:, None]
         node_stats = _segment_sum(phi, node_of_pos, n_nodes)
         impurity = impurity_from_statistics(node_stats, criterion)
-        pure = _is_pure(Y_rows, w_rows, node_of_pos, starts, n_nodes)
+        if regression:
+            pure = _is_pure(Y_rows, w_rows, node_of_pos, starts, n_nodes)
+        else:  # one-hot rows: pure when at most one class has positive weight
+            pure = np.count_nonzero(node_stats > 0, axis=1) <= 1
 
         searchable = (
             (depth < depth_limit)
@@ -148,6 +150,7 @@ def grow_tree_levelwise(
             best_f, best_t, best_s = _best_splits(
                 rows,
                 Xt,
+                has_ties,
                 cols,
                 unit,
                 starts,
@@ -181,6 +184,22 @@ def grow_tree_levelwise(
         rows, sizes = _partition(rows, Xt, node_of_pos, starts, sizes, split, feature, threshold)
         depth += 1
     return _preorder_tree(levels)
+
+
+def _presort(Xt: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Stable argsort of every row of ``Xt`` (one per feature), and which rows have ties.
+
+    numpy's default sort is several times faster than its stable sort; the
+    two agree when a feature has no repeated value, so only features with
+    ties are sorted again stably (ties then keep the row order, as in
+    ``grow_tree``).
+    """
+    order = np.argsort(Xt, axis=1)
+    values = np.take_along_axis(Xt, order, axis=1)
+    has_ties = (values[:, 1:] == values[:, :-1]).any(axis=1)
+    for j in np.flatnonzero(has_ties):
+        order[j] = np.argsort(Xt[j], kind="stable")
+    return order, has_ties
 
 
 def _segment_sum(A: np.ndarray, segment: np.ndarray, n_segments: int) -> np.ndarray:
@@ -304,6 +323,7 @@ def _gains(left, stats, w_left, w_right, criterion):
 def _best_splits(
     rows,
     Xt,
+    has_ties,
     cols,
     unit,
     starts,
@@ -328,7 +348,8 @@ def _best_splits(
     best_t = np.full(n_nodes, np.nan)
     best_s = np.full(n_nodes, np.inf)
     Xflat = Xt.ravel()
-    x_offset = (np.arange(d) * width)[None, :, None]
+    tied = np.flatnonzero(has_ties)
+    x_offset = (tied * width)[None, :, None]
     # Columns scanned: class counts (all but the last with unit weights, whose
     # count is the row count minus the others), or the centred weighted target.
     scanned = cols[1:2] if regression else (cols[:-1] if unit else cols)
@@ -342,34 +363,48 @@ def _best_splits(
         pos = np.where(offset < m[:, None], starts[nodes, None] + offset, dummy)
         # Rows of each node sorted by each feature, shape (nodes, features, L).
         idx = rows[:d, pos].transpose(1, 0, 2)
-        xs = Xflat.take(idx + x_offset)
         left_idx = idx[:, :, :-1]
         i = offset[:-1]
         stats = node_stats[nodes].T[:, :, None, None]  # (columns, c, 1, 1)
         w_node = stats[0] if regression else _sum_last(list(stats))
+        # Positions the row counts allow (min_samples_leaf each side; this also
+        # rules out the last position and the padding): 0 there, -inf elsewhere.
+        high = m - min_samples_leaf - 1
+        penalty = np.where((i >= min_samples_leaf - 1) & (i <= high[:, None]), 0.0, -np.inf)
         # The segmented prefix sums: each block row restarts at zero.
         if unit:
-            # Total weight of a prefix = its row count.
-            w_left = i + 1.0
-        else:
+            w_left = i + 1.0  # total weight of a prefix = its row count
+        elif regression:
             w_left = np.cumsum(cols[0].take(left_idx), axis=-1)
         left = [np.cumsum(col.take(left_idx), axis=-1) for col in scanned]
         if not regression and unit:
-            left.append(w_left - _sum_last(left) if left else np.broadcast_to(w_left, xs.shape))
+            shape = (c, d, L - 1)
+            left.append(w_left - _sum_last(left) if left else np.broadcast_to(w_left, shape))
         elif not regression:
             w_left = _sum_last(left)
         w_right = w_node - w_left
-        with np.errstate(invalid="ignore", divide="ignore"):
-            gains = _gains(left, stats, w_left, w_right, criterion)
-        # Allowed: between distinct values, min_samples_leaf rows and positive
-        # weight on each side.  (Padding sits at -inf, so neither the last real
-        # position nor any padded one qualifies.)
-        refused = xs[:, :, :-1] >= xs[:, :, 1:]
-        if min_samples_leaf > 1:
-            refused |= (i < min_samples_leaf - 1) | (i > m[:, None, None] - min_samples_leaf - 1)
-        if not unit:
-            refused |= ~((w_left > 0) & (w_right > 0))
-        np.copyto(gains, -np.inf, where=refused)
+        empty = None
+        if unit:
+            w_right = np.maximum(w_right, 0.5)  # only refused positions are clamped
+        else:
+            # A side without weight is refused; give it weight 1 so no 0/0 appears.
+            empty = (w_left <= 0) | (w_right <= 0)
+            w_left = np.where(w_left > 0, w_left, 1.0)
+            w_right = np.where(w_right > 0, w_right, 1.0)
+        gains = _gains(left, stats, w_left, w_right, criterion)
+        gains += penalty[:, None, :]
+        if empty is not None:
+            np.putmask(gains, empty, -np.inf)
+        if tied.size:
+            # A threshold never separates equal values (features with ties only).
+            xs = Xflat.take(idx[:, tied] + x_offset)
+            equal = xs[:, :, :-1] >= xs[:, :, 1:]
+            if tied.size == d:
+                np.putmask(gains, equal, -np.inf)
+            else:
+                part = gains[:, tied]
+                np.putmask(part, equal, -np.inf)
+                gains[:, tied] = part
         # A node's candidates in tie-break order: by feature, then position.
         flat = gains.reshape(c, -1)
         best = flat.max(axis=1)
@@ -381,7 +416,8 @@ def _best_splits(
         first = np.argmax(flat >= (best - tol)[:, None], axis=1)
         j, k = np.divmod(first, L - 1)
         block = np.arange(c)
-        lower, upper = xs[block, j, k], xs[block, j, k + 1]
+        lower = Xflat[j * width + idx[block, j, k]]
+        upper = Xflat[j * width + idx[block, j, k + 1]]
         # Score each winner again with grow_tree's formula from exact prefix sums
         # (same order of additions), so min_impurity_decrease sees the same number.
         slices = idx[block, j, :-1]
@@ -412,8 +448,8 @@ def _partition(rows, Xt, node_of_pos, starts, sizes, split, feature, threshold):
     index_rows = rows[d, :m]
     # Each row's fate: goes left, goes right, or stays in a leaf (neither).
     keep = split[node_of_pos]
-    kept_rows = index_rows[keep]
-    kept_node = node_of_pos[keep]
+    kept_rows = np.compress(keep, index_rows)
+    kept_node = np.compress(keep, node_of_pos)
     go_left = Xt[feature[kept_node], kept_rows] <= threshold[kept_node]
     to_left = np.zeros(Xt.shape[1], dtype=bool)
     to_left[kept_rows] = go_left
@@ -426,11 +462,14 @@ def _partition(rows, Xt, node_of_pos, starts, sizes, split, feature, threshold):
     left_mask = to_left.take(current)
     right_mask = ~left_mask
     right_mask &= keep
+    flat = current.ravel()  # np.compress on flat arrays is much faster than a[mask]
+    lefts = np.compress(left_mask.ravel(), flat).reshape(n_orders, -1)
+    rights = np.compress(right_mask.ravel(), flat).reshape(n_orders, -1)
     pad = np.full((n_orders, 1), Xt.shape[1] - 1, dtype=rows.dtype)
     new_rows = np.concatenate(
         [
-            current[left_mask].reshape(n_orders, -1),
-            current[right_mask].reshape(n_orders, -1),
+            lefts,
+            rights,
             pad,  # the last column stays the padding row n
         ],
         axis=1,
