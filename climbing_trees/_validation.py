@@ -95,11 +95,40 @@ def check_sample_weight(sample_weight, n_samples: int) -> np.ndarray:
             "sample_weight contains negative values; weights must be >= 0 "
             "(drop a row instead of giving it a negative weight)."
         )
-    if not w.sum() > 0:
+    with np.errstate(over="ignore"):
+        total = w.sum()
+    if not total > 0:
         raise ValueError(
             "sample_weight sums to zero, so no row counts; give at least one row a positive weight."
         )
+    if not np.isfinite(total):
+        raise ValueError(
+            "sample_weight sums to more than the largest float; divide every weight "
+            "by the same constant (only their ratios matter)."
+        )
     return w
+
+
+def power_of_two_scale(sample_weight: np.ndarray) -> tuple[np.ndarray, float]:
+    """Weights divided by a power of two that brings the largest into [1, 2).
+
+    Only the ratios of the weights shape a tree, and dividing by a power of two
+    is exact, so the tree is the same, bit for bit, as with the raw weights
+    whenever those cause no overflow or underflow.  With huge weights (1e300)
+    the statistics ``w * y**2`` would overflow; with subnormal ones (5e-324)
+    ``w * y`` would underflow and leaf means would lose every digit.  Returns
+    the scaled weights and the factor that undoes the scaling (multiply the
+    tree's ``weighted_n_node_samples`` by it).
+
+    >>> w, scale = power_of_two_scale(np.array([1e308, 3e307]))
+    >>> float(w.max()) < 2.0, bool(np.all(w * scale == [1e308, 3e307]))
+    (True, True)
+    >>> power_of_two_scale(np.array([5e-324]))[0].tolist()
+    [1.0]
+    """
+    _, exponent = np.frexp(sample_weight.max())  # max = m * 2**exponent, 0.5 <= m < 1
+    exponent -= 1
+    return np.ldexp(sample_weight, -exponent), float(np.ldexp(1.0, exponent))
 
 
 #: Fragments of scikit-learn's input-validation messages, each with the hint
@@ -158,6 +187,12 @@ def explained_errors() -> Iterator[None]:
     scikit-learn's wording still works); the hint is appended after it, and
     the original exception is chained as ``__cause__``.
 
+    It also silences numpy's overflow and invalid-value warnings inside the
+    block: scikit-learn first checks that ``X`` is finite by summing it, and
+    a sum of huge values of both signs (``1e308 + 1e308 - 1e308 ...``) is
+    ``inf - inf``.  That fast check only decides whether to look at every
+    value one by one, so the warning would be noise, not a problem in ``X``.
+
     >>> import numpy as np
     >>> from sklearn.utils import check_X_y
     >>> with explained_errors():
@@ -167,7 +202,8 @@ def explained_errors() -> Iterator[None]:
     ValueError: Found input variables with inconsistent numbers of samples: [3, 2] X and ...
     """
     try:
-        yield
+        with np.errstate(over="ignore", invalid="ignore"):
+            yield
     except (ValueError, TypeError) as exc:
         message = str(exc)
         hint = next((h for fragment, h in _HINTS if fragment in message), None)
