@@ -197,8 +197,8 @@ def _presort(Xt: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     order = np.argsort(Xt, axis=1)
     values = np.take_along_axis(Xt, order, axis=1)
     has_ties = (values[:, 1:] == values[:, :-1]).any(axis=1)
-    for j in np.flatnonzero(has_ties):
-        order[j] = np.argsort(Xt[j], kind="stable")
+    if has_ties.any():
+        order[has_ties] = np.argsort(Xt[has_ties], axis=1, kind="stable")
     return order, has_ties
 
 
@@ -221,14 +221,14 @@ def _is_pure(Y_rows, w_rows, node_of_pos, starts, n_nodes) -> np.ndarray:
     return np.all(lo >= hi, axis=1)
 
 
-def _size_classes(sizes: np.ndarray, d: int, slack: int = 1 << 15) -> list[np.ndarray]:
+def _size_classes(sizes: np.ndarray, d: int, slack: int = 8192) -> list[np.ndarray]:
     """Group node indices into blocks padded to a common length.
 
-    Nodes are taken by size class (powers of two, largest first); a class
-    joins the current block while the padding it adds stays under ``slack``
-    cells, so tiny nodes share one block and big ones waste at most half.
+    Nodes are binned by size (bins grow by 25%), largest first; a bin joins
+    the current block while the padding it adds stays under ``slack`` cells,
+    so tiny nodes share one block and big ones waste at most a quarter.
     """
-    key = np.ceil(np.log2(np.maximum(sizes, 2))).astype(np.intp)
+    key = np.floor(np.log(np.maximum(sizes, 1)) / np.log(1.25)).astype(np.intp)
     order = np.argsort(-key, kind="stable")
     bounds = np.flatnonzero(np.diff(key[order])) + 1
     groups: list[list[np.ndarray]] = []
