@@ -11,7 +11,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_data
 
 from ._criteria import CLASSIFICATION_CRITERIA, REGRESSION_CRITERIA, one_hot
-from ._growth import grow_tree
+from ._levelwise import grow_tree_levelwise
 from ._validation import check_sample_weight, explained_errors, resolve_hyperparameters
 
 #: Largest |y| the regressor accepts: squares of larger values overflow.
@@ -71,7 +71,7 @@ class BaseDecisionTree(BaseEstimator):
         if not keep.all():
             X, Y, sample_weight = X[keep], Y[keep], sample_weight[keep]
         params = resolve_hyperparameters(learner, len(X))
-        learner.tree_ = grow_tree(X, Y, sample_weight, **params)
+        learner.tree_ = grow_tree_levelwise(X, Y, sample_weight, **params)
         self._adopt_fitted_state(learner)
         return self
 
