@@ -441,3 +441,179 @@ def categories_left_row(
     row[present] = False
     row[np.asarray(levels_left, dtype=np.intp)] = True
     return row
+
+
+# --- from a DataFrame to codes, and back: used by the estimators -----------------------------
+
+
+def _columns(X):
+    """``(columns, names, is_frame)``: one 1-D object per column, or ``None`` if not 2-D."""
+    if hasattr(X, "iloc") and hasattr(X, "columns"):
+        return [X.iloc[:, j] for j in range(X.shape[1])], list(X.columns), True
+    arr = X if isinstance(X, np.ndarray) else np.asarray(X, dtype=object)
+    if arr.ndim != 2:
+        return None, None, False
+    return [arr[:, j] for j in range(arr.shape[1])], list(range(arr.shape[1])), False
+
+
+def _is_categorical_column(column, is_frame: bool) -> bool:
+    """The ``"auto"`` rule for one column."""
+    import pandas as pd
+
+    if is_frame:
+        dtype = column.dtype
+        return bool(
+            isinstance(dtype, pd.CategoricalDtype)
+            or pd.api.types.is_bool_dtype(dtype)
+            or pd.api.types.is_object_dtype(dtype)
+            or pd.api.types.is_string_dtype(dtype)
+        )
+    if column.dtype.kind in "bUS":
+        return True
+    if column.dtype.kind == "O":  # numbers stored as objects stay numerical
+        return not all(
+            isinstance(v, (int, float, np.number)) and not isinstance(v, (bool, np.bool_))
+            for v in column
+        )
+    return False
+
+
+def resolve_categorical_features(categorical_features, columns, names, is_frame) -> np.ndarray:
+    """Boolean mask of the categorical columns from the ``categorical_features`` parameter."""
+    n = len(columns)
+    if isinstance(categorical_features, str) and categorical_features == "auto":
+        return np.array([_is_categorical_column(c, is_frame) for c in columns], dtype=bool)
+    if categorical_features is None:
+        return np.zeros(n, dtype=bool)
+    items = list(np.asarray(categorical_features, dtype=object).ravel())
+    if items and all(isinstance(v, (bool, np.bool_)) for v in items):
+        if len(items) != n:
+            raise ValueError(
+                f"categorical_features is a boolean mask of length {len(items)} but X has "
+                f"{n} columns; pass one True/False per column."
+            )
+        return np.array(items, dtype=bool)
+    mask = np.zeros(n, dtype=bool)
+    for item in items:
+        if isinstance(item, (int, np.integer)) and not isinstance(item, (bool, np.bool_)):
+            if not -n <= item < n:
+                raise ValueError(
+                    f"categorical_features contains the index {item}, but X has {n} columns; "
+                    f"use indices 0 to {n - 1}."
+                )
+            mask[item] = True
+        elif is_frame and item in names:
+            mask[names.index(item)] = True
+        else:
+            where = "a column of X" if is_frame else "usable: X has no column names"
+            raise ValueError(
+                f"categorical_features contains {item!r}, which is not {where}; pass "
+                '"auto", None, a boolean mask, column indices, or DataFrame column names.'
+            )
+    return mask
+
+
+def _levels_of(column, values: np.ndarray) -> np.ndarray:
+    """Observed levels, sorted when possible (a pandas category keeps its order)."""
+    import pandas as pd
+
+    try:
+        observed = pd.unique(pd.Series(values, dtype=object))
+    except TypeError as exc:
+        raise TypeError(
+            f"{exc}: a categorical level must be hashable; each argument must be a string, "
+            "a number or another hashable value."
+        ) from exc
+    if isinstance(getattr(column, "dtype", None), pd.CategoricalDtype):
+        seen = set(observed.tolist())
+        levels = [c for c in column.cat.categories if c in seen]
+    else:
+        try:
+            levels = sorted(observed.tolist())
+        except TypeError:  # mixed types such as 1 and "a": keep the order of appearance
+            levels = observed.tolist()
+    out = np.empty(len(levels), dtype=object)
+    out[:] = levels
+    return out
+
+
+def _categorical_values(column, name) -> np.ndarray:
+    import pandas as pd
+
+    values = np.asarray(column, dtype=object)
+    if pd.isna(values).any():
+        raise ValueError(
+            f"Categorical column {name!r} of X contains missing values (NaN or None), which "
+            'are not supported; drop or impute those rows, or make "missing" a level of its '
+            "own (for example with fillna)."
+        )
+    return values
+
+
+def _numerical_values(column, name) -> np.ndarray:
+    try:
+        return np.asarray(column, dtype=float)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(
+            f"Column {name!r} of X is not numeric ({exc}); list it in categorical_features "
+            '(or leave categorical_features="auto" on a DataFrame) to treat it as categorical.'
+        ) from exc
+
+
+def encode_categorical(X, categorical_features="auto", categories=None):
+    """Replace the levels of categorical columns by integer codes (as floats).
+
+    At fit (``categories=None``) the categorical columns are found from
+    ``categorical_features`` and their levels recorded; at predict pass the
+    ``categories`` list returned at fit, and levels not seen then get code -1.
+    Returns ``(X_encoded, is_categorical, categories)``: ``X_encoded`` is a
+    float DataFrame (same columns and index) when ``X`` was a DataFrame, a
+    float array otherwise; ``categories[j]`` is the array of levels of column
+    ``j``, or ``None`` for a numerical column.  Without any categorical
+    column ``X`` is returned unchanged: the numerical path is untouched.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> X = pd.DataFrame({"size": [1.0, 2.0, 3.0], "island": ["Dream", "Biscoe", "Dream"]})
+    >>> codes, is_cat, categories = encode_categorical(X)
+    >>> codes["island"].tolist(), is_cat.tolist(), categories[1].tolist()
+    ([1.0, 0.0, 1.0], [False, True], ['Biscoe', 'Dream'])
+    >>> new = pd.DataFrame({"size": [1.0], "island": ["Torgersen"]})
+    >>> encode_categorical(new, categories=categories)[0]["island"].tolist()
+    [-1.0]
+    """
+    import pandas as pd
+
+    columns, names, is_frame = _columns(X)
+    if columns is None:
+        return X, None, None
+    if categories is None:
+        mask = resolve_categorical_features(categorical_features, columns, names, is_frame)
+        categories = [None] * len(columns)
+    else:
+        if len(categories) != len(columns):
+            return X, None, categories  # validate_data reports the wrong column count
+        mask = np.array([c is not None for c in categories], dtype=bool)
+    if not mask.any():
+        return X, mask, categories
+    out = np.empty((len(columns[0]) if columns else 0, len(columns)))
+    for j, (column, name) in enumerate(zip(columns, names, strict=True)):
+        if not mask[j]:
+            out[:, j] = _numerical_values(column, name)
+            continue
+        values = _categorical_values(column, name)
+        if categories[j] is None:
+            categories[j] = _levels_of(column, values)
+        out[:, j] = pd.Index(categories[j], dtype=object).get_indexer(values)
+    if is_frame:
+        out = pd.DataFrame(out, columns=X.columns, index=X.index)
+    return out, mask, categories
+
+
+def check_categorical_split(value) -> str:
+    """Validate the ``categorical_split`` parameter."""
+    if not isinstance(value, str) or value not in CATEGORICAL_SPLITS:
+        allowed = ", ".join(repr(c) for c in CATEGORICAL_SPLITS)
+        raise ValueError(f"categorical_split={value!r} is not supported; use one of {allowed}.")
+    return value

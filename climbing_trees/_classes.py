@@ -10,9 +10,15 @@ from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin, clone
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_data
 
+from ._categorical import check_categorical_split, encode_categorical
 from ._criteria import CLASSIFICATION_CRITERIA, REGRESSION_CRITERIA, one_hot
 from ._levelwise import grow_tree_levelwise
-from ._validation import check_sample_weight, explained_errors, resolve_hyperparameters
+from ._validation import (
+    check_sample_weight,
+    explained_errors,
+    power_of_two_scale,
+    resolve_hyperparameters,
+)
 
 #: Largest |y| the regressor accepts: squares of larger values overflow.
 MAX_ABS_TARGET = 1e150
@@ -36,12 +42,16 @@ class BaseDecisionTree(BaseEstimator):
         min_samples_split=2,
         min_samples_leaf=1,
         min_impurity_decrease=0.0,
+        categorical_features="auto",
+        categorical_split="auto",
     ):
         self.criterion = criterion
         self.max_depth = max_depth
         self.min_samples_split = min_samples_split
         self.min_samples_leaf = min_samples_leaf
         self.min_impurity_decrease = min_impurity_decrease
+        self.categorical_features = categorical_features
+        self.categorical_split = categorical_split
 
     def fit(self, X, y, sample_weight=None):
         """Grow a tree from the training set ``(X, y)``.
@@ -61,17 +71,38 @@ class BaseDecisionTree(BaseEstimator):
         """
         learner = clone(self)
         with explained_errors():
+            X, learner.is_categorical_, learner.categories_ = encode_categorical(
+                X, learner.categorical_features
+            )
             X, y = validate_data(
                 learner, X, y, dtype=np.float64, ensure_all_finite=True, y_numeric=False
             )
             y = column_or_1d(y, warn=True)
             Y = learner._encode_target(y)
         sample_weight = check_sample_weight(sample_weight, len(X))
+        # Only weight ratios matter: an exact rescaling keeps w * y**2 from
+        # overflowing (huge weights) and w * y from underflowing (tiny ones).
+        sample_weight, weight_scale = power_of_two_scale(sample_weight)
         keep = sample_weight > 0  # a zero weight removes the row
         if not keep.all():
             X, Y, sample_weight = X[keep], Y[keep], sample_weight[keep]
         params = resolve_hyperparameters(learner, len(X))
-        learner.tree_ = grow_tree_levelwise(X, Y, sample_weight, **params)
+        categorical_split = check_categorical_split(learner.categorical_split)
+        if learner.is_categorical_ is None:  # X was not 2-D before validate_data
+            learner.is_categorical_ = np.zeros(X.shape[1], dtype=bool)
+            learner.categories_ = [None] * X.shape[1]
+        n_categories = np.array([0 if c is None else len(c) for c in learner.categories_])
+        learner.tree_ = grow_tree_levelwise(
+            X,
+            Y,
+            sample_weight,
+            **params,
+            is_categorical=learner.is_categorical_,
+            n_categories=n_categories,
+            categorical_split=categorical_split,
+        )
+        tree = learner.tree_  # report the caller's weights, not the rescaled ones
+        tree.weighted_n_node_samples = tree.weighted_n_node_samples * weight_scale
         self._adopt_fitted_state(learner)
         return self
 
@@ -94,6 +125,7 @@ class BaseDecisionTree(BaseEstimator):
     def _validate_X_predict(self, X) -> np.ndarray:
         check_is_fitted(self, "tree_")
         with explained_errors():
+            X = encode_categorical(X, categories=list(self.categories_))[0]
             return validate_data(
                 self, X, reset=False, dtype=np.float64, ensure_all_finite=True
             )
@@ -139,6 +171,21 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
     min_impurity_decrease : float, default=0.0
         Split only if ``W_t / W * (I_t - W_L / W_t * I_L - W_R / W_t * I_R)``
         is at least this (scikit-learn's weighted definition).
+    categorical_features : "auto", None, list or bool mask, default="auto"
+        Which columns are categorical (chapter 6).  ``"auto"``: the pandas
+        ``category``, ``object``, string (``str``) and ``bool`` columns of a
+        DataFrame, or the non-numeric columns of an array.  Otherwise a list
+        of column names or indices, a boolean mask, or ``None`` (none).
+        Levels may be any hashable values; missing values raise ``ValueError``.
+    categorical_split : {"auto", "one_vs_rest", "partition"}, default="auto"
+        How categorical splits are searched.  ``"one_vs_rest"``: one level
+        against the others (chapter 6).  ``"partition"``: levels sorted by
+        mean response (class-1 proportion with two classes; first principal
+        component of the class proportions with more) and the ``k - 1``
+        contiguous splits scanned; exact for two classes (Fisher 1958;
+        Breiman et al. 1984) (chapter 7).  ``"auto"``: ``"partition"``, plus
+        the one-vs-rest candidates with three or more classes, so never worse
+        than one-vs-rest.
 
     Attributes
     ----------
@@ -150,6 +197,11 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
     n_features_in_ : int
     feature_names_in_ : ndarray of str
         Only when ``X`` was a DataFrame with string column names.
+    is_categorical_ : ndarray of bool
+        Which features were treated as categorical.
+    categories_ : list
+        ``categories_[j]`` is the array of levels of a categorical feature
+        ``j`` (their codes are their positions), ``None`` for a numerical one.
     feature_importances_ : ndarray
 
     Notes
@@ -158,6 +210,11 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
     the tie rules: thresholds sit midway between distinct values, equal
     splits go to the lowest feature index then lowest threshold, and
     ``predict`` breaks equal probabilities by the lowest class index.
+
+    A categorical split sends a set of levels left (chapters 6 and 7).  A
+    level that no training row of a node carried (unseen at fit, or absent
+    from that node) goes to the child with the larger training weight, and
+    to the right child on equal weights; ``predict`` never fails on it.
 
     References
     ----------
@@ -185,6 +242,8 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
         min_samples_split=2,
         min_samples_leaf=1,
         min_impurity_decrease=0.0,
+        categorical_features="auto",
+        categorical_split="auto",
     ):
         super().__init__(
             criterion=criterion,
@@ -192,6 +251,8 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
             min_samples_split=min_samples_split,
             min_samples_leaf=min_samples_leaf,
             min_impurity_decrease=min_impurity_decrease,
+            categorical_features=categorical_features,
+            categorical_split=categorical_split,
         )
 
     def _encode_target(self, y) -> np.ndarray:
@@ -225,6 +286,9 @@ class DecisionTreeRegressor(RegressorMixin, BaseDecisionTree):
     criterion : {"squared_error"}, default="squared_error"
     max_depth, min_samples_split, min_samples_leaf, min_impurity_decrease
         As in :class:`DecisionTreeClassifier`.
+    categorical_features, categorical_split
+        As in :class:`DecisionTreeClassifier`; ``"partition"`` (the default
+        through ``"auto"``) is exact for squared error (Fisher 1958).
 
     Attributes
     ----------
@@ -263,6 +327,8 @@ class DecisionTreeRegressor(RegressorMixin, BaseDecisionTree):
         min_samples_split=2,
         min_samples_leaf=1,
         min_impurity_decrease=0.0,
+        categorical_features="auto",
+        categorical_split="auto",
     ):
         super().__init__(
             criterion=criterion,
@@ -270,6 +336,8 @@ class DecisionTreeRegressor(RegressorMixin, BaseDecisionTree):
             min_samples_split=min_samples_split,
             min_samples_leaf=min_samples_leaf,
             min_impurity_decrease=min_impurity_decrease,
+            categorical_features=categorical_features,
+            categorical_split=categorical_split,
         )
 
     def _encode_target(self, y) -> np.ndarray:

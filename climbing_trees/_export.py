@@ -32,10 +32,41 @@ def _leaf_text(model, node: int, decimals: int) -> str:
     return f"value: [{value[0]:.{decimals}f}]"
 
 
-def _split_text(model, node: int, names: list[str], decimals: int) -> tuple[str, str]:
-    """Left and right conditions of an internal node."""
+def _level_set(levels: list[str], unseen: bool, limit: int | None) -> str:
+    """``{a, b, c}``, ending with ``<unseen>`` if unseen levels go this way."""
+    shown = levels if limit is None or len(levels) <= limit else levels[:limit]
+    items = list(shown)
+    if len(shown) < len(levels):
+        items.append(f"... {len(levels) - len(shown)} more")
+    if unseen:
+        items.append("<unseen>")
+    return "{" + ", ".join(items) + "}"
+
+
+def _split_text(
+    model, node: int, names: list[str], decimals: int, limit: int | None = None
+) -> tuple[str, str]:
+    """Left and right conditions of an internal node.
+
+    A categorical node (chapter 6) lists the levels seen at fit that go each
+    way; ``<unseen>`` marks the side taking levels the node never saw.
+    """
     tree = model.tree_
-    name = names[tree.feature[node]]
+    j = tree.feature[node]
+    name = names[j]
+    if np.isnan(tree.threshold[node]):
+        categories = getattr(model, "categories_", None)
+        row = tree.categories_left[node]
+        n_levels = len(categories[j]) if categories is not None else row.size - 1
+        labels = [str(c) for c in categories[j]] if categories is not None else None
+        labels = labels or [str(c) for c in range(n_levels)]
+        left = [labels[c] for c in range(n_levels) if row[c]]
+        right = [labels[c] for c in range(n_levels) if not row[c]]
+        unseen_left = bool(row[-1])
+        return (
+            f"{name} in {_level_set(left, unseen_left, limit)}",
+            f"{name} in {_level_set(right, not unseen_left, limit)}",
+        )
     t = f"{tree.threshold[node]:.{decimals}f}"
     return f"{name} <= {t}", f"{name} >  {t}"
 
@@ -84,7 +115,8 @@ def export_text(model, feature_names=None, decimals: int = 2) -> str:
 def plot_tree(model, ax=None, feature_names=None, decimals: int = 2, fontsize: float = 8):
     """Draw the fitted tree with matplotlib; returns the list of node text boxes.
 
-    Internal nodes show their test; leaves show their prediction, the number
+    Internal nodes show their test (the left-going levels of a categorical
+    split, at most six of them); leaves show their prediction, the number
     of training rows and the impurity.  Leaves are spread evenly left to
     right and each parent sits above the middle of its leaves.
     """
@@ -119,7 +151,7 @@ def plot_tree(model, ax=None, feature_names=None, decimals: int = 2, fontsize: f
             label = f"{_leaf_text(model, node, decimals)}\n{common}"
             style = dict(box, fc="#e8f1fa")
         else:
-            label = f"{_split_text(model, node, names, decimals)[0]}\n{common}"
+            label = f"{_split_text(model, node, names, decimals, limit=6)[0]}\n{common}"
             style = box
             for child in (tree.children_left[node], tree.children_right[node]):
                 ax.plot([xs[node], xs[child]], [ys[node], ys[child]], color="0.5", zorder=1)

@@ -75,5 +75,49 @@ def assert_same_fitted_state(a, b) -> None:
     for name, value in state_a.items():
         if isinstance(value, ct.Tree):
             assert_same_tree(value, state_b[name])
+        elif isinstance(value, list):  # categories_: one array of levels (or None) per feature
+            assert len(value) == len(state_b[name]), name
+            for mine, theirs in zip(value, state_b[name], strict=True):
+                np.testing.assert_array_equal(mine, theirs, err_msg=name)
         else:
             np.testing.assert_array_equal(value, state_b[name], err_msg=name)
+
+
+@pytest.fixture
+def mixed_frame():
+    """A DataFrame mixing float, int, category, str, object and bool columns, and a target.
+
+    The target depends on groups of levels, so categorical splits matter.
+    """
+    import pandas as pd
+
+    rng = np.random.default_rng(6)
+    n = 300
+    colour = rng.choice(["red", "green", "blue", "black", "white"], size=n)
+    size = rng.choice(["S", "M", "L"], size=n)
+    shape = rng.choice(["round", "square", "star", "oval"], size=n)
+    flag = rng.random(n) < 0.4
+    x = rng.normal(size=n)
+    count = rng.integers(0, 10, size=n)
+    signal = np.isin(colour, ["red", "black"]) + (size == "L") + flag + 0.5 * x
+    X = pd.DataFrame(
+        {
+            "x": x,
+            "count": count,
+            "colour": pd.Categorical(colour),
+            "size": pd.Series(size, dtype="str"),
+            "shape": pd.Series(shape, dtype=object),
+            "flag": flag,
+        }
+    )
+    y_class = np.where(signal + 0.3 * rng.normal(size=n) > 1.2, "yes", "no")
+    y_reg = signal + 0.3 * rng.normal(size=n)
+    return X, y_class, y_reg
+
+
+@pytest.fixture(scope="session")
+def penguins():
+    """Palmer penguins without rows with missing values: island and sex are text columns."""
+    from palmerpenguins import load_penguins
+
+    return load_penguins().dropna().reset_index(drop=True)

@@ -22,6 +22,8 @@ PARAMS = {
     "min_samples_split": 4,
     "min_samples_leaf": 2,
     "min_impurity_decrease": 0.001,
+    "categorical_features": None,
+    "categorical_split": "one_vs_rest",
 }
 
 

@@ -5,7 +5,10 @@ Chapters 6 and 7 of the book explain what is tested here.
 
 from __future__ import annotations
 
+import pickle
+
 import numpy as np
+import pandas as pd
 import pytest
 
 import climbing_trees as ct
@@ -328,3 +331,223 @@ def test_one_vs_rest_grows_the_one_hot_tree(seed, max_depth):
 
     assert loss(native, codes.astype(float)) == pytest.approx(loss(encoded, one_hot), rel=1e-12)
     assert native.node_count == encoded.node_count
+
+
+# --- the estimators -------------------------------------------------------------------------
+
+ESTIMATORS = [ct.DecisionTreeClassifier, ct.DecisionTreeRegressor]
+
+
+def target(Estimator, mixed_frame):
+    return mixed_frame[1] if Estimator is ct.DecisionTreeClassifier else mixed_frame[2]
+
+
+def test_auto_detects_category_str_object_and_bool_columns(mixed_frame):
+    X, y, _ = mixed_frame
+    model = ct.DecisionTreeClassifier(max_depth=3).fit(X, y)
+    assert model.is_categorical_.tolist() == [False, False, True, True, True, True]
+    assert model.categories_[0] is None and model.categories_[1] is None
+    assert model.categories_[3].tolist() == ["L", "M", "S"]  # sorted levels
+    assert model.categories_[5].tolist() == [False, True]
+    assert model.tree_.is_categorical_split.any()
+
+
+def test_category_dtype_keeps_its_category_order():
+    X = pd.DataFrame({"c": pd.Categorical(["lo", "hi", "mid", "lo"], ["lo", "mid", "hi", "x"])})
+    model = ct.DecisionTreeRegressor().fit(X, [0.0, 2.0, 1.0, 0.0])
+    assert model.categories_[0].tolist() == ["lo", "mid", "hi"]  # unobserved "x" dropped
+
+
+@pytest.mark.parametrize("Estimator", ESTIMATORS)
+@pytest.mark.parametrize("split", ["auto", "one_vs_rest", "partition"])
+def test_mixed_frame_fits_and_predicts_unseen_levels(Estimator, split, mixed_frame):
+    X, y = mixed_frame[0], target(Estimator, mixed_frame)
+    model = Estimator(max_depth=4, categorical_split=split).fit(X, y)
+    new = X.head(4).copy()
+    new["colour"] = pd.Categorical(["purple", "red", "gold", "blue"])
+    new["size"] = pd.Series(["XL", "S", "XXL", "M"], dtype="str")
+    new["shape"] = pd.Series(["hexagon", "star", 3, ("a", 1)], dtype=object)
+    prediction = model.predict(new)
+    assert prediction.shape == (4,)
+    if Estimator is ct.DecisionTreeClassifier:
+        assert set(prediction) <= set(model.classes_)
+        np.testing.assert_allclose(model.predict_proba(new).sum(axis=1), 1.0)
+    np.testing.assert_array_equal(model.apply(new), model.tree_.apply_rowwise(
+        ct.encode_categorical(new, categories=model.categories_)[0].to_numpy()
+    ))  # fmt: skip
+
+
+def test_unseen_level_at_predict_goes_to_the_heavier_child():
+    X = pd.DataFrame({"c": ["a"] * 2 + ["b"] * 5 + ["c"] * 1})
+    y = [0.0, 0.0, 9.0, 9.0, 9.0, 9.0, 9.0, 0.0]
+    model = ct.DecisionTreeRegressor(max_depth=1).fit(X, y)
+    tree = model.tree_
+    heavier = tree.children_right[0]
+    if tree.weighted_n_node_samples[tree.children_left[0]] > tree.weighted_n_node_samples[heavier]:
+        heavier = tree.children_left[0]
+    assert model.apply(pd.DataFrame({"c": ["zzz"]}))[0] == heavier
+    assert model.predict(pd.DataFrame({"c": ["zzz"]}))[0] == tree.value[heavier, 0, 0] == 9.0
+
+
+@pytest.mark.parametrize(
+    "spec",
+    [["colour", "size", "shape", "flag"], [2, 3, 4, 5], [False, False, True, True, True, True]],
+)
+def test_explicit_categorical_features_match_auto(spec, mixed_frame):
+    X, y, _ = mixed_frame
+    auto = ct.DecisionTreeClassifier(max_depth=4).fit(X, y)
+    explicit = ct.DecisionTreeClassifier(max_depth=4, categorical_features=spec).fit(X, y)
+    np.testing.assert_array_equal(auto.predict(X), explicit.predict(X))
+    np.testing.assert_array_equal(auto.tree_.categories_left, explicit.tree_.categories_left)
+
+
+def test_integer_column_declared_categorical(mixed_frame):
+    X, _, y = mixed_frame
+    model = ct.DecisionTreeRegressor(max_depth=3, categorical_features=["count"]).fit(
+        X[["count"]], y
+    )
+    assert model.categories_[0].tolist() == list(range(10))
+    assert model.tree_.is_categorical_split[0]
+
+
+def test_numpy_object_array_with_text_column():
+    rng = np.random.default_rng(0)
+    words = rng.choice(["ab", "cd", "ef"], size=60)
+    X = np.empty((60, 2), dtype=object)
+    X[:, 0], X[:, 1] = rng.normal(size=60), words
+    y = (words == "cd").astype(int)
+    for spec in ["auto", [1], [False, True]]:
+        model = ct.DecisionTreeClassifier(categorical_features=spec).fit(X, y)
+        assert model.is_categorical_.tolist() == [False, True]
+        assert model.score(X, y) == 1.0
+        assert model.get_depth() == 1
+
+
+def test_hashable_levels_of_mixed_types():
+    X = pd.DataFrame({"c": pd.Series([1, "a", (2, 3), 1, "a", (2, 3)], dtype=object)})
+    model = ct.DecisionTreeRegressor().fit(X, [0.0, 5.0, 9.0, 0.0, 5.0, 9.0])
+    np.testing.assert_array_equal(model.predict(X), [0.0, 5.0, 9.0, 0.0, 5.0, 9.0])
+
+
+@pytest.mark.parametrize("Estimator", ESTIMATORS)
+@pytest.mark.parametrize("missing", [np.nan, None])
+def test_missing_values_in_categorical_column_raise(Estimator, missing, mixed_frame):
+    X, y = mixed_frame[0].copy(), target(Estimator, mixed_frame)
+    X["shape"] = X["shape"].astype(object)
+    X.loc[3, "shape"] = missing
+    with pytest.raises(ValueError, match="'shape'.*missing values"):
+        Estimator().fit(X, y)
+    model = Estimator(max_depth=2).fit(mixed_frame[0], y)
+    with pytest.raises(ValueError, match="missing values"):
+        model.predict(X)
+
+
+@pytest.mark.parametrize(
+    ("params", "match"),
+    [
+        ({"categorical_split": "exhaustive"}, "categorical_split='exhaustive'"),
+        ({"categorical_features": ["nope"]}, "'nope', which is not a column"),
+        ({"categorical_features": [17]}, "index 17"),
+        ({"categorical_features": [True, False]}, "boolean mask of length 2"),
+    ],
+)
+def test_bad_categorical_parameters_raise(params, match, mixed_frame):
+    X, y, _ = mixed_frame
+    with pytest.raises(ValueError, match=match):
+        ct.DecisionTreeClassifier(**params).fit(X, y)
+
+
+def test_text_declared_numerical_raises(mixed_frame):
+    X, y, _ = mixed_frame
+    with pytest.raises(ValueError, match="'shape'.*categorical_features"):
+        ct.DecisionTreeClassifier(categorical_features=["colour", "size", "flag"]).fit(X, y)
+
+
+def test_partition_fits_training_data_at_least_as_well_as_one_vs_rest(mixed_frame):
+    X, _, y = mixed_frame
+    losses = {}
+    for split in ["one_vs_rest", "partition"]:
+        model = ct.DecisionTreeRegressor(max_depth=1, categorical_split=split)
+        model.fit(X[["colour", "shape"]], y)
+        losses[split] = np.mean((model.predict(X[["colour", "shape"]]) - y) ** 2)
+    assert losses["partition"] <= losses["one_vs_rest"]
+
+
+def leaf_loss(model, X, y) -> float:
+    """Training loss: weighted impurity summed over the leaves."""
+    tree = model.tree_
+    leaves = tree.children_left == ct.TREE_LEAF
+    return float(np.sum(tree.weighted_n_node_samples[leaves] * tree.impurity[leaves]))
+
+
+def test_penguins_one_vs_rest_equals_one_hot_at_full_depth(penguins):
+    X = penguins[["island", "sex", "bill_length_mm", "flipper_length_mm"]]
+    y = penguins["species"]
+    native = ct.DecisionTreeClassifier(categorical_split="one_vs_rest").fit(X, y)
+    one_hot = pd.get_dummies(X, dtype=float)
+    encoded = ct.DecisionTreeClassifier().fit(one_hot, y)
+    assert encoded.is_categorical_.sum() == 0
+    assert leaf_loss(native, X, y) == pytest.approx(leaf_loss(encoded, one_hot, y), abs=1e-9)
+
+
+def test_export_text_and_plot_tree_show_level_sets(penguins):
+    X, y = penguins[["island", "sex"]], penguins["species"]
+    model = ct.DecisionTreeClassifier(max_depth=2).fit(X, y)
+    text = ct.export_text(model)
+    assert "island in {" in text and "<unseen>}" in text
+    left = {
+        c
+        for c in model.categories_[0]
+        if model.tree_.categories_left[0, list(model.categories_[0]).index(c)]
+    }
+    assert text.splitlines()[0] == "|--- island in {" + ", ".join(sorted(left)) + (
+        ", <unseen>}" if model.tree_.categories_left[0, -1] else "}"
+    )
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots()
+    labels = [t.get_text() for t in ct.plot_tree(model, ax=ax)]
+    plt.close(fig)
+    assert any(label.startswith("island in {") for label in labels)
+
+
+def test_plot_tree_shortens_long_level_sets():
+    rng = np.random.default_rng(1)
+    codes = rng.integers(0, 40, size=400)
+    X = pd.DataFrame({"c": pd.Series([f"L{c:02d}" for c in codes], dtype="str")})
+    y = rng.normal(size=40)[codes]
+    model = ct.DecisionTreeRegressor(max_depth=1).fit(X, y)
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots()
+    root = ct.plot_tree(model, ax=ax)[0].get_text()
+    plt.close(fig)
+    assert "more" in root and root.count(",") <= 8
+    assert "more" not in ct.export_text(model)
+
+
+@pytest.mark.parametrize("Estimator", ESTIMATORS)
+def test_pickle_round_trip_keeps_categorical_splits(Estimator, mixed_frame):
+    X, y = mixed_frame[0], target(Estimator, mixed_frame)
+    model = Estimator(max_depth=5).fit(X, y)
+    clone = pickle.loads(pickle.dumps(model))
+    new = X.copy()
+    new["colour"] = pd.Categorical(["purple"] * len(X))
+    for data in (X, new):
+        np.testing.assert_array_equal(model.predict(data), clone.predict(data))
+    np.testing.assert_array_equal(model.tree_.categories_left, clone.tree_.categories_left)
+
+
+def test_numerical_frame_is_untouched(mixed_frame):
+    X, _, y = mixed_frame
+    numbers = X[["x", "count"]]
+    frame = ct.DecisionTreeRegressor(max_depth=4).fit(numbers, y)
+    array = ct.DecisionTreeRegressor(max_depth=4).fit(numbers.to_numpy(dtype=float), y)
+    np.testing.assert_array_equal(frame.tree_.threshold, array.tree_.threshold)
+    assert not frame.is_categorical_.any() and frame.tree_.categories_left.shape[1] == 1

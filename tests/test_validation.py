@@ -140,8 +140,9 @@ def test_non_numeric_X_array(Estimator, data):
     X, y = data
     X_text = X.astype(str).astype(object)
     X_text[0, 0] = "tall"
+    # Text columns are categorical by default (chapter 6); declared numerical, they fail.
     with pytest.raises(ValueError, match="could not convert string to float") as info:
-        Estimator().fit(X_text, y)
+        Estimator(categorical_features=None).fit(X_text, y)
     assert "encode text columns as numbers" in str(info.value)
 
 
@@ -354,7 +355,10 @@ BAD_FITS = {
     "inf-X": lambda X, y: ((with_value(X, 2, 1, np.inf), y), {}),
     "negative-weight": lambda X, y: ((X, y), {"sample_weight": -np.ones(len(X))}),
     "zero-weights": lambda X, y: ((X, y), {"sample_weight": np.zeros(len(X))}),
-    "text-X": lambda X, y: ((np.full(X.shape, "x", dtype=object), y), {}),
+    "text-X-missing": lambda X, y: (
+        (with_value(np.full(X.shape, "x", dtype=object), 1, 0, None), y),
+        {},
+    ),
 }
 
 
