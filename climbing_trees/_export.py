@@ -43,13 +43,46 @@ def _level_set(levels: list[str], unseen: bool, limit: int | None) -> str:
     return "{" + ", ".join(items) + "}"
 
 
+def _reachable_levels(tree) -> dict[int, np.ndarray]:
+    """For each categorical node, which codes of its feature can reach it.
+
+    A level sent away by a categorical ancestor on the same feature never
+    arrives, so the text of a node leaves it out.  Entry ``-1`` is for
+    levels unseen at fit, which follow the last column of
+    ``categories_left`` down the tree.
+    """
+    reach: dict[int, np.ndarray] = {}
+    stack: list[tuple[int, dict[int, np.ndarray]]] = [(0, {})]
+    everything = np.ones(tree.categories_left.shape[1], dtype=bool)
+    while stack:
+        node, masks = stack.pop()
+        if tree.children_left[node] == TREE_LEAF:
+            continue
+        j = int(tree.feature[node])
+        if not np.isnan(tree.threshold[node]):
+            stack += [(tree.children_left[node], masks), (tree.children_right[node], masks)]
+            continue
+        mask = masks.get(j, everything)
+        reach[node] = mask
+        row = tree.categories_left[node]
+        stack.append((tree.children_left[node], {**masks, j: mask & row}))
+        stack.append((tree.children_right[node], {**masks, j: mask & ~row}))
+    return reach
+
+
 def _split_text(
-    model, node: int, names: list[str], decimals: int, limit: int | None = None
+    model,
+    node: int,
+    names: list[str],
+    decimals: int,
+    limit: int | None = None,
+    reach: np.ndarray | None = None,
 ) -> tuple[str, str]:
     """Left and right conditions of an internal node.
 
     A categorical node (chapter 6) lists the levels seen at fit that go each
-    way; ``<unseen>`` marks the side taking levels the node never saw.
+    way (among those in ``reach``, the codes that can arrive at the node);
+    ``<unseen>`` marks the side taking levels never seen at fit.
     """
     tree = model.tree_
     j = tree.feature[node]
@@ -57,15 +90,16 @@ def _split_text(
     if np.isnan(tree.threshold[node]):
         categories = getattr(model, "categories_", None)
         row = tree.categories_left[node]
+        if reach is None:
+            reach = np.ones_like(row)
         n_levels = len(categories[j]) if categories is not None else row.size - 1
         labels = [str(c) for c in categories[j]] if categories is not None else None
         labels = labels or [str(c) for c in range(n_levels)]
-        left = [labels[c] for c in range(n_levels) if row[c]]
-        right = [labels[c] for c in range(n_levels) if not row[c]]
-        unseen_left = bool(row[-1])
+        left = [labels[c] for c in range(n_levels) if row[c] and reach[c]]
+        right = [labels[c] for c in range(n_levels) if not row[c] and reach[c]]
         return (
-            f"{name} in {_level_set(left, unseen_left, limit)}",
-            f"{name} in {_level_set(right, not unseen_left, limit)}",
+            f"{name} in {_level_set(left, bool(row[-1] and reach[-1]), limit)}",
+            f"{name} in {_level_set(right, bool(not row[-1] and reach[-1]), limit)}",
         )
     t = f"{tree.threshold[node]:.{decimals}f}"
     return f"{name} <= {t}", f"{name} >  {t}"
@@ -102,12 +136,13 @@ def export_text(model, feature_names=None, decimals: int = 2) -> str:
         if tree.children_left[node] == TREE_LEAF:
             lines.append(indent + _leaf_text(model, node, decimals))
             return
-        left_text, right_text = _split_text(model, node, names, decimals)
+        left_text, right_text = _split_text(model, node, names, decimals, reach=reach.get(node))
         lines.append(indent + left_text)
         walk(tree.children_left[node], depth + 1)
         lines.append(indent + right_text)
         walk(tree.children_right[node], depth + 1)
 
+    reach = _reachable_levels(tree)
     walk(0, 0)
     return "\n".join(lines)
 
@@ -144,6 +179,7 @@ def plot_tree(model, ax=None, feature_names=None, decimals: int = 2, fontsize: f
     height = max(depth.max(), 1)
     xs, ys = x / width, 1 - depth / height
     texts = []
+    reach = _reachable_levels(tree)
     box = {"boxstyle": "round", "fc": "white", "ec": "0.3"}
     for node in range(tree.node_count):
         common = f"n = {tree.n_node_samples[node]}\nimpurity = {tree.impurity[node]:.3f}"
@@ -151,7 +187,8 @@ def plot_tree(model, ax=None, feature_names=None, decimals: int = 2, fontsize: f
             label = f"{_leaf_text(model, node, decimals)}\n{common}"
             style = dict(box, fc="#e8f1fa")
         else:
-            label = f"{_split_text(model, node, names, decimals, limit=6)[0]}\n{common}"
+            test = _split_text(model, node, names, decimals, limit=6, reach=reach.get(node))[0]
+            label = f"{test}\n{common}"
             style = box
             for child in (tree.children_left[node], tree.children_right[node]):
                 ax.plot([xs[node], xs[child]], [ys[node], ys[child]], color="0.5", zorder=1)

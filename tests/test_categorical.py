@@ -551,3 +551,15 @@ def test_numerical_frame_is_untouched(mixed_frame):
     array = ct.DecisionTreeRegressor(max_depth=4).fit(numbers.to_numpy(dtype=float), y)
     np.testing.assert_array_equal(frame.tree_.threshold, array.tree_.threshold)
     assert not frame.is_categorical_.any() and frame.tree_.categories_left.shape[1] == 1
+
+
+def test_export_text_leaves_out_levels_sent_away_by_an_ancestor(penguins):
+    X, y = penguins[["island"]], penguins["species"]
+    model = ct.DecisionTreeClassifier(categorical_split="one_vs_rest").fit(X, y)
+    lines = ct.export_text(model).splitlines()
+    root_left = lines[0].removeprefix("|--- island in {").rstrip("}").split(", ")
+    nested = [line for line in lines[1:] if "island in" in line and line.startswith("|   ")]
+    assert nested  # the one-vs-rest tree splits island twice
+    for line in nested:
+        levels = set(line.split("{")[1].rstrip("}").split(", "))
+        assert levels.isdisjoint(set(root_left) - {"<unseen>"}) or levels <= set(root_left)
