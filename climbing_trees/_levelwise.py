@@ -32,6 +32,7 @@ from __future__ import annotations
 import numpy as np
 
 from ._criteria import CLASSIFICATION_CRITERIA, impurity_from_statistics
+from ._growth import grow_tree
 from ._ties import TIE_RTOL, midpoint_threshold
 from ._tree import TREE_LEAF, TREE_UNDEFINED, Tree
 
@@ -46,6 +47,9 @@ def grow_tree_levelwise(
     min_samples_split: int = 2,
     min_samples_leaf: int = 1,
     min_impurity_decrease: float = 0.0,
+    is_categorical: np.ndarray | None = None,
+    n_categories: np.ndarray | None = None,
+    categorical_split: str = "auto",
 ) -> Tree:
     """Grow a tree level by level; the result equals :func:`grow_tree`'s.
 
@@ -58,6 +62,9 @@ def grow_tree_levelwise(
     criterion : {"gini", "entropy", "log_loss", "squared_error"}
     max_depth, min_samples_split, min_samples_leaf, min_impurity_decrease
         The stopping rules of :func:`grow_tree`, with the same meaning.
+    is_categorical, n_categories, categorical_split
+        Categorical features, as in :func:`grow_tree`.  Trees with categorical
+        features are grown by :func:`grow_tree` itself.
 
     Returns
     -------
@@ -76,7 +83,6 @@ def grow_tree_levelwise(
 
     Examples
     --------
-    >>> from climbing_trees import grow_tree
     >>> X = np.array([[0.0, 3.0], [1.0, 2.0], [2.0, 1.0], [3.0, 0.0]])
     >>> Y = np.array([[1.0], [1.0], [5.0], [7.0]])
     >>> fast = grow_tree_levelwise(X, Y, np.ones(4), criterion="squared_error")
@@ -84,6 +90,20 @@ def grow_tree_levelwise(
     >>> fast.threshold.tolist() == slow.threshold.tolist()
     True
     """
+    if is_categorical is not None and np.any(is_categorical):
+        return grow_tree(
+            X,
+            Y,
+            sample_weight,
+            criterion=criterion,
+            max_depth=max_depth,
+            min_samples_split=min_samples_split,
+            min_samples_leaf=min_samples_leaf,
+            min_impurity_decrease=min_impurity_decrease,
+            is_categorical=is_categorical,
+            n_categories=n_categories,
+            categorical_split=categorical_split,
+        )
     X = np.asarray(X, dtype=float)
     Y = np.asarray(Y, dtype=float)
     w = np.asarray(sample_weight, dtype=float)
@@ -228,6 +248,8 @@ def _size_classes(sizes: np.ndarray, d: int, slack: int = 8192) -> list[np.ndarr
     the current block while the padding it adds stays under ``slack`` cells,
     so tiny nodes share one block and big ones waste at most a quarter.
     """
+    if (len(sizes) * int(sizes.max()) - int(sizes.sum())) * d <= slack:
+        return [np.arange(len(sizes))]  # one block wastes little: skip the binning
     key = np.floor(np.log(np.maximum(sizes, 1)) / np.log(1.25)).astype(np.intp)
     order = np.argsort(-key, kind="stable")
     bounds = np.flatnonzero(np.diff(key[order])) + 1

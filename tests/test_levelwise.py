@@ -143,3 +143,29 @@ def test_same_tree_on_diabetes(diabetes, params, weighted):
     slow = ct.grow_tree(X, y[:, None], w, criterion="squared_error", **params)
     fast = grow_tree_levelwise(X, y[:, None], w, criterion="squared_error", **params)
     assert_equivalent(fast, slow)
+
+
+@pytest.mark.parametrize(
+    "params", [{}, {"max_depth": 4}, {"min_samples_leaf": 3, "min_impurity_decrease": 1e-3}]
+)
+@pytest.mark.parametrize("criterion", ["gini", "entropy"])
+def test_classifier_fits_the_depth_first_tree(breast_cancer, params, criterion):
+    X, y = breast_cancer
+    model = ct.DecisionTreeClassifier(criterion=criterion, **params).fit(X, y)
+    slow = ct.grow_tree(X, ct.one_hot(y, 2), np.ones(len(y)), criterion=criterion, **params)
+    assert_equivalent(model.tree_, slow)
+    expected = model.classes_[np.argmax(slow.predict(X), axis=1)]
+    np.testing.assert_array_equal(model.predict(X), expected)
+    np.testing.assert_array_equal(model.predict_proba(X), model.tree_.predict(X))
+
+
+@pytest.mark.parametrize("params", [{}, {"max_depth": 8}, {"min_samples_leaf": 16}])
+@pytest.mark.parametrize("weighted", [False, True])
+def test_regressor_fits_the_depth_first_tree(diabetes, params, weighted):
+    X, y = diabetes
+    w = np.random.default_rng(7).uniform(0.5, 2.0, len(y)) if weighted else None
+    model = ct.DecisionTreeRegressor(**params).fit(X, y, sample_weight=w)
+    w_ref = np.ones(len(y)) if w is None else w
+    slow = ct.grow_tree(X, y[:, None], w_ref, criterion="squared_error", **params)
+    assert_equivalent(model.tree_, slow)
+    np.testing.assert_allclose(model.predict(X), slow.predict(X)[:, 0], rtol=1e-12)
