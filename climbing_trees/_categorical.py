@@ -86,6 +86,7 @@ attributes in decision trees", Data Mining and Knowledge Discovery 3, 1999.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import NamedTuple
 
 import numpy as np
@@ -181,63 +182,123 @@ def _principal_component_key(stats: np.ndarray, w: np.ndarray) -> np.ndarray:
     return np.where(positive, p @ v, np.nan)
 
 
-def _candidates_one_vs_rest(counts: np.ndarray) -> np.ndarray:
-    """One row per present level: that level alone on the left."""
-    present = np.flatnonzero(counts > 0)
-    candidates = np.zeros((len(present), len(counts)), dtype=bool)
-    candidates[np.arange(len(present)), present] = True
-    return candidates
+class Candidates(NamedTuple):
+    """Candidate left sets of a node, described by their two sides.
 
-
-def _candidates_sorted_scan(order: np.ndarray, n_levels: int) -> np.ndarray:
-    """Row ``i`` puts the first ``i + 1`` levels of ``order`` on the left."""
-    candidates = np.zeros((max(len(order) - 1, 0), n_levels), dtype=bool)
-    for i in range(len(order) - 1):
-        candidates[i:, order[i]] = True
-    return candidates
-
-
-def _best_candidate(
-    candidates: np.ndarray,
-    level_stats: np.ndarray,
-    counts: np.ndarray,
-    criterion: str,
-    min_samples_leaf: int,
-) -> tuple[int, np.ndarray]:
-    """Index of the winning candidate left set (-1 if none is allowed) and all scores.
-
-    Both children's statistics are sums over their own levels (never a
-    difference), so a side holding only zero-weight rows has weight exactly 0.
+    One row per candidate: the summed statistics of the left and right sides,
+    their row counts and their numbers of levels with positive weight (a side
+    is allowed only if it has one).  ``levels(i)`` gives the codes of the left
+    side of candidate ``i``.
     """
-    mask = candidates.astype(float)
-    left = mask @ level_stats
-    right = (1.0 - mask) @ level_stats
-    node = level_stats.sum(axis=0)
-    n_left = candidates @ counts
-    n_right = counts.sum() - n_left
+
+    left: np.ndarray
+    right: np.ndarray
+    n_left: np.ndarray
+    n_right: np.ndarray
+    positive_left: np.ndarray
+    positive_right: np.ndarray
+    levels: Callable[[int], tuple[int, ...]]
+
+
+def _candidates_from_sets(sets: np.ndarray, level_stats, counts, criterion) -> Candidates:
+    """Candidates given as a boolean matrix, one row per left set (brute force)."""
+    mask = sets.astype(float)
+    positive = (total_weight(level_stats, criterion) > 0).astype(float)
+    return Candidates(
+        mask @ level_stats,
+        (1.0 - mask) @ level_stats,
+        sets @ counts,
+        (~sets) @ counts,
+        mask @ positive,
+        (1.0 - mask) @ positive,
+        lambda i: tuple(int(c) for c in np.flatnonzero(sets[i])),
+    )
+
+
+def _candidates_one_vs_rest(level_stats, counts, criterion) -> Candidates:
+    """One candidate per present level, by increasing code: that level alone on the left."""
+    present = np.flatnonzero(counts > 0)
+    positive = total_weight(level_stats, criterion) > 0
+    left = level_stats[present]
+    return Candidates(
+        left,
+        level_stats[present].sum(axis=0) - left,
+        counts[present],
+        counts.sum() - counts[present],
+        positive[present].astype(int),
+        positive.sum() - positive[present],
+        lambda i: (int(present[i]),),
+    )
+
+
+def _candidates_sorted_scan(order: np.ndarray, level_stats, counts, criterion) -> Candidates:
+    """Candidate ``i`` puts the first ``i + 1`` levels of ``order`` on the left.
+
+    Prefix sums over the sorted levels give every left side, and suffix sums
+    every right side: the k - 1 candidates cost O(k) after the sort.
+    """
+    stats = level_stats[order]
+    positive = (total_weight(stats, criterion) > 0).astype(int)
+
+    def prefix(a):
+        return np.cumsum(a, axis=0)[:-1]
+
+    def suffix(a):
+        return np.cumsum(a[::-1], axis=0)[::-1][1:]
+
+    return Candidates(
+        prefix(stats),
+        suffix(stats),
+        prefix(counts[order]),
+        suffix(counts[order]),
+        prefix(positive),
+        suffix(positive),
+        lambda i: tuple(sorted(int(c) for c in order[: i + 1])),
+    )
+
+
+def _concatenate(a: Candidates, b: Candidates) -> Candidates:
+    """The candidates of ``a`` followed by those of ``b`` (``a`` wins ties)."""
+    arrays = [np.concatenate([x, y]) for x, y in zip(a[:-1], b[:-1], strict=True)]
+    n = len(a.n_left)
+    return Candidates(*arrays, lambda i: a.levels(i) if i < n else b.levels(i - n))
+
+
+def candidate_scores(
+    candidates: Candidates, level_stats: np.ndarray, criterion: str, min_samples_leaf: int
+) -> np.ndarray:
+    """Score ``(W_left I_left + W_right I_right) / W`` of each candidate; NaN if not allowed.
+
+    A candidate is allowed when both sides keep ``min_samples_leaf`` rows and
+    hold a level of positive weight.
+    """
+    left, right = candidates.left, candidates.right
     w_left, w_right = total_weight(left, criterion), total_weight(right, criterion)
-    total = total_weight(node, criterion)
+    total = total_weight(level_stats.sum(axis=0), criterion)
     with np.errstate(invalid="ignore", divide="ignore"):
         scores = (
             w_left * impurity_from_statistics(left, criterion)
             + w_right * impurity_from_statistics(right, criterion)
         ) / total
     allowed = (
-        (n_left >= min_samples_leaf) & (n_right >= min_samples_leaf) & (w_left > 0) & (w_right > 0)
+        (candidates.n_left >= min_samples_leaf)
+        & (candidates.n_right >= min_samples_leaf)
+        & (candidates.positive_left > 0)
+        & (candidates.positive_right > 0)
     )
-    scores = np.where(allowed, scores, np.nan)
-    parent = float(impurity_from_statistics(node, criterion))
-    return choose_best(scores, parent), scores
+    return np.where(allowed, scores, np.nan)
 
 
-def _split_from(candidates, level_stats, counts, criterion, min_samples_leaf):
-    if len(candidates) == 0:
+def _best_split(candidates, level_stats, criterion, min_samples_leaf) -> CategoricalSplit | None:
+    """The winning candidate by :func:`climbing_trees.choose_best`, or ``None``."""
+    if len(candidates.n_left) == 0:
         return None
-    best, scores = _best_candidate(candidates, level_stats, counts, criterion, min_samples_leaf)
+    scores = candidate_scores(candidates, level_stats, criterion, min_samples_leaf)
+    parent = float(impurity_from_statistics(level_stats.sum(axis=0), criterion))
+    best = choose_best(scores, parent)
     if best < 0:
         return None
-    levels = tuple(int(c) for c in np.flatnonzero(candidates[best]))
-    return CategoricalSplit(0, levels, float(scores[best]))
+    return CategoricalSplit(0, candidates.levels(best), float(scores[best]))
 
 
 def one_vs_rest_split(
@@ -266,8 +327,8 @@ def one_vs_rest_split(
     Notes
     -----
     ``k`` candidates for ``k`` present levels, tried by increasing code; on
-    equal scores the lowest code wins.  A tree grown this way has the training
-    loss of a tree grown on the one-hot encoding of the column (chapter 6).
+    equal scores the lowest code wins.  A tree grown this way is the tree
+    grown on the one-hot encoding of the column (chapter 6).
 
     Examples
     --------
@@ -277,8 +338,10 @@ def one_vs_rest_split(
     CategoricalSplit(feature=0, levels_left=(1,), score=0.0)
     """
     level_stats, counts = level_statistics(codes, Y, sample_weight, criterion)
-    candidates = _candidates_one_vs_rest(counts)
-    return _split_from(candidates, level_stats, counts, criterion, min_samples_leaf)
+    if np.count_nonzero(counts) < 2:
+        return None
+    candidates = _candidates_one_vs_rest(level_stats, counts, criterion)
+    return _best_split(candidates, level_stats, criterion, min_samples_leaf)
 
 
 def partition_split(
@@ -300,8 +363,9 @@ def partition_split(
     Notes
     -----
     The levels are sorted by :func:`level_order` (ties by lower code); the
-    left side is the beginning of that order.  Chapter 7 proves why the
-    sorted scan is exact and measures the multiclass heuristic.
+    left side is the beginning of that order.  Cost: O(N) for the level
+    statistics, O(k log k) for the sort, O(k) for the scan.  Chapter 7
+    proves why the sorted scan is exact and measures the multiclass heuristic.
 
     Examples
     --------
@@ -312,8 +376,8 @@ def partition_split(
     """
     level_stats, counts = level_statistics(codes, Y, sample_weight, criterion)
     order = level_order(level_stats, counts, criterion)
-    candidates = _candidates_sorted_scan(order, len(counts))
-    return _split_from(candidates, level_stats, counts, criterion, min_samples_leaf)
+    candidates = _candidates_sorted_scan(order, level_stats, counts, criterion)
+    return _best_split(candidates, level_stats, criterion, min_samples_leaf)
 
 
 def auto_split(
@@ -338,10 +402,11 @@ def auto_split(
     """
     level_stats, counts = level_statistics(codes, Y, sample_weight, criterion)
     order = level_order(level_stats, counts, criterion)
-    candidates = _candidates_sorted_scan(order, len(counts))
-    if criterion in CLASSIFICATION_CRITERIA and level_stats.shape[1] > 2:
-        candidates = np.vstack([candidates, _candidates_one_vs_rest(counts)])
-    return _split_from(candidates, level_stats, counts, criterion, min_samples_leaf)
+    candidates = _candidates_sorted_scan(order, level_stats, counts, criterion)
+    if criterion in CLASSIFICATION_CRITERIA and level_stats.shape[1] > 2 and len(order) > 1:
+        extra = _candidates_one_vs_rest(level_stats, counts, criterion)
+        candidates = _concatenate(candidates, extra)
+    return _best_split(candidates, level_stats, criterion, min_samples_leaf)
 
 
 def brute_force_categorical_split(
@@ -359,7 +424,7 @@ def brute_force_categorical_split(
     level (bitmask order over the other levels).  With
     ``one_level_sides=True`` only partitions where one side is a single level
     are kept: the one-vs-rest candidates.  Cost grows as ``2**k``; keep ``k``
-    below about 15.
+    below about 20.
 
     Examples
     --------
@@ -378,9 +443,10 @@ def brute_force_categorical_split(
     if one_level_sides:
         size = bits.sum(axis=1)
         bits = bits[(size == 1) | (size == k - 1)]
-    candidates = np.zeros((len(bits), len(counts)), dtype=bool)
-    candidates[:, present[:-1]] = bits
-    return _split_from(candidates, level_stats, counts, criterion, min_samples_leaf)
+    sets = np.zeros((len(bits), len(counts)), dtype=bool)
+    sets[:, present[:-1]] = bits
+    candidates = _candidates_from_sets(sets, level_stats, counts, criterion)
+    return _best_split(candidates, level_stats, criterion, min_samples_leaf)
 
 
 #: The search behind each value of ``categorical_split``.
