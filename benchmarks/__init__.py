@@ -1,0 +1,1 @@
+"""Benchmarks of climbing_trees against scikit-learn; run ``python -m benchmarks``."""

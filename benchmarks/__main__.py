@@ -1,0 +1,92 @@
+"""Print the benchmark table, or with ``--scaling`` the time-against-n exponent.
+
+Run from the repository root::
+
+    python -m benchmarks                 # the suite of issue 5, medians of 5 runs
+    python -m benchmarks --repeats 9     # more runs per case
+    python -m benchmarks --scaling       # 1,000 to 1,000,000 rows, exponent and peak memory
+
+The timing code lives in :mod:`climbing_trees._benchmark` so that chapter 8
+of the book can run it too.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+
+import numpy as np
+import pandas as pd
+from sklearn.tree import DecisionTreeRegressor as SklearnRegressor
+
+from climbing_trees import DecisionTreeRegressor
+from climbing_trees._benchmark import (
+    benchmark_cases,
+    benchmark_table,
+    fitted_exponent,
+    peak_memory,
+    scaling,
+    synthetic_regression,
+)
+
+
+def _load() -> str:
+    try:
+        return "load average " + " ".join(f"{x:.2f}" for x in os.getloadavg())
+    except OSError:
+        return "load average unknown"
+
+
+def run_suite(repeats: int) -> None:
+    cases = benchmark_cases()
+    table = benchmark_table(cases, repeats)
+    with pd.option_context("display.width", 200, "display.max_columns", 20):
+        print(table.to_string(index=False, float_format=lambda x: f"{x:.4g}"))
+    print()
+    print(f"median fit ratio:     {table['fit ratio'].median():.3f}")
+    print(f"median predict ratio: {table['predict ratio'].median():.3f}")
+    print(f"({repeats} alternating runs per library and case; {_load()}, {os.cpu_count()} CPUs)")
+
+
+def run_scaling(repeats: int, max_n: int) -> None:
+    sizes = [n for n in (1_000, 3_000, 10_000, 30_000, 100_000, 300_000, 1_000_000) if n <= max_n]
+    builders = {
+        "climbing_trees": lambda X, y: DecisionTreeRegressor(min_samples_leaf=5).fit(X, y),
+        "scikit-learn": lambda X, y: SklearnRegressor(min_samples_leaf=5).fit(X, y),
+    }
+    table = scaling(sizes, builders, repeats=repeats)
+    wide = table.pivot(index="n", columns="builder", values="seconds")
+    print("synthetic regression, 8 features, min_samples_leaf=5: median fit seconds")
+    print(wide.to_string(float_format=lambda x: f"{x:.4g}"))
+    for name in builders:
+        part = table[table.builder == name]
+        slope = fitted_exponent(part.n.to_numpy(), part.seconds.to_numpy())
+        print(f"{name}: time grows like n**{slope:.2f}")
+    X, y = synthetic_regression(sizes[-1])
+    for name, fit in builders.items():
+        peak = peak_memory(lambda fit=fit: fit(X, y))
+        data = X.nbytes + y.nbytes
+        print(
+            f"{name}: peak memory while fitting n={sizes[-1]:,}: {peak / 2**20:.0f} MiB "
+            f"({peak / data:.1f}x the {data / 2**20:.0f} MiB of X and y)"
+        )
+    print(f"({_load()})")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(
+        prog="python -m benchmarks", description=__doc__.split("\n")[0]
+    )
+    parser.add_argument("--repeats", type=int, default=5, help="runs per library and case")
+    parser.add_argument("--scaling", action="store_true", help="fit 1,000 to 1,000,000 rows")
+    parser.add_argument("--max-n", type=int, default=1_000_000, help="largest n of --scaling")
+    args = parser.parse_args()
+    np.seterr(all="ignore")
+    if args.scaling:
+        run_scaling(args.repeats, args.max_n)
+    else:
+        run_suite(args.repeats)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,193 @@
+"""Timing climbing_trees against scikit-learn: the benchmark suite and the scaling run.
+
+Chapter 8 of the book ("Growing trees fast") runs this module on small sizes;
+``python -m benchmarks`` (at the repository root) runs it on the full suite.
+
+Both libraries are timed alternately in one process, so that a burst of load
+on the machine hits both, and each time reported is a median over repeats.
+"""
+
+from __future__ import annotations
+
+import time
+import tracemalloc
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+from sklearn import tree as sklearn_tree
+from sklearn.datasets import load_breast_cancer, load_diabetes, make_classification
+
+from ._classes import DecisionTreeClassifier, DecisionTreeRegressor
+
+
+@dataclass
+class Case:
+    """One benchmark problem: data, task and the hyperparameters of both trees.
+
+    ``categorical`` lists the columns of ``X`` that hold level codes; scikit-learn
+    then gets those columns one-hot encoded (``X_sklearn``).
+    """
+
+    name: str
+    X: np.ndarray
+    y: np.ndarray
+    task: str  # "classification" or "regression"
+    params: dict = field(default_factory=dict)
+    categorical: list[int] = field(default_factory=list)
+
+    @property
+    def X_sklearn(self) -> np.ndarray:
+        if not self.categorical:
+            return self.X
+        numeric = np.delete(self.X, self.categorical, axis=1)
+        onehots = [
+            (self.X[:, [j]] == np.unique(self.X[:, j])).astype(float) for j in self.categorical
+        ]
+        return np.hstack([numeric, *onehots])
+
+    def ours(self):
+        """A fresh climbing_trees estimator for this case."""
+        Estimator = (
+            DecisionTreeClassifier if self.task == "classification" else DecisionTreeRegressor
+        )
+        extra = {"categorical_features": self.categorical} if self.categorical else {}
+        return Estimator(**self.params, **extra)
+
+    def sklearn(self):
+        """A fresh scikit-learn estimator with the same hyperparameters."""
+        Estimator = (
+            sklearn_tree.DecisionTreeClassifier
+            if self.task == "classification"
+            else sklearn_tree.DecisionTreeRegressor
+        )
+        return Estimator(**self.params, random_state=0)
+
+
+def _float32_exact(X: np.ndarray) -> np.ndarray:
+    # scikit-learn's trees work in float32; rounding first makes both see one X.
+    return X.astype(np.float32).astype(np.float64)
+
+
+def synthetic_regression(n: int, d: int = 8, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    """Continuous features and a noisy nonlinear target (no ties)."""
+    rng = np.random.default_rng(seed)
+    X = _float32_exact(rng.normal(size=(n, d)))
+    y = np.sin(3 * X[:, 0]) + X[:, 1] * X[:, 2] + 0.5 * rng.normal(size=n)
+    return X, y
+
+
+def synthetic_categorical(n: int, n_levels: int = 50, d: int = 4, seed: int = 0):
+    """Column 0 holds codes of ``n_levels`` levels with random effects; the rest numerical."""
+    rng = np.random.default_rng(seed)
+    codes = rng.integers(0, n_levels, size=n)
+    effects = rng.normal(size=n_levels)
+    numeric = _float32_exact(rng.normal(size=(n, d)))
+    y = effects[codes] + numeric[:, 0] + 0.5 * rng.normal(size=n)
+    return np.column_stack([codes.astype(float), numeric]), y
+
+
+def benchmark_cases(scale: float = 1.0, categorical: bool = True) -> list[Case]:
+    """The suite of issue 5; ``scale`` shrinks the synthetic sets (the book uses < 1)."""
+    X_bc, y_bc = load_breast_cancer(return_X_y=True)
+    X_db, y_db = load_diabetes(return_X_y=True)
+    X_reg, y_reg = synthetic_regression(int(20_000 * scale))
+    n_clf = int(100_000 * scale)
+    X_clf, y_clf = make_classification(n_clf, 20, n_informative=10, n_classes=3, random_state=0)
+    cases = [
+        Case("breast_cancer", _float32_exact(X_bc), y_bc, "classification"),
+        Case("diabetes", _float32_exact(X_db), y_db, "regression", {"max_depth": 8}),
+        Case("regression", X_reg, y_reg, "regression", {"max_depth": 8, "min_samples_leaf": 16}),
+        Case("regression", X_reg, y_reg, "regression"),
+        Case("classification", _float32_exact(X_clf), y_clf, "classification"),
+    ]
+    if categorical:
+        X_cat, y_cat = synthetic_categorical(int(100_000 * scale))
+        cases.append(
+            Case("categorical", X_cat, y_cat, "regression", {"max_depth": 8}, categorical=[0])
+        )
+    return cases
+
+
+def _elapsed(fn: Callable, *args) -> float:
+    """Wall-clock seconds of one call ``fn(*args)``."""
+    start = time.perf_counter()
+    fn(*args)
+    return time.perf_counter() - start
+
+
+def time_case(case: Case, repeats: int = 5) -> dict:
+    """Median fit and predict times of both libraries, run alternately."""
+    times: dict[str, list[float]] = {k: [] for k in ("ours_fit", "sk_fit", "ours_pred", "sk_pred")}
+    X_sk = case.X_sklearn
+    for _ in range(repeats):
+        ours, theirs = case.ours(), case.sklearn()
+        times["ours_fit"].append(_elapsed(ours.fit, case.X, case.y))
+        times["sk_fit"].append(_elapsed(theirs.fit, X_sk, case.y))
+        times["ours_pred"].append(_elapsed(ours.predict, case.X))
+        times["sk_pred"].append(_elapsed(theirs.predict, X_sk))
+    med = {k: float(np.median(v)) for k, v in times.items()}
+    params = ", ".join(f"{k}={v}" for k, v in case.params.items()) or "full depth"
+    if case.categorical:
+        params += ", 50 levels (sklearn: one-hot)"
+    return {
+        "case": case.name,
+        "n": case.X.shape[0],
+        "d": case.X.shape[1],
+        "params": params,
+        "our fit (s)": med["ours_fit"],
+        "sklearn fit (s)": med["sk_fit"],
+        "fit ratio": med["ours_fit"] / med["sk_fit"],
+        "our predict (s)": med["ours_pred"],
+        "sklearn predict (s)": med["sk_pred"],
+        "predict ratio": med["ours_pred"] / med["sk_pred"],
+    }
+
+
+def benchmark_table(cases: list[Case], repeats: int = 5) -> pd.DataFrame:
+    """One row per case (see :func:`time_case`)."""
+    return pd.DataFrame([time_case(case, repeats) for case in cases])
+
+
+def scaling(
+    sizes: list[int],
+    builders: dict[str, Callable[[np.ndarray, np.ndarray], object]],
+    repeats: int = 3,
+    d: int = 8,
+) -> pd.DataFrame:
+    """Median fit time of each builder on synthetic regression sets of each size.
+
+    ``builders`` maps a name to ``fit(X, y)``; they run alternately.  Returns a
+    long table with columns ``builder``, ``n`` and ``seconds``.
+    """
+    rows = []
+    for n in sizes:
+        X, y = synthetic_regression(n, d)
+        times: dict[str, list[float]] = {name: [] for name in builders}
+        for _ in range(repeats):
+            for name, fit in builders.items():
+                times[name].append(_elapsed(fit, X, y))
+        rows += [
+            {"builder": name, "n": n, "seconds": float(np.median(t))} for name, t in times.items()
+        ]
+    return pd.DataFrame(rows)
+
+
+def fitted_exponent(n: np.ndarray, seconds: np.ndarray) -> float:
+    """Slope of ``log(seconds)`` against ``log(n)``: time grows like ``n**slope``.
+
+    >>> round(fitted_exponent(np.array([10, 100, 1000]), np.array([1.0, 10.0, 100.0])), 6)
+    1.0
+    """
+    return float(np.polyfit(np.log(n), np.log(seconds), 1)[0])
+
+
+def peak_memory(fn: Callable[[], object]) -> int:
+    """Peak bytes allocated (numpy arrays included) while ``fn`` runs, via tracemalloc."""
+    tracemalloc.start()
+    try:
+        fn()
+        return tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
