@@ -135,9 +135,14 @@ def level_statistics(
     >>> stats.tolist(), counts.tolist()
     ([[1.0, 0.0], [1.0, 1.0], [0.0, 1.0]], [1, 2, 1])
     """
+    phi = node_statistics(_centred(Y, sample_weight, criterion), sample_weight, criterion)
+    return _level_sums(codes, phi, n_levels)
+
+
+def _level_sums(codes: np.ndarray, phi: np.ndarray, n_levels: int | None = None):
+    """Per-level sums of the per-row statistics ``phi``, and per-level row counts."""
     codes = np.asarray(codes, dtype=np.intp)
     k = int(codes.max()) + 1 if n_levels is None else int(n_levels)
-    phi = node_statistics(_centred(Y, sample_weight, criterion), sample_weight, criterion)
     stats = np.column_stack(
         [np.bincount(codes, weights=phi[:, c], minlength=k) for c in range(phi.shape[1])]
     )
@@ -338,6 +343,10 @@ def one_vs_rest_split(
     CategoricalSplit(feature=0, levels_left=(1,), score=0.0)
     """
     level_stats, counts = level_statistics(codes, Y, sample_weight, criterion)
+    return _one_vs_rest(level_stats, counts, criterion, min_samples_leaf)
+
+
+def _one_vs_rest(level_stats, counts, criterion, min_samples_leaf):
     if np.count_nonzero(counts) < 2:
         return None
     candidates = _candidates_one_vs_rest(level_stats, counts, criterion)
@@ -375,6 +384,10 @@ def partition_split(
     CategoricalSplit(feature=0, levels_left=(0, 2), score=0.0)
     """
     level_stats, counts = level_statistics(codes, Y, sample_weight, criterion)
+    return _partition(level_stats, counts, criterion, min_samples_leaf)
+
+
+def _partition(level_stats, counts, criterion, min_samples_leaf):
     order = level_order(level_stats, counts, criterion)
     candidates = _candidates_sorted_scan(order, level_stats, counts, criterion)
     return _best_split(candidates, level_stats, criterion, min_samples_leaf)
@@ -401,6 +414,10 @@ def auto_split(
     0.3333
     """
     level_stats, counts = level_statistics(codes, Y, sample_weight, criterion)
+    return _auto(level_stats, counts, criterion, min_samples_leaf)
+
+
+def _auto(level_stats, counts, criterion, min_samples_leaf):
     order = level_order(level_stats, counts, criterion)
     candidates = _candidates_sorted_scan(order, level_stats, counts, criterion)
     if criterion in CLASSIFICATION_CRITERIA and level_stats.shape[1] > 2 and len(order) > 1:
@@ -470,16 +487,18 @@ def best_categorical_split(
 
     Lowest feature index wins among equal scores (:func:`climbing_trees.choose_best`).
     """
-    search = CATEGORICAL_SEARCHES[method]
+    search = {"auto": _auto, "one_vs_rest": _one_vs_rest, "partition": _partition}[method]
+    # The per-row statistics are shared by every feature: compute them once.
+    phi = node_statistics(_centred(Y, sample_weight, criterion), sample_weight, criterion)
     splits = []
     for j in features:
-        split = search(X[:, j].astype(np.intp), Y, sample_weight, criterion, min_samples_leaf)
+        level_stats, counts = _level_sums(X[:, j], phi)
+        split = search(level_stats, counts, criterion, min_samples_leaf)
         if split is not None:
             splits.append(split._replace(feature=int(j)))
     if not splits:
         return None
-    stats = node_statistics(_centred(Y, sample_weight, criterion), sample_weight, criterion)
-    parent = float(impurity_from_statistics(stats.sum(axis=0), criterion))
+    parent = float(impurity_from_statistics(phi.sum(axis=0), criterion))
     return splits[choose_best(np.array([s.score for s in splits]), parent)]
 
 

@@ -141,6 +141,7 @@ def grow_tree(
                 num_features,
                 cat_features,
                 categorical_split,
+                impurity,
             )
         if split is None:
             continue
@@ -179,7 +180,7 @@ def grow_tree(
 
 
 def _best_mixed_split(
-    X, Y, w, criterion, min_samples_leaf, find_split, num_features, cat_features, method
+    X, Y, w, criterion, min_samples_leaf, find_split, num_features, cat_features, method, parent
 ):
     """Best of the numerical search (on numerical columns) and the categorical search.
 
@@ -196,7 +197,6 @@ def _best_mixed_split(
     if not splits:
         return None
     splits.sort(key=lambda s: s.feature)
-    parent = node_impurity(Y, w, criterion)
     return splits[choose_best(np.array([s.score for s in splits]), parent)]
 
 
