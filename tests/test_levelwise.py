@@ -169,3 +169,44 @@ def test_regressor_fits_the_depth_first_tree(diabetes, params, weighted):
     slow = ct.grow_tree(X, y[:, None], w_ref, criterion="squared_error", **params)
     assert_equivalent(model.tree_, slow)
     np.testing.assert_allclose(model.predict(X), slow.predict(X)[:, 0], rtol=1e-12)
+
+
+@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("max_depth", [None, 2, 6])
+def test_apply_flat_equals_apply(seed, max_depth):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(400, 3))
+    y = np.sin(2 * X[:, 0]) + X[:, 1] + 0.3 * rng.normal(size=400)
+    tree = grow_tree_levelwise(
+        X, y[:, None], np.ones(400), criterion="squared_error", max_depth=max_depth
+    )
+    X_new = np.vstack([rng.normal(size=(3000, 3)), X])  # new rows and training rows
+    np.testing.assert_array_equal(tree.apply_flat(X_new), tree.apply(X_new))
+    np.testing.assert_array_equal(tree.predict(X_new), tree.value[tree.apply(X_new), 0, :])
+
+
+def test_apply_flat_on_a_lone_leaf_and_no_rows():
+    tree = grow_tree_levelwise(
+        np.ones((5, 2)), np.ones((5, 1)), np.ones(5), criterion="squared_error"
+    )
+    assert tree.apply_flat(np.zeros((3, 2))).tolist() == [0, 0, 0]
+    assert tree.apply_flat(np.zeros((0, 2))).shape == (0,)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_apply_flat_follows_categorical_splits(seed):
+    rng = np.random.default_rng(seed)
+    codes = rng.integers(0, 6, size=300)
+    X = np.column_stack([codes, rng.normal(size=300)]).astype(float)
+    y = rng.normal(size=6)[codes] + X[:, 1]
+    tree = ct.grow_tree(
+        X,
+        y[:, None],
+        np.ones(300),
+        criterion="squared_error",
+        is_categorical=np.array([True, False]),
+    )
+    assert np.isnan(tree.threshold).any()
+    X_new = np.column_stack([rng.integers(-1, 8, size=2000), rng.normal(size=2000)])
+    X_new = X_new.astype(float)  # codes -1, 6 and 7 were never seen at fit
+    np.testing.assert_array_equal(tree.apply_flat(X_new), tree.apply(X_new))
