@@ -11,6 +11,7 @@ module                        chapter
 ``_ties``                     4. Ties
 ``_tree``, ``_classes``       5. Training and inference
 ``_categorical``              6-7. Categorical features
+``_levelwise``                8. Growing trees fast (timings: ``_benchmark``)
 ``_export``                   text and drawings of a fitted tree
 ============================  =============================================
 """
@@ -42,6 +43,7 @@ from ._criteria import (
 from ._export import export_text, plot_tree
 from ._growth import grow_tree, is_pure
 from ._incremental import incremental_best_split, prefix_sum_best_split
+from ._levelwise import grow_tree_levelwise
 from ._naive import Split, naive_best_split
 from ._ties import TIE_RTOL, choose_best, midpoint_threshold, split_positions
 from ._tree import TREE_LEAF, TREE_UNDEFINED, Tree
@@ -72,6 +74,7 @@ __all__ = [
     "export_text",
     "gini",
     "grow_tree",
+    "grow_tree_levelwise",
     "impurity_from_statistics",
     "incremental_best_split",
     "is_pure",
