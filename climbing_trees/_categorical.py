@@ -70,6 +70,12 @@ tolerance of the minimum.
 * Across features (numerical and categorical) the lowest feature index wins
   among equal scores, as for numerical splits.
 
+Another builder (for example the level-wise one) reproduces these splits
+exactly by summing the per-level statistics itself and calling the searches
+that start from them, ``_one_vs_rest``, ``_partition``, ``_auto`` and
+``_brute_force``, all with the signature ``(level_stats, counts, criterion,
+min_samples_leaf)``, and then :func:`categories_left_row`.
+
 ``min_samples_leaf`` counts the rows of the whole left and right sides, and a
 side must have positive weight.  The sorted scan is exact for the unconstrained
 problem (``min_samples_leaf=1``); with a larger ``min_samples_leaf`` it returns
@@ -451,6 +457,10 @@ def brute_force_categorical_split(
     CategoricalSplit(feature=0, levels_left=(0, 2), score=0.0)
     """
     level_stats, counts = level_statistics(codes, Y, sample_weight, criterion)
+    return _brute_force(level_stats, counts, criterion, min_samples_leaf, one_level_sides)
+
+
+def _brute_force(level_stats, counts, criterion, min_samples_leaf, one_level_sides=False):
     present = np.flatnonzero(counts > 0)
     k = len(present)
     if k < 2:
