@@ -108,11 +108,12 @@ class BaseDecisionTree(BaseEstimator):
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
-        # What fit accepts today: dense, numeric X without missing values.
+        # What fit accepts: dense X without missing values, whose columns may be
+        # categorical, with levels of any hashable type, strings included (chapter 6).
         tags.input_tags.allow_nan = False
         tags.input_tags.sparse = False
-        tags.input_tags.categorical = False
-        tags.input_tags.string = False
+        tags.input_tags.categorical = True
+        tags.input_tags.string = True
         return tags
 
     def _adopt_fitted_state(self, learner) -> None:

@@ -120,16 +120,30 @@ def power_of_two_scale(sample_weight: np.ndarray) -> tuple[np.ndarray, float]:
     the scaled weights and the factor that undoes the scaling (multiply the
     tree's ``weighted_n_node_samples`` by it).
 
+    A weight under ``2**-1022`` (about ``2.2e-308``) times the largest one
+    would be subnormal after scaling, with too few digits left to make a leaf
+    mean; it becomes 0, so its row counts as removed.  Next to the largest
+    weight it is anyway far below the resolution of any sum of weights.
+
     >>> w, scale = power_of_two_scale(np.array([1e308, 3e307]))
     >>> float(w.max()) < 2.0, bool(np.all(w * scale == [1e308, 3e307]))
     (True, True)
     >>> power_of_two_scale(np.array([5e-324]))[0].tolist()
     [1.0]
+    >>> power_of_two_scale(np.array([1.0, 1e-300, 1e-310]))[0].tolist()
+    [1.0, 1e-300, 0.0]
     """
     _, exponent = np.frexp(sample_weight.max())  # max = m * 2**exponent, 0.5 <= m < 1
     exponent -= 1
-    return np.ldexp(sample_weight, -exponent), float(np.ldexp(1.0, exponent))
+    scaled = np.ldexp(sample_weight, -exponent)
+    scaled[scaled < np.finfo(float).tiny] = 0.0
+    return scaled, float(np.ldexp(1.0, exponent))
 
+
+_TEXT_HINT = (
+    "X must be numeric: encode text columns as numbers first (for example with "
+    "sklearn.preprocessing.OrdinalEncoder), or list them in categorical_features."
+)
 
 #: Fragments of scikit-learn's input-validation messages, each with the hint
 #: that this package appends: scikit-learn names the problem, the hint says
@@ -153,16 +167,9 @@ _HINTS: tuple[tuple[str, str], ...] = (
     ),
     ("0 sample(s)", "Pass at least one row."),
     ("0 feature(s)", "Pass at least one column (feature)."),
-    (
-        "could not convert",
-        "X must be numeric: encode text columns as numbers first (for example with "
-        "sklearn.preprocessing.OrdinalEncoder).",
-    ),
-    (
-        "argument must be a string or a",
-        "X must be numeric: encode text columns as numbers first (for example with "
-        "sklearn.preprocessing.OrdinalEncoder).",
-    ),
+    ("could not convert", _TEXT_HINT),
+    ("Cannot cast", _TEXT_HINT),  # a pandas ``str`` column
+    ("argument must be a string or a", _TEXT_HINT),
     (
         "features as input",
         "Predict with the same columns, in the same order, as the X given to fit.",

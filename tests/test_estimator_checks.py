@@ -10,6 +10,7 @@ hyperparameters every check passes.
 from __future__ import annotations
 
 import pytest
+from sklearn.utils import get_tags
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from climbing_trees import DecisionTreeClassifier, DecisionTreeRegressor
@@ -60,3 +61,12 @@ def test_expected_failures_have_reasons(estimator):
 @pytest.mark.parametrize("estimator", [DecisionTreeClassifier(), DecisionTreeRegressor()], ids=repr)
 def test_default_estimators_pass_every_check(estimator):
     assert expected_failed_checks(estimator) == {}
+
+
+@pytest.mark.parametrize("estimator", [DecisionTreeClassifier(), DecisionTreeRegressor()], ids=repr)
+def test_tags_state_what_fit_accepts(estimator):
+    tags = get_tags(estimator)
+    assert tags.input_tags.categorical and tags.input_tags.string  # chapter 6
+    assert not tags.input_tags.allow_nan and not tags.input_tags.sparse
+    assert tags.target_tags.required and not tags.target_tags.multi_output
+    assert tags.requires_fit

@@ -399,3 +399,91 @@ def test_failed_fit_leaves_an_unfitted_model_unfitted(Estimator, data):
     assert not any(k.endswith("_") for k in vars(model))
     with pytest.raises(NotFittedError):
         model.predict(X)
+
+
+# ---------------------------------------------------------------- extreme values
+
+HUGE = np.finfo(float).max
+
+
+def fit_without_float_warnings(model, X, y, sample_weight=None):
+    with np.errstate(over="raise", invalid="raise", divide="raise"):
+        return model.fit(X, y, sample_weight=sample_weight)
+
+
+@pytest.mark.parametrize("Estimator", ESTIMATORS)
+def test_extreme_feature_values_give_finite_thresholds(Estimator):
+    # Midpoints a/2 + b/2 never overflow, even between -max and +max.
+    X = np.array([[-HUGE], [-1e308], [-1.0], [0.0], [1e-300], [1e308], [HUGE]])
+    y = np.array([0, 1, 0, 1, 0, 1, 0])
+    model = fit_without_float_warnings(Estimator(), X, y)
+    tree = model.tree_
+    internal = tree.children_left != -1
+    assert internal.sum() == len(X) - 1  # every row in its own leaf
+    assert np.all(np.isfinite(tree.threshold)) and np.all(np.isfinite(tree.impurity))
+    np.testing.assert_array_equal(model.predict(X), y)
+    # each threshold lies between two neighbouring training values
+    values = np.sort(X[:, 0])
+    for t in tree.threshold[internal]:
+        i = np.searchsorted(values, t, side="right")
+        assert values[i - 1] <= t < values[i]
+
+
+@pytest.mark.parametrize("Estimator", ESTIMATORS)
+@pytest.mark.parametrize("base", [0.0, 1.0, -1e308, 1e308, 5e-324])
+def test_adjacent_floats_are_separated(Estimator, base):
+    up = np.nextafter(base, np.inf)
+    X = np.array([[base], [up], [base], [up]])
+    y = np.array([0, 1, 0, 1])
+    model = fit_without_float_warnings(Estimator(), X, y)
+    assert model.tree_.threshold[0] == base  # the midpoint would round onto `up`
+    np.testing.assert_array_equal(model.predict(X), y)
+
+
+@pytest.mark.parametrize("scale", [1e300, 1e-300, 5e-324, 2.0**-1074, 1e150])
+@pytest.mark.parametrize("Estimator", ESTIMATORS)
+def test_weight_scale_does_not_change_the_tree(Estimator, scale):
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(40, 2))
+    y = X[:, 0] * 1e140 if Estimator is DecisionTreeRegressor else (X[:, 0] > 0).astype(int)
+    w = rng.integers(1, 4, size=40).astype(float)
+    reference = Estimator().fit(X, y, sample_weight=w)
+    scaled = fit_without_float_warnings(Estimator(), X, y, w * scale)
+    for name in ["children_left", "feature", "threshold", "value", "impurity"]:
+        np.testing.assert_allclose(
+            getattr(scaled.tree_, name), getattr(reference.tree_, name), rtol=1e-12, err_msg=name
+        )
+    # weighted_n_node_samples stays in the caller's units
+    np.testing.assert_allclose(
+        scaled.tree_.weighted_n_node_samples,
+        reference.tree_.weighted_n_node_samples * scale,
+        rtol=1e-12,
+        atol=5e-324 * 40,
+    )
+
+
+def test_weights_summing_past_the_largest_float_are_rejected(data):
+    X, y = data
+    with pytest.raises(ValueError, match="sums to more than the largest float") as info:
+        DecisionTreeClassifier().fit(X, y, sample_weight=np.full(len(X), 1e307))
+    assert "only their ratios matter" in str(info.value)
+
+
+def test_negligible_weights_count_as_removed_rows():
+    # 1e-310 next to 1 would be subnormal: too few digits for a leaf mean.
+    X = np.array([[0.0], [1.0], [2.0]])
+    y = np.array([1.0, 2.0, 3e-5])
+    model = fit_without_float_warnings(
+        DecisionTreeRegressor(), X, y, sample_weight=np.array([1.0, 1.0, 1e-310])
+    )
+    np.testing.assert_array_equal(model.tree_.n_node_samples[0], 2)
+    assert model.predict(X[2:])[0] == 2.0
+
+
+@pytest.mark.parametrize("Estimator", ESTIMATORS)
+def test_text_column_declared_numerical(Estimator, data):
+    X, y = data
+    frame = pd.DataFrame({"a": X[:, 0], "colour": pd.Series(["red", "blue"] * 15, dtype="str")})
+    with pytest.raises(ValueError, match="colour|Cannot cast|could not convert") as info:
+        Estimator(categorical_features=None).fit(frame, y)
+    assert "categorical_features" in str(info.value)
