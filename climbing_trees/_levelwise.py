@@ -245,8 +245,9 @@ def _size_classes(sizes: np.ndarray, d: int, slack: int = 8192) -> list[np.ndarr
     """Group node indices into blocks padded to a common length.
 
     Nodes are binned by size (bins grow by 25%), largest first; a bin joins
-    the current block while the padding it adds stays under ``slack`` cells,
-    so tiny nodes share one block and big ones waste at most a quarter.
+    the current block while the block's padding stays under ``slack`` cells
+    (a block costs about as much Python time as that many cells of numpy
+    work), so tiny nodes share one block and big ones waste at most a quarter.
     """
     if (len(sizes) * int(sizes.max()) - int(sizes.sum())) * d <= slack:
         return [np.arange(len(sizes))]  # one block wastes little: skip the binning
@@ -254,15 +255,16 @@ def _size_classes(sizes: np.ndarray, d: int, slack: int = 8192) -> list[np.ndarr
     order = np.argsort(-key, kind="stable")
     bounds = np.flatnonzero(np.diff(key[order])) + 1
     groups: list[list[np.ndarray]] = []
-    length = 0
+    length = wasted = 0
     for members in np.split(order, bounds):
         member_sizes = sizes[members]
         waste = (length * len(members) - int(member_sizes.sum())) * d
-        if groups and waste <= slack:
+        if groups and wasted + waste <= slack:
             groups[-1].append(members)
+            wasted += waste
         else:
             groups.append([members])
-            length = int(member_sizes.max())
+            length, wasted = int(member_sizes.max()), 0
     return [np.sort(np.concatenate(g)) for g in groups]
 
 
