@@ -196,3 +196,31 @@ def test_classifier_labels_keep_their_type():
     np.testing.assert_array_equal(model.classes_, np.unique(y))
     assert model.predict(X).dtype == model.classes_.dtype
     assert set(model.predict(X)) <= set(y)
+
+
+# ---------------------------------------------------------------- categorical DataFrames
+
+
+@pytest.mark.parametrize(("Estimator", "kind"), CASES)
+def test_mixed_dataframe_guarantees(Estimator, kind, mixed_frame):
+    """Pickle, refit, clone and untouched inputs with category/str/object/bool columns."""
+    X, y_class, y_reg = mixed_frame
+    y = y_class if kind == "classifier" else y_reg
+    w = np.linspace(0.5, 2.0, len(X))
+    X_before, y_before, w_before = X.copy(deep=True), y.copy(), w.copy()
+    model = Estimator(max_depth=4).fit(X, y, sample_weight=w)
+    assert model.is_categorical_.any()
+    pd.testing.assert_frame_equal(X, X_before)
+    np.testing.assert_array_equal(y, y_before)
+    np.testing.assert_array_equal(w, w_before)
+    restored = pickle.loads(pickle.dumps(model))
+    assert_same_fitted_state(restored, model)
+    np.testing.assert_array_equal(restored.predict(X), model.predict(X))
+    assert_same_fitted_state(clone(model).fit(X, y, sample_weight=w), model)
+    # rows in another order: the levels are recorded sorted, so the same tree
+    order = np.random.default_rng(0).permutation(len(X))
+    shuffled = Estimator(max_depth=4).fit(X.iloc[order], y[order], sample_weight=w[order])
+    for mine, theirs in zip(shuffled.categories_, model.categories_, strict=True):
+        np.testing.assert_array_equal(mine, theirs)
+    key = "predict_proba" if kind == "classifier" else "predict"
+    np.testing.assert_allclose(outputs(shuffled, X)[key], outputs(model, X)[key], rtol=1e-12)

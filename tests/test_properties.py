@@ -21,6 +21,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+import pandas as pd
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -95,6 +96,25 @@ def training_loss(model, X, y, sample_weight=None) -> float:
     return float(np.sum(w * per_row) / np.sum(w))
 
 
+def with_level_column(X: np.ndarray, data) -> pd.DataFrame:
+    """``X`` as a DataFrame with an extra text column ``level`` (categorical, chapter 6)."""
+    levels = data.draw(
+        st.lists(
+            st.sampled_from(["ant", "bee", "cat", "dog", "eel"]), min_size=len(X), max_size=len(X)
+        )
+    )
+    frame = pd.DataFrame(X, columns=[f"x{j}" for j in range(X.shape[1])])
+    frame["level"] = pd.Series(levels, dtype="str")
+    return frame
+
+
+def repeat_rows(X, counts):
+    """Each row of ``X`` (array or DataFrame) repeated ``counts[i]`` times."""
+    if isinstance(X, pd.DataFrame):
+        return X.iloc[np.repeat(np.arange(len(X)), counts)].reset_index(drop=True)
+    return np.repeat(X, counts, axis=0)
+
+
 def partition(leaf_ids: np.ndarray) -> list[frozenset[int]]:
     """The groups of row indices that share a leaf, independent of the leaf numbering."""
     groups: dict[int, set[int]] = {}
@@ -107,15 +127,21 @@ def partition(leaf_ids: np.ndarray) -> list[frozenset[int]]:
 
 
 @pytest.mark.parametrize(("Estimator", "criterion"), CRITERIA, ids=CRITERION_IDS)
+@pytest.mark.parametrize("categorical", [False, True], ids=["numerical", "categorical"])
 @SETTINGS
 @given(data=st.data())
-def test_shuffling_rows_leaves_predictions_unchanged(Estimator, criterion, data):
+def test_shuffling_rows_leaves_predictions_unchanged(Estimator, criterion, categorical, data):
     X, y = data.draw(datasets(task_of(Estimator)))
-    perm = data.draw(st.permutations(range(len(X))))
+    probe = np.vstack([X, X.mean(axis=0), X.min(axis=0) - 1.0, X.max(axis=0) + 1.0])
+    if categorical:  # levels are recorded sorted, so their codes ignore row order too
+        X = with_level_column(X, data)
+        probe = pd.concat([X, X.iloc[:1].assign(level="never seen")], ignore_index=True)
+    perm = np.array(data.draw(st.permutations(range(len(X)))))
     max_depth = data.draw(st.none() | st.integers(1, 4))
     model = Estimator(criterion=criterion, max_depth=max_depth).fit(X, y)
-    shuffled = Estimator(criterion=criterion, max_depth=max_depth).fit(X[perm], y[perm])
-    probe = np.vstack([X, X.mean(axis=0), X.min(axis=0) - 1.0, X.max(axis=0) + 1.0])
+    shuffled = Estimator(criterion=criterion, max_depth=max_depth).fit(
+        X.iloc[perm] if categorical else X[perm], y[perm]
+    )
     np.testing.assert_allclose(outputs(shuffled, probe), outputs(model, probe), rtol=1e-12)
     np.testing.assert_array_equal(shuffled.tree_.feature, model.tree_.feature)
     np.testing.assert_array_equal(shuffled.tree_.threshold, model.tree_.threshold)
@@ -157,17 +183,22 @@ def test_increasing_transform_of_a_feature_keeps_the_partition(
 
 
 @pytest.mark.parametrize(("Estimator", "criterion"), CRITERIA, ids=CRITERION_IDS)
+@pytest.mark.parametrize("categorical", [False, True], ids=["numerical", "categorical"])
 @SETTINGS
 @given(data=st.data())
-def test_integer_weights_equal_repeated_rows(Estimator, criterion, data):
+def test_integer_weights_equal_repeated_rows(Estimator, criterion, categorical, data):
     distinct = data.draw(st.booleans())
     X, y = data.draw(datasets(task_of(Estimator), distinct=distinct))
+    if categorical:
+        X = with_level_column(X, data)
     w = data.draw(hnp.arrays(np.int64, len(X), elements=st.integers(0, 3)))
     w[data.draw(st.integers(0, len(X) - 1))] = 1  # at least one row counts
     max_depth = data.draw(st.none() | st.integers(1, 4))
     weighted = Estimator(criterion=criterion, max_depth=max_depth).fit(X, y, sample_weight=w)
+    # A level carried only by rows of weight 0 is, in both fits, a level no node has
+    # seen: it follows the heavier child.
     repeated = Estimator(criterion=criterion, max_depth=max_depth).fit(
-        np.repeat(X, w, axis=0), np.repeat(y, w)
+        repeat_rows(X, w), np.repeat(y, w)
     )
     if Estimator is DecisionTreeRegressor:
         # atol: a subnormal target (5e-324) keeps no relative precision in w * y
