@@ -126,6 +126,11 @@ class BaseDecisionTree(BaseEstimator):
     def _validate_X_predict(self, X) -> np.ndarray:
         check_is_fitted(self, "tree_")
         with explained_errors():
+            names = getattr(self, "feature_names_in_", None)
+            if names is not None and list(getattr(X, "columns", names)) != list(names):
+                # Check the column names before encoding levels column by column, or a
+                # reordered DataFrame would be reported as text in a numerical column.
+                validate_data(self, X, reset=False, skip_check_array=True)
             X = encode_categorical(X, categories=list(self.categories_))[0]
             return validate_data(
                 self, X, reset=False, dtype=np.float64, ensure_all_finite=True

@@ -487,3 +487,39 @@ def test_text_column_declared_numerical(Estimator, data):
     with pytest.raises(ValueError, match="colour|Cannot cast|could not convert") as info:
         Estimator(categorical_features=None).fit(frame, y)
     assert "categorical_features" in str(info.value)
+
+
+# ---------------------------------------------------------------- categorical DataFrames
+
+
+@pytest.mark.parametrize("Estimator", ESTIMATORS)
+@pytest.mark.parametrize(
+    ("change", "fragment"),
+    [
+        (lambda X: X.drop(columns="colour"), "feature names should match"),
+        (lambda X: X.rename(columns={"colour": "color"}), "unseen at fit time"),
+        (lambda X: X[list(reversed(X.columns))], "same order"),
+    ],
+    ids=["dropped", "renamed", "reordered"],
+)
+def test_categorical_frame_with_other_columns_at_predict(Estimator, mixed_frame, change, fragment):
+    X, y_class, y_reg = mixed_frame
+    model = Estimator(max_depth=3).fit(X, y_class if Estimator is DecisionTreeClassifier else y_reg)
+    with pytest.raises(ValueError, match=fragment) as info:
+        model.predict(change(X))
+    assert "columns given to fit" in str(info.value)
+
+
+@pytest.mark.parametrize("Estimator", ESTIMATORS)
+def test_failed_fit_keeps_a_categorical_model(Estimator, mixed_frame):
+    X, y_class, y_reg = mixed_frame
+    y = y_class if Estimator is DecisionTreeClassifier else y_reg
+    model = Estimator(max_depth=3).fit(X, y)
+    before = copy.deepcopy(model)
+    X_missing = X.copy()
+    X_missing.loc[3, "shape"] = None
+    with pytest.raises(ValueError, match="contains missing values") as info:
+        model.fit(X_missing, y)
+    assert "drop or impute those rows" in str(info.value)
+    assert_same_fitted_state(model, before)
+    np.testing.assert_array_equal(model.predict(X), before.predict(X))
