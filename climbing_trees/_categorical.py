@@ -353,6 +353,7 @@ def one_vs_rest_split(
 
 
 def _one_vs_rest(level_stats, counts, criterion, min_samples_leaf):
+    """:func:`one_vs_rest_split` from the level statistics on."""
     if np.count_nonzero(counts) < 2:
         return None
     candidates = _candidates_one_vs_rest(level_stats, counts, criterion)
@@ -394,6 +395,7 @@ def partition_split(
 
 
 def _partition(level_stats, counts, criterion, min_samples_leaf):
+    """:func:`partition_split` from the level statistics on: sort, then scan the cuts."""
     order = level_order(level_stats, counts, criterion)
     candidates = _candidates_sorted_scan(order, level_stats, counts, criterion)
     return _best_split(candidates, level_stats, criterion, min_samples_leaf)
@@ -424,9 +426,11 @@ def auto_split(
 
 
 def _auto(level_stats, counts, criterion, min_samples_leaf):
+    """:func:`auto_split` from the level statistics on."""
     order = level_order(level_stats, counts, criterion)
     candidates = _candidates_sorted_scan(order, level_stats, counts, criterion)
     if criterion in CLASSIFICATION_CRITERIA and level_stats.shape[1] > 2 and len(order) > 1:
+        # Three or more classes: the scan is a heuristic; one-vs-rest comes after it.
         extra = _candidates_one_vs_rest(level_stats, counts, criterion)
         candidates = _concatenate(candidates, extra)
     return _best_split(candidates, level_stats, criterion, min_samples_leaf)
@@ -461,6 +465,7 @@ def brute_force_categorical_split(
 
 
 def _brute_force(level_stats, counts, criterion, min_samples_leaf, one_level_sides=False):
+    """:func:`brute_force_categorical_split` from the level statistics on."""
     present = np.flatnonzero(counts > 0)
     k = len(present)
     if k < 2:
