@@ -31,8 +31,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._criteria import CLASSIFICATION_CRITERIA, impurity_from_statistics
-from ._growth import grow_tree
+from ._categorical import _principal_component_key
+from ._criteria import CLASSIFICATION_CRITERIA, impurity_from_statistics, total_weight
 from ._ties import TIE_RTOL, midpoint_threshold
 from ._tree import TREE_LEAF, TREE_UNDEFINED, Tree
 
@@ -63,8 +63,8 @@ def grow_tree_levelwise(
     max_depth, min_samples_split, min_samples_leaf, min_impurity_decrease
         The stopping rules of :func:`grow_tree`, with the same meaning.
     is_categorical, n_categories, categorical_split
-        Categorical features, as in :func:`grow_tree`.  Trees with categorical
-        features are grown by :func:`grow_tree` itself.
+        Categorical features (level codes in ``X``), as in :func:`grow_tree`;
+        :mod:`climbing_trees._categorical` describes the format.
 
     Returns
     -------
@@ -83,6 +83,7 @@ def grow_tree_levelwise(
 
     Examples
     --------
+    >>> from climbing_trees import grow_tree
     >>> X = np.array([[0.0, 3.0], [1.0, 2.0], [2.0, 1.0], [3.0, 0.0]])
     >>> Y = np.array([[1.0], [1.0], [5.0], [7.0]])
     >>> fast = grow_tree_levelwise(X, Y, np.ones(4), criterion="squared_error")
@@ -90,20 +91,6 @@ def grow_tree_levelwise(
     >>> fast.threshold.tolist() == slow.threshold.tolist()
     True
     """
-    if is_categorical is not None and np.any(is_categorical):
-        return grow_tree(
-            X,
-            Y,
-            sample_weight,
-            criterion=criterion,
-            max_depth=max_depth,
-            min_samples_split=min_samples_split,
-            min_samples_leaf=min_samples_leaf,
-            min_impurity_decrease=min_impurity_decrease,
-            is_categorical=is_categorical,
-            n_categories=n_categories,
-            categorical_split=categorical_split,
-        )
     X = np.asarray(X, dtype=float)
     Y = np.asarray(Y, dtype=float)
     w = np.asarray(sample_weight, dtype=float)
@@ -114,17 +101,27 @@ def grow_tree_levelwise(
     eps = np.finfo(float).eps
     # With unit weights, a prefix's total weight is its row count (exactly).
     unit = bool(np.all(w == 1.0))
+    categorical = np.zeros(d, bool) if is_categorical is None else is_categorical
+    categorical = np.asarray(categorical, dtype=bool)
+    cat_features, num_features = np.flatnonzero(categorical), np.flatnonzero(~categorical)
+    if n_categories is None:
+        n_categories = np.zeros(d, dtype=np.intp)
+        for j in cat_features:
+            n_categories[j] = int(X[:, j].max()) + 1 if n else 0
+    width = int(max(np.max(n_categories, initial=0), 0)) + 1  # max_levels + 1
+    codes = {j: X[:, j].astype(np.intp) for j in cat_features}
 
-    # Transposed features with one extra column: padding points at row n.
-    Xt = np.empty((d, n + 1))
-    Xt[:, :n] = X.T
+    # Numerical features, transposed, with one extra column: padding is row n.
+    d_num = len(num_features)
+    Xt = np.empty((d_num, n + 1))
+    Xt[:, :n] = X[:, num_features].T
     Xt[:, n] = -np.inf  # padding: never above its left neighbour
-    # rows[j] (j < d): the level's rows, node by node, sorted by feature j.
-    # rows[d]: the same rows node by node in index order (the order grow_tree
-    # keeps).  The extra last column is the padding row n.
-    rows = np.empty((d + 1, n + 1), dtype=np.intp)
-    rows[:d, :n], has_ties = _presort(Xt[:, :n])
-    rows[d, :n] = np.arange(n)
+    # rows[j] (j < d_num): the level's rows, node by node, sorted by numerical
+    # feature j.  rows[d_num]: the same rows node by node in index order (the
+    # order grow_tree keeps).  The extra last column is the padding row n.
+    rows = np.empty((d_num + 1, n + 1), dtype=np.intp)
+    rows[:d_num, :n], has_ties = _presort(Xt[:, :n])
+    rows[d_num, :n] = np.arange(n)
     rows[:, n] = n
     sizes = np.array([n], dtype=np.intp)  # rows of each node of the level
 
@@ -136,7 +133,7 @@ def grow_tree_levelwise(
         starts = np.zeros(n_nodes, dtype=np.intp)
         np.cumsum(sizes[:-1], out=starts[1:])
         node_of_pos = np.repeat(np.arange(n_nodes), sizes)
-        index_rows = rows[d, :m]
+        index_rows = rows[d_num, :m]
 
         # Node summaries from the rows in index order (as grow_tree sums them).
         w_rows = w[index_rows]
@@ -163,30 +160,54 @@ def grow_tree_levelwise(
         )
         feature = np.full(n_nodes, TREE_UNDEFINED, dtype=np.intp)
         threshold = np.full(n_nodes, float(TREE_UNDEFINED))
+        sets = np.zeros((n_nodes, width), dtype=bool)  # categories_left rows
+        split = np.zeros(n_nodes, dtype=bool)
         if searchable.any() and d:
-            # Per-row statistics as flat columns, padded with a zero at row n.
-            cols = np.zeros((phi.shape[1], n + 1))
-            cols[:, index_rows] = phi.T
-            best_f, best_t, best_s = _best_splits(
-                rows,
-                Xt,
-                has_ties,
-                cols,
-                unit,
-                starts,
-                sizes,
-                searchable,
-                node_stats,
-                impurity,
-                criterion,
-                min_samples_leaf,
-            )
+            best_f = np.full(n_nodes, -1, dtype=np.intp)
+            best_t = np.full(n_nodes, np.nan)
+            best_s = np.full(n_nodes, np.inf)
+            if d_num:
+                # Per-row statistics as flat columns, padded with a zero at row n.
+                cols = np.zeros((phi.shape[1], n + 1))
+                cols[:, index_rows] = phi.T
+                best_f, best_t, best_s = _best_splits(
+                    rows,
+                    Xt,
+                    has_ties,
+                    cols,
+                    unit,
+                    starts,
+                    sizes,
+                    searchable,
+                    node_stats,
+                    impurity,
+                    criterion,
+                    min_samples_leaf,
+                )
+                best_f = np.where(best_f >= 0, num_features[np.maximum(best_f, 0)], -1)
+            if cat_features.size:
+                best_f, best_t, best_s, sets = _mixed_splits(
+                    best_f,
+                    best_t,
+                    best_s,
+                    codes,
+                    cat_features,
+                    n_categories,
+                    width,
+                    index_rows,
+                    node_of_pos,
+                    phi,
+                    searchable,
+                    impurity,
+                    criterion,
+                    min_samples_leaf,
+                    categorical_split,
+                )
             improvement = w_node / W * (impurity - best_s)
             split = (best_f >= 0) & (improvement + eps >= min_impurity_decrease)
             feature[split] = best_f[split]
             threshold[split] = best_t[split]
-        else:
-            split = np.zeros(n_nodes, dtype=bool)
+            sets[~split] = False
 
         levels.append(
             {
@@ -197,11 +218,24 @@ def grow_tree_levelwise(
                 "n": sizes,
                 "w": w_node,
                 "split": split,
+                "categories_left": sets,
             }
         )
         if not split.any():
             break
-        rows, sizes = _partition(rows, Xt, node_of_pos, starts, sizes, split, feature, threshold)
+        # Which way each row of a split node goes: x <= threshold, or its level's
+        # entry in categories_left (the threshold is NaN at categorical nodes).
+        keep = split[node_of_pos]
+        kept_rows = np.compress(keep, index_rows)
+        kept_node = np.compress(keep, node_of_pos)
+        kept_feature = feature[kept_node]
+        go_left = X[kept_rows, kept_feature] <= threshold[kept_node]
+        at_categorical = np.isnan(threshold[kept_node])
+        if at_categorical.any():
+            i = np.flatnonzero(at_categorical)
+            c = X[kept_rows[i], kept_feature[i]].astype(np.intp)
+            go_left[i] = sets[kept_node[i], c]
+        rows, sizes = _partition(rows, kept_rows, kept_node, go_left, sizes, split)
         depth += 1
     return _preorder_tree(levels)
 
@@ -459,24 +493,194 @@ def _best_splits(
     return best_f, best_t, best_s
 
 
-def _partition(rows, Xt, node_of_pos, starts, sizes, split, feature, threshold):
+def _mixed_splits(
+    best_f,
+    best_t,
+    best_s,
+    codes,
+    cat_features,
+    n_categories,
+    width,
+    index_rows,
+    node_of_pos,
+    phi,
+    searchable,
+    impurity,
+    criterion,
+    min_samples_leaf,
+    method,
+):
+    """Add the categorical features to the numerical winners of a level's nodes.
+
+    As in ``grow_tree``: each categorical feature's best split (by its own
+    tie rule), then the first of the numerical winner and those splits, by
+    feature index, whose score is within the tie tolerance of the best.
+    Returns feature, threshold (NaN at categorical splits), score and the
+    ``categories_left`` rows of every node.
+    """
+    n_nodes = len(impurity)
+    features = [np.where(best_f >= 0, best_f, np.iinfo(np.intp).max)]
+    scores = [np.where(best_f >= 0, best_s, np.inf)]
+    sets = []
+    for j in cat_features:
+        n_levels = int(n_categories[j])
+        score, left_levels, present, w_left, w_right = _categorical_splits(
+            codes[j][index_rows],
+            node_of_pos,
+            n_nodes,
+            n_levels,
+            phi,
+            criterion,
+            min_samples_leaf,
+            method,
+        )
+        score = np.where(searchable, score, np.inf)
+        features.append(np.where(np.isfinite(score), j, np.iinfo(np.intp).max))
+        scores.append(score)
+        # The categories_left rows: unseen levels go to the heavier side.
+        row = np.repeat((w_left > w_right)[:, None], width, axis=1)
+        row[:, :n_levels][present[:, :n_levels]] = False
+        row[:, :n_levels] |= left_levels[:, :n_levels]
+        sets.append(row)
+    features = np.stack(features, axis=1)
+    scores = np.stack(scores, axis=1)
+    by_feature = np.argsort(features, axis=1, kind="stable")
+    features = np.take_along_axis(features, by_feature, axis=1)
+    scores = np.take_along_axis(scores, by_feature, axis=1)
+    best = scores.min(axis=1)
+    tol = TIE_RTOL * np.maximum(np.abs(impurity), np.abs(best))
+    first = np.argmax(scores <= (best + tol)[:, None], axis=1)
+    nodes = np.arange(n_nodes)
+    found = np.isfinite(best)
+    choice = by_feature[nodes, first]  # 0: numerical, 1 + c: categorical feature c
+    feature = np.where(found, features[nodes, first], -1)
+    threshold = np.where(choice == 0, best_t, np.nan)
+    all_sets = np.stack([np.zeros((n_nodes, width), dtype=bool), *sets], axis=1)
+    chosen_sets = all_sets[nodes, choice] & (found & (choice > 0))[:, None]
+    return feature, threshold, np.where(found, best, np.inf), chosen_sets
+
+
+def _categorical_splits(codes, node_of_pos, n_nodes, n_levels, phi, criterion, msl, method):
+    """Best split of one categorical feature in every node of a level.
+
+    The candidates and their order are those of
+    :mod:`climbing_trees._categorical` (sorted scan and/or one-vs-rest), for
+    all nodes at once: level statistics are ``bincount`` sums over
+    ``(node, level)`` pairs.  Returns the score (``inf`` if no candidate is
+    allowed), the levels sent left, the levels present, and the weights of
+    both sides of each node's winner.
+    """
+    n_levels = max(n_levels, int(codes.max()) + 1 if codes.size else 0)
+    regression = criterion == "squared_error"
+    pair = node_of_pos * n_levels + codes
+    size = n_nodes * n_levels
+    level_stats = np.stack(
+        [np.bincount(pair, weights=phi[:, c], minlength=size) for c in range(phi.shape[1])],
+        axis=-1,
+    ).reshape(n_nodes, n_levels, -1)
+    counts = np.bincount(pair, minlength=size).reshape(n_nodes, n_levels)
+    present = counts > 0
+    n_present = present.sum(axis=1)
+    node_sum = level_stats.sum(axis=1)  # the node's statistics, summed level by level
+    columns = list(np.moveaxis(level_stats, -1, 0))
+    w_level = columns[0] if regression else _sum_last(columns)
+    node_columns = [c[:, None] for c in node_sum.T]
+    total, parent = _impurity(node_columns, criterion)
+    n_total = counts.sum(axis=1)[:, None]
+
+    candidates = []  # (score, levels-left mask, w_left, w_right) blocks, in tie order
+    classes = phi.shape[1]
+    scan = method in ("partition", "auto")
+    one_vs_rest = method == "one_vs_rest" or (method == "auto" and not regression and classes > 2)
+    if scan:
+        with np.errstate(divide="ignore", invalid="ignore"):
+            if regression:
+                key = columns[1] / w_level
+            elif classes <= 2:
+                key = columns[-1] / w_level
+            else:
+                # Three or more classes: an eigenvector per node.  Its sign is
+                # fixed by its largest entry, so near-equal entries make it
+                # sensitive to rounding; calling grow_tree's own function on
+                # the same level statistics keeps the very same order.
+                key = np.full((n_nodes, n_levels), np.nan)
+                for node in np.flatnonzero(n_present >= 2):
+                    here = np.flatnonzero(present[node])
+                    stats_here = level_stats[node, here]
+                    key[node, here] = _principal_component_key(
+                        stats_here, total_weight(stats_here, criterion)
+                    )
+        level_ids = np.broadcast_to(np.arange(n_levels), (n_nodes, n_levels))
+        node_ids = np.broadcast_to(np.arange(n_nodes)[:, None], (n_nodes, n_levels))
+        order = (
+            np.lexsort(
+                (level_ids.ravel(), key.ravel(), ~present.ravel(), node_ids.ravel())
+            ).reshape(n_nodes, n_levels)
+            - (np.arange(n_nodes) * n_levels)[:, None]
+        )
+        sorted_stats = np.take_along_axis(level_stats, order[:, :, None], axis=1)
+        left = np.cumsum(sorted_stats, axis=1)[:, :-1]
+        right = np.cumsum(sorted_stats[:, ::-1], axis=1)[:, ::-1][:, 1:]
+        n_left = np.cumsum(np.take_along_axis(counts, order, axis=1), axis=1)[:, :-1]
+        position = np.arange(n_levels - 1)
+        valid = position < (n_present - 1)[:, None]
+        # Candidate i sends the first i + 1 levels of the order left.
+        rank = np.empty_like(order)
+        np.put_along_axis(rank, order, np.arange(n_levels)[None, :], axis=1)
+        candidates.append((left, right, n_left, valid, lambda nodes, i: rank[nodes] <= i[:, None]))
+    if one_vs_rest:
+        left = level_stats
+        right = node_sum[:, None, :] - level_stats
+        candidates.append(
+            (left, right, counts, present, lambda nodes, c: np.arange(n_levels) == c[:, None])
+        )
+    if not candidates or n_levels < 2:
+        none = np.zeros((n_nodes, n_levels), dtype=bool)
+        return np.full(n_nodes, np.inf), none, present, np.zeros(n_nodes), np.zeros(n_nodes)
+
+    all_scores, all_wl, all_wr = [], [], []
+    for left, right, n_left, valid, _ in candidates:
+        with np.errstate(divide="ignore", invalid="ignore"):
+            w_left, imp_left = _impurity(list(np.moveaxis(left, -1, 0)), criterion)
+            w_right, imp_right = _impurity(list(np.moveaxis(right, -1, 0)), criterion)
+            score = (w_left * imp_left + w_right * imp_right) / total
+        allowed = valid & (n_left >= msl) & (n_total - n_left >= msl) & (w_left > 0) & (w_right > 0)
+        all_scores.append(np.where(allowed, score, np.inf))
+        all_wl.append(w_left)
+        all_wr.append(w_right)
+    scores = np.concatenate(all_scores, axis=1)
+    best = scores.min(axis=1)
+    tol = TIE_RTOL * np.maximum(np.abs(parent[:, 0]), np.abs(best))
+    first = np.argmax(scores <= (best + tol)[:, None], axis=1)
+    nodes = np.arange(n_nodes)
+    # The winner's left set, from the block of candidates it belongs to.
+    masks = np.zeros((n_nodes, n_levels), dtype=bool)
+    offset = 0
+    for block, (_, _, _, _, left_set) in zip(all_scores, candidates, strict=True):
+        inside = (first >= offset) & (first < offset + block.shape[1])
+        masks[inside] = left_set(nodes[inside], first[inside] - offset)
+        offset += block.shape[1]
+    w_left = np.concatenate(all_wl, axis=1)[nodes, first]
+    w_right = np.concatenate(all_wr, axis=1)[nodes, first]
+    return best, masks, present, w_left, w_right
+
+
+def _partition(rows, kept_rows, kept_node, go_left, sizes, split):
     """Stable partition of every order: split nodes' rows into their children.
 
-    Rows of nodes that became leaves leave the arrays.  The next level lists
-    the left children of the split nodes, in the parents' order, then their
-    right children: ``[left_0, left_1, ..., right_0, right_1, ...]``.
+    ``kept_rows`` are the rows of split nodes (``kept_node`` their nodes) and
+    ``go_left`` says where each goes.  Rows of nodes that became leaves leave
+    the arrays.  The next level lists the left children of the split nodes, in
+    the parents' order, then their right children:
+    ``[left_0, left_1, ..., right_0, right_1, ...]``.
     """
     n_orders = rows.shape[0]
-    d = n_orders - 1
     m = int(sizes.sum())
-    index_rows = rows[d, :m]
-    # Each row's fate: goes left, goes right, or stays in a leaf (neither).
-    keep = split[node_of_pos]
-    kept_rows = np.compress(keep, index_rows)
-    kept_node = np.compress(keep, node_of_pos)
-    go_left = Xt[feature[kept_node], kept_rows] <= threshold[kept_node]
-    to_left = np.zeros(Xt.shape[1], dtype=bool)
+    pad_row = rows[0, -1]  # row id n, the padding
+    to_left = np.zeros(pad_row + 1, dtype=bool)
     to_left[kept_rows] = go_left
+    is_kept = np.zeros(pad_row + 1, dtype=bool)
+    is_kept[kept_rows] = True
     n_left = np.bincount(kept_node, weights=go_left, minlength=sizes.size)[split]
     n_left = n_left.astype(np.intp)
     child_sizes = np.concatenate([n_left, sizes[split] - n_left])
@@ -484,20 +688,13 @@ def _partition(rows, Xt, node_of_pos, starts, sizes, split, feature, threshold):
     # the same number of left (right) rows, so the selections stay rectangular.
     current = rows[:, :m]
     left_mask = to_left.take(current)
-    right_mask = ~left_mask
-    right_mask &= keep
+    right_mask = is_kept.take(current)
+    right_mask &= ~left_mask
     flat = current.ravel()  # np.compress on flat arrays is much faster than a[mask]
     lefts = np.compress(left_mask.ravel(), flat).reshape(n_orders, -1)
     rights = np.compress(right_mask.ravel(), flat).reshape(n_orders, -1)
-    pad = np.full((n_orders, 1), Xt.shape[1] - 1, dtype=rows.dtype)
-    new_rows = np.concatenate(
-        [
-            lefts,
-            rights,
-            pad,  # the last column stays the padding row n
-        ],
-        axis=1,
-    )
+    pad = np.full((n_orders, 1), pad_row, dtype=rows.dtype)
+    new_rows = np.concatenate([lefts, rights, pad], axis=1)  # last column: padding
     return new_rows, child_sizes
 
 
@@ -546,6 +743,9 @@ def _preorder_tree(levels: list[dict]) -> Tree:
     children_left[pre[inner]] = pre[left[inner]]
     children_right[pre[inner]] = pre[right[inner]]
     value = arrange("value", float)
+    sets = np.concatenate([lv["categories_left"] for lv in levels])
+    categories_left = np.empty_like(sets)
+    categories_left[pre] = sets
     return Tree(
         children_left=children_left,
         children_right=children_right,
@@ -555,4 +755,5 @@ def _preorder_tree(levels: list[dict]) -> Tree:
         impurity=arrange("impurity", float),
         n_node_samples=arrange("n", np.intp),
         weighted_n_node_samples=arrange("w", float),
+        categories_left=categories_left,
     )

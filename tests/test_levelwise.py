@@ -210,3 +210,76 @@ def test_apply_flat_follows_categorical_splits(seed):
     X_new = np.column_stack([rng.integers(-1, 8, size=2000), rng.normal(size=2000)])
     X_new = X_new.astype(float)  # codes -1, 6 and 7 were never seen at fit
     np.testing.assert_array_equal(tree.apply_flat(X_new), tree.apply(X_new))
+
+
+def make_mixed_problem(seed: int, criterion: str, *, weights: str):
+    """Numerical and categorical columns (2-8 levels), categorical ones anywhere."""
+    rng = np.random.default_rng(seed)
+    X, Y, w = make_problem(
+        seed, criterion, weights=weights, ties=bool(seed % 2), n_classes=2 + seed % 3
+    )
+    n = len(X)
+    n_levels = rng.integers(2, 9, size=int(rng.integers(1, 3)))
+    columns = [rng.integers(0, k, size=n).astype(float) for k in n_levels]
+    X = np.column_stack([X, *columns])
+    is_categorical = np.r_[np.zeros(X.shape[1] - len(columns), bool), np.ones(len(columns), bool)]
+    perm = rng.permutation(X.shape[1])
+    n_categories = np.r_[np.zeros(X.shape[1] - len(columns), int), n_levels][perm]
+    return X[:, perm], Y, w, is_categorical[perm], n_categories
+
+
+@pytest.mark.parametrize("seed", range(10))
+@pytest.mark.parametrize("criterion", ["gini", "entropy", "squared_error"])
+@pytest.mark.parametrize("weights", ["unit", "zeros"])
+@pytest.mark.parametrize("method", ["auto", "one_vs_rest", "partition"])
+def test_same_tree_with_categorical_features(seed, criterion, weights, method):
+    X, Y, w, is_categorical, n_categories = make_mixed_problem(seed, criterion, weights=weights)
+    params = {
+        "criterion": criterion,
+        "is_categorical": is_categorical,
+        "n_categories": n_categories if seed % 3 else None,
+        "categorical_split": method,
+        **STOPPING[seed % len(STOPPING)],
+    }
+    slow = ct.grow_tree(X, Y, w, **params)
+    fast = grow_tree_levelwise(X, Y, w, **params)
+    assert_equivalent(fast, slow)
+
+
+def test_only_categorical_features_and_unseen_levels():
+    rng = np.random.default_rng(11)
+    X = rng.integers(0, 12, size=(500, 2)).astype(float)
+    y = rng.normal(size=12)[X[:, 0].astype(int)] + 0.1 * rng.normal(size=500)
+    params = {"criterion": "squared_error", "is_categorical": np.array([True, True])}
+    slow = ct.grow_tree(X, y[:, None], np.ones(500), **params)
+    fast = grow_tree_levelwise(X, y[:, None], np.ones(500), **params)
+    assert_equivalent(fast, slow)
+    assert np.isnan(fast.threshold[0])
+    X_new = np.array([[-1.0, 3.0], [20.0, 0.0], [5.0, -1.0]])  # codes unseen at fit
+    np.testing.assert_array_equal(fast.apply_flat(X_new), slow.apply(X_new))
+
+
+@pytest.mark.parametrize("method", ["auto", "one_vs_rest", "partition"])
+def test_estimator_with_a_categorical_column_fits_the_depth_first_tree(method):
+    pd = pytest.importorskip("pandas")
+    rng = np.random.default_rng(5)
+    frame = pd.DataFrame(
+        {
+            "x": rng.normal(size=300),
+            "colour": rng.choice(["red", "green", "blue", "grey", "pink"], size=300),
+        }
+    )
+    y = rng.choice(["a", "b", "c"], size=300)
+    model = ct.DecisionTreeClassifier(max_depth=5, categorical_split=method).fit(frame, y)
+    X = np.column_stack([frame["x"], np.unique(frame["colour"], return_inverse=True)[1]])
+    slow = ct.grow_tree(
+        X,
+        ct.one_hot(np.unique(y, return_inverse=True)[1], 3),
+        np.ones(300),
+        criterion="gini",
+        max_depth=5,
+        is_categorical=model.is_categorical_,
+        n_categories=np.array([0, 5]),
+        categorical_split=method,
+    )
+    assert_equivalent(model.tree_, slow)
