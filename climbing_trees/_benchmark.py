@@ -104,9 +104,7 @@ def benchmark_cases(scale: float = 1.0, categorical: bool = True) -> list[Case]:
     ]
     if categorical:
         X_cat, y_cat = synthetic_categorical(int(100_000 * scale))
-        cases.append(
-            Case("categorical", X_cat, y_cat, "regression", {"max_depth": 8}, categorical=[0])
-        )
+        cases.append(Case("categorical", X_cat, y_cat, "regression", categorical=[0]))
     return cases
 
 

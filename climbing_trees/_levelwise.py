@@ -530,6 +530,7 @@ def _mixed_splits(
             n_nodes,
             n_levels,
             phi,
+            searchable,
             criterion,
             min_samples_leaf,
             method,
@@ -560,18 +561,20 @@ def _mixed_splits(
     return feature, threshold, np.where(found, best, np.inf), chosen_sets
 
 
-def _categorical_splits(codes, node_of_pos, n_nodes, n_levels, phi, criterion, msl, method):
+def _categorical_splits(
+    codes, node_of_pos, n_nodes, n_levels, phi, searchable, criterion, msl, method
+):
     """Best split of one categorical feature in every node of a level.
 
     The candidates and their order are those of
     :mod:`climbing_trees._categorical` (sorted scan and/or one-vs-rest), for
     all nodes at once: level statistics are ``bincount`` sums over
-    ``(node, level)`` pairs.  Returns the score (``inf`` if no candidate is
-    allowed), the levels sent left, the levels present, and the weights of
-    both sides of each node's winner.
+    ``(node, level)`` pairs.  Nodes are then grouped by their number of
+    present levels, and each group is searched as one padded block.  Returns
+    the score (``inf`` if no candidate is allowed), the levels sent left, the
+    levels present, and the weights of both sides of each node's winner.
     """
     n_levels = max(n_levels, int(codes.max()) + 1 if codes.size else 0)
-    regression = criterion == "squared_error"
     pair = node_of_pos * n_levels + codes
     size = n_nodes * n_levels
     level_stats = np.stack(
@@ -581,6 +584,39 @@ def _categorical_splits(codes, node_of_pos, n_nodes, n_levels, phi, criterion, m
     counts = np.bincount(pair, minlength=size).reshape(n_nodes, n_levels)
     present = counts > 0
     n_present = present.sum(axis=1)
+    best = np.full(n_nodes, np.inf)
+    masks = np.zeros((n_nodes, n_levels), dtype=bool)
+    w_left, w_right = np.zeros(n_nodes), np.zeros(n_nodes)
+    candidates = np.flatnonzero(searchable & (n_present >= 2))
+    if not candidates.size:
+        return best, masks, present, w_left, w_right
+    for group in _size_classes(n_present[candidates], phi.shape[1]):
+        nodes = candidates[group]
+        width = int(n_present[nodes].max())
+        # Present levels first, in code order; then absent ones (zero statistics).
+        columns = np.argsort(~present[nodes], axis=1, kind="stable")[:, :width]
+        stats = np.take_along_axis(level_stats[nodes], columns[:, :, None], axis=1)
+        block_counts = np.take_along_axis(counts[nodes], columns, axis=1)
+        score, left, wl, wr = _categorical_block(stats, block_counts, criterion, msl, method)
+        best[nodes], w_left[nodes], w_right[nodes] = score, wl, wr
+        rows_masks = np.zeros((len(nodes), n_levels), dtype=bool)
+        np.put_along_axis(rows_masks, columns, left, axis=1)
+        masks[nodes] = rows_masks
+    return best, masks, present, w_left, w_right
+
+
+def _categorical_block(level_stats, counts, criterion, msl, method):
+    """Best categorical split of a block of nodes, levels in columns.
+
+    ``level_stats`` has shape ``(nodes, levels, statistics)``: the present
+    levels of each node in increasing code order, then padding (absent levels,
+    all zero).  Returns each node's best score, the block columns sent left,
+    and the weights of both sides.
+    """
+    n_nodes, n_levels = counts.shape
+    present = counts > 0
+    n_present = present.sum(axis=1)
+    regression = criterion == "squared_error"
     node_sum = level_stats.sum(axis=1)  # the node's statistics, summed level by level
     columns = list(np.moveaxis(level_stats, -1, 0))
     w_level = columns[0] if regression else _sum_last(columns)
@@ -589,7 +625,7 @@ def _categorical_splits(codes, node_of_pos, n_nodes, n_levels, phi, criterion, m
     n_total = counts.sum(axis=1)[:, None]
 
     candidates = []  # (score, levels-left mask, w_left, w_right) blocks, in tie order
-    classes = phi.shape[1]
+    classes = level_stats.shape[-1]
     scan = method in ("partition", "auto")
     one_vs_rest = method == "one_vs_rest" or (method == "auto" and not regression and classes > 2)
     if scan:
@@ -634,9 +670,9 @@ def _categorical_splits(codes, node_of_pos, n_nodes, n_levels, phi, criterion, m
         candidates.append(
             (left, right, counts, present, lambda nodes, c: np.arange(n_levels) == c[:, None])
         )
-    if not candidates or n_levels < 2:
+    if not candidates:
         none = np.zeros((n_nodes, n_levels), dtype=bool)
-        return np.full(n_nodes, np.inf), none, present, np.zeros(n_nodes), np.zeros(n_nodes)
+        return np.full(n_nodes, np.inf), none, np.zeros(n_nodes), np.zeros(n_nodes)
 
     all_scores, all_wl, all_wr = [], [], []
     for left, right, n_left, valid, _ in candidates:
@@ -662,7 +698,7 @@ def _categorical_splits(codes, node_of_pos, n_nodes, n_levels, phi, criterion, m
         offset += block.shape[1]
     w_left = np.concatenate(all_wl, axis=1)[nodes, first]
     w_right = np.concatenate(all_wr, axis=1)[nodes, first]
-    return best, masks, present, w_left, w_right
+    return best, masks, w_left, w_right
 
 
 def _partition(rows, kept_rows, kept_node, go_left, sizes, split):
