@@ -77,10 +77,14 @@ def check_sample_weight(sample_weight, n_samples: int) -> np.ndarray:
     """Validated float64 copy of ``sample_weight`` (all ones when ``None``)."""
     if sample_weight is None:
         return np.ones(n_samples)
+    message = "sample_weight must be an array of real numbers, one per row of X."
     try:
-        w = np.array(sample_weight, dtype=float)
+        w = np.asarray(sample_weight)
+        if w.dtype.kind == "c":  # casting would silently drop the imaginary parts
+            raise TypeError(message)
+        w = np.array(w, dtype=float)
     except (TypeError, ValueError) as exc:
-        raise TypeError("sample_weight must be an array of numbers, one per row of X.") from exc
+        raise TypeError(message) from exc
     if w.ndim == 0:
         w = np.full(n_samples, float(w))
     if w.ndim != 1 or len(w) != n_samples:
@@ -166,6 +170,12 @@ _HINTS: tuple[tuple[str, str], ...] = (
         "in (for example with sklearn.impute.SimpleImputer).",
     ),
     ("0 sample(s)", "Pass at least one row."),
+    ("Expected unique column names", "Give every column of X its own name."),
+    (
+        "could not be promoted",
+        "X mixes dates or times with numbers: turn datetime columns into numbers first "
+        "(for example days since a reference date).",
+    ),
     ("0 feature(s)", "Pass at least one column (feature)."),
     ("could not convert", _TEXT_HINT),
     ("Cannot cast", _TEXT_HINT),  # a pandas ``str`` column

@@ -1,10 +1,11 @@
 """Fuzzing: fit on hundreds of randomly generated, often hostile, datasets.
 
-Each dataset mixes column types (float, int, bool, text, pandas ``category``,
-pandas ``str``), odd shapes (one row, one column, many columns, duplicated
-rows), extreme values (+-1e308, the smallest subnormal 5e-324, neighbouring
-floats from ``np.nextafter``), huge and tiny sample weights and, sometimes,
-NaN or bad targets.  Every fit must either
+Each dataset mixes column types (float, int, bool, datetime, text, pandas
+``category``, pandas ``str``), odd shapes (one row, one column, many
+columns, duplicated rows and column names), extreme values (+-1e308, the
+smallest subnormal 5e-324, neighbouring floats from ``np.nextafter``), huge
+and tiny sample weights and, sometimes, NaN or bad targets.  Every fit must
+either
 
 * work: predictions of the right shape and type, probabilities that sum to
   1, finite regression predictions, leaf ids of real leaves; or
@@ -45,6 +46,7 @@ FIXES = [hint for _, hint in _HINTS] + [
     "to treat it as categorical",
     'make "missing" a level of its own',
     "must be hashable",
+    'pass "auto", None, a boolean mask',  # a categorical_features name not in X
 ]
 
 #: Whether the estimators take ``categorical_features`` (chapter 6).  Without
@@ -87,6 +89,8 @@ def column(rng: np.random.Generator, n: int, kind: str) -> pd.Series | np.ndarra
         return rng.integers(-1000, 1000, size=n)
     if kind == "bool":
         return rng.random(n) < 0.5
+    if kind == "datetime":
+        return pd.Series(pd.to_datetime("2024-01-01") + pd.to_timedelta(rng.integers(0, 9, n), "D"))
     levels = np.array(["red", "green", "blue", "", "ünïcode", "1.5"], dtype=object)
     values = rng.choice(levels[: rng.integers(1, len(levels) + 1)], size=n)
     if kind == "object":
@@ -103,8 +107,11 @@ def make_case(seed: int) -> dict:
     n = int(rng.choice([1, 2, 3, rng.integers(4, 40), rng.integers(40, 120)]))
     d = int(rng.choice([1, 2, rng.integers(3, 6), rng.integers(30, 60)]))
     numeric_only = rng.random() < 0.6
-    kinds = ["float", "int", "bool"] + ([] if numeric_only else ["object", "category", "str"])
-    p = None if numeric_only else [0.4, 0.1, 0.1, 0.15, 0.15, 0.1]
+    kinds = ["float", "int", "bool", "datetime"]
+    p = [0.6, 0.15, 0.15, 0.1]
+    if not numeric_only:
+        kinds += ["object", "category", "str"]
+        p = [0.35, 0.1, 0.1, 0.05, 0.15, 0.15, 0.1]
     columns = {f"x{j}": column(rng, n, rng.choice(kinds, p=p)) for j in range(d)}
     X = pd.DataFrame(columns)
     if n > 1 and rng.random() < 0.2:  # duplicated rows
@@ -162,7 +169,7 @@ def make_case(seed: int) -> dict:
     }
     if task == "classifier":
         params["criterion"] = pick(["gini", "entropy", "log_loss"])
-    text = [j for j in range(d) if X.iloc[:, j].dtype.kind not in "iufb"]
+    text = [j for j in range(d) if X.iloc[:, j].dtype.kind not in "iufbM"]
     if CATEGORICAL:
         params["categorical_split"] = pick(["auto", "one_vs_rest", "partition"])
         choice = pick(["auto", "auto", None, "names", "indices", "mask", "numbers-too"])
@@ -181,6 +188,8 @@ def make_case(seed: int) -> dict:
         if params["categorical_features"] and isinstance(params["categorical_features"][0], str):
             params["categorical_features"] = text  # an array has no names: use indices
     X = X.to_numpy() if as_array else X
+    if not as_array and d > 1 and rng.random() < 0.03:
+        X.columns = ["same name"] * d
     return {"task": task, "X": X, "y": y, "w": w, "params": params, "text_columns": text}
 
 

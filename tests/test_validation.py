@@ -230,7 +230,7 @@ def test_two_dimensional_y(Estimator, data):
         (lambda n: np.ones(n - 1), ValueError, "X has 30 rows", "one weight per row"),
         (lambda n: np.ones(n + 1), ValueError, "X has 30 rows", "one weight per row"),
         (lambda n: np.ones((n, 1)), ValueError, r"shape \(30, 1\)", "one weight per row"),
-        (lambda n: ["heavy"] * n, TypeError, "array of numbers", "one per row"),
+        (lambda n: ["heavy"] * n, TypeError, "array of real numbers", "one per row"),
     ],
     ids=["negative", "one-negative", "nan", "inf", "all-zero", "short", "long", "2d", "text"],
 )
@@ -523,3 +523,27 @@ def test_failed_fit_keeps_a_categorical_model(Estimator, mixed_frame):
     assert "drop or impute those rows" in str(info.value)
     assert_same_fitted_state(model, before)
     np.testing.assert_array_equal(model.predict(X), before.predict(X))
+
+
+@pytest.mark.parametrize("Estimator", ESTIMATORS)
+def test_duplicate_column_names(Estimator, data):
+    X, y = data
+    with pytest.raises(ValueError, match="Expected unique column names") as info:
+        Estimator().fit(pd.DataFrame(X, columns=["a", "b", "a"]), y)
+    assert "its own name" in str(info.value)
+
+
+@pytest.mark.parametrize("Estimator", ESTIMATORS)
+def test_complex_sample_weight(Estimator, data):
+    X, y = data
+    with pytest.raises(TypeError, match="array of real numbers"):
+        Estimator().fit(X, y, sample_weight=np.ones(len(X)) + 1j)
+
+
+@pytest.mark.parametrize("Estimator", ESTIMATORS)
+def test_dates_mixed_with_numbers(Estimator, data):
+    X, y = data
+    frame = pd.DataFrame({"a": X[:, 0], "when": pd.date_range("2024-01-01", periods=len(X))})
+    with pytest.raises(TypeError, match="could not be promoted") as info:
+        Estimator().fit(frame, y)
+    assert "turn datetime columns into numbers" in str(info.value)
