@@ -70,6 +70,8 @@ def run_scaling(repeats: int, max_n: int) -> None:
             f"{name}: peak memory while fitting n={sizes[-1]:,}: {peak / 2**20:.0f} MiB "
             f"({peak / data:.1f}x the {data / 2**20:.0f} MiB of X and y)"
         )
+    print("(tracemalloc counts numpy arrays; memory that scikit-learn's Cython code takes")
+    print(" with malloc is not seen, so its figure is a lower bound)")
     print(f"({_load()})")
 
 

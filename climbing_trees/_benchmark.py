@@ -144,7 +144,8 @@ def time_case(case: Case, repeats: int = 5) -> dict:
 
 
 def benchmark_table(cases: list[Case], repeats: int = 5) -> pd.DataFrame:
-    """One row per case (see :func:`time_case`)."""
+    """One row per case (see :func:`time_case`), after one untimed warm-up run."""
+    time_case(cases[0], repeats=1)  # first calls pay for imports and caches
     return pd.DataFrame([time_case(case, repeats) for case in cases])
 
 
@@ -160,6 +161,9 @@ def scaling(
     long table with columns ``builder``, ``n`` and ``seconds``.
     """
     rows = []
+    X, y = synthetic_regression(min(sizes), d)
+    for fit in builders.values():  # warm-up: first calls pay for imports and caches
+        fit(X, y)
     for n in sizes:
         X, y = synthetic_regression(n, d)
         times: dict[str, list[float]] = {name: [] for name in builders}
@@ -182,7 +186,12 @@ def fitted_exponent(n: np.ndarray, seconds: np.ndarray) -> float:
 
 
 def peak_memory(fn: Callable[[], object]) -> int:
-    """Peak bytes allocated (numpy arrays included) while ``fn`` runs, via tracemalloc."""
+    """Peak bytes allocated (numpy arrays included) while ``fn`` runs, via tracemalloc.
+
+    tracemalloc sees Python objects and numpy arrays, not memory that compiled
+    code takes with ``malloc`` (scikit-learn's Cython trees): for scikit-learn
+    the figure is a lower bound.
+    """
     tracemalloc.start()
     try:
         fn()
