@@ -384,6 +384,41 @@ def _gains(left, stats, w_left, w_right, criterion):
     return gain
 
 
+#: Largest block of (node, feature, position) cells processed in one go.
+_CHUNK_CELLS = 1 << 21
+
+
+def _block_gains(left_idx, i, cols, scanned, unit, stats, w_node, penalty, criterion):
+    """Gains of every candidate of a block (some of its features), -inf if refused."""
+    regression = criterion == "squared_error"
+    c, d, positions = left_idx.shape
+    # The segmented prefix sums: each block row restarts at zero.
+    if unit:
+        w_left = i + 1.0  # total weight of a prefix = its row count
+    elif regression:
+        w_left = np.cumsum(cols[0].take(left_idx), axis=-1)
+    left = [np.cumsum(col.take(left_idx), axis=-1) for col in scanned]
+    if not regression and unit:
+        shape = (c, d, positions)
+        left.append(w_left - _sum_last(left) if left else np.broadcast_to(w_left, shape))
+    elif not regression:
+        w_left = _sum_last(left)
+    w_right = w_node - w_left
+    empty = None
+    if unit:
+        w_right = np.maximum(w_right, 0.5)  # only refused positions are clamped
+    else:
+        # A side without weight is refused; give it weight 1 so no 0/0 appears.
+        empty = (w_left <= 0) | (w_right <= 0)
+        w_left = np.where(w_left > 0, w_left, 1.0)
+        w_right = np.where(w_right > 0, w_right, 1.0)
+    gains = _gains(left, stats, w_left, w_right, criterion)
+    gains += penalty[:, None, :]
+    if empty is not None:
+        np.putmask(gains, empty, -np.inf)
+    return gains
+
+
 def _best_splits(
     rows,
     Xt,
@@ -413,7 +448,6 @@ def _best_splits(
     best_s = np.full(n_nodes, np.inf)
     Xflat = Xt.ravel()
     tied = np.flatnonzero(has_ties)
-    x_offset = (tied * width)[None, :, None]
     # Columns scanned: class counts (all but the last with unit weights, whose
     # count is the row count minus the others), or the centred weighted target.
     scanned = cols[1:2] if regression else (cols[:-1] if unit else cols)
@@ -435,40 +469,27 @@ def _best_splits(
         # rules out the last position and the padding): 0 there, -inf elsewhere.
         high = m - min_samples_leaf - 1
         penalty = np.where((i >= min_samples_leaf - 1) & (i <= high[:, None]), 0.0, -np.inf)
-        # The segmented prefix sums: each block row restarts at zero.
-        if unit:
-            w_left = i + 1.0  # total weight of a prefix = its row count
-        elif regression:
-            w_left = np.cumsum(cols[0].take(left_idx), axis=-1)
-        left = [np.cumsum(col.take(left_idx), axis=-1) for col in scanned]
-        if not regression and unit:
-            shape = (c, d, L - 1)
-            left.append(w_left - _sum_last(left) if left else np.broadcast_to(w_left, shape))
-        elif not regression:
-            w_left = _sum_last(left)
-        w_right = w_node - w_left
-        empty = None
-        if unit:
-            w_right = np.maximum(w_right, 0.5)  # only refused positions are clamped
-        else:
-            # A side without weight is refused; give it weight 1 so no 0/0 appears.
-            empty = (w_left <= 0) | (w_right <= 0)
-            w_left = np.where(w_left > 0, w_left, 1.0)
-            w_right = np.where(w_right > 0, w_right, 1.0)
-        gains = _gains(left, stats, w_left, w_right, criterion)
-        gains += penalty[:, None, :]
-        if empty is not None:
-            np.putmask(gains, empty, -np.inf)
-        if tied.size:
-            # A threshold never separates equal values (features with ties only).
-            xs = Xflat.take(idx[:, tied] + x_offset)
-            equal = xs[:, :, :-1] >= xs[:, :, 1:]
-            if tied.size == d:
-                np.putmask(gains, equal, -np.inf)
+        # Features go through in chunks of at most _CHUNK_CELLS cells, so the
+        # temporaries stay small; only the gains of the whole block are kept.
+        step = max(1, _CHUNK_CELLS // (c * L))
+        gains = np.empty((c, d, L - 1)) if step < d else None
+        for first_feature in range(0, d, step):
+            features = slice(first_feature, first_feature + step)
+            part = _block_gains(
+                left_idx[:, features], i, cols, scanned, unit, stats, w_node, penalty, criterion
+            )
+            here = tied[(tied >= first_feature) & (tied < first_feature + step)]
+            if here.size:
+                # A threshold never separates equal values (features with ties only).
+                xs = Xflat.take(idx[:, here] + (here * width)[None, :, None])
+                equal = xs[:, :, :-1] >= xs[:, :, 1:]
+                sub = part[:, here - first_feature]
+                np.putmask(sub, equal, -np.inf)
+                part[:, here - first_feature] = sub
+            if gains is None:
+                gains = part
             else:
-                part = gains[:, tied]
-                np.putmask(part, equal, -np.inf)
-                gains[:, tied] = part
+                gains[:, features] = part
         # A node's candidates in tie-break order: by feature, then position.
         flat = gains.reshape(c, -1)
         best = flat.max(axis=1)

@@ -283,3 +283,16 @@ def test_estimator_with_a_categorical_column_fits_the_depth_first_tree(method):
         categorical_split=method,
     )
     assert_equivalent(model.tree_, slow)
+
+
+@pytest.mark.parametrize("seed", range(8))
+@pytest.mark.parametrize("criterion", CRITERIA)
+def test_same_tree_when_features_are_processed_in_chunks(monkeypatch, seed, criterion):
+    import climbing_trees._levelwise as levelwise
+
+    monkeypatch.setattr(levelwise, "_CHUNK_CELLS", 40)  # a few features per chunk
+    X, Y, w = make_problem(seed, criterion, weights=["unit", "zeros"][seed % 2], ties=seed < 4)
+    X = np.column_stack([X, X[:, ::-1], -X])  # more features, some duplicated
+    slow = ct.grow_tree(X, Y, w, criterion=criterion, min_samples_leaf=1 + seed % 3)
+    fast = grow_tree_levelwise(X, Y, w, criterion=criterion, min_samples_leaf=1 + seed % 3)
+    assert_equivalent(fast, slow)
