@@ -1,4 +1,27 @@
-"""Checks on hyperparameters and inputs, with messages that say how to fix them."""
+"""Checks on hyperparameters and inputs, with messages that say how to fix them.
+
+Chapter 5 of the book ("Training and inference") uses the estimators that
+call these checks.  Every rejected input raises ``ValueError`` or
+``TypeError`` whose message names the problem and the fix; the estimators'
+``fit`` validates everything before it changes the model, so a failed
+``fit`` leaves a fitted model as it was.  Rejected today:
+
+* NaN or infinity in ``X`` (numerical or categorical columns) or in ``y``;
+* ``X`` that is empty, 1-D, 3-D, sparse, complex, or has duplicate column
+  names, or mixes datetime and numeric columns; text in a column declared
+  numerical; ``X`` and ``y`` of different lengths;
+* at predict time: another number of columns, or other column names or order;
+* sample weights that are negative, NaN, infinite, complex, all zero, of the
+  wrong length, or whose sum overflows;
+* a continuous ``y`` for the classifier; a non-numeric ``y``, or
+  ``|y| > 1e150``, for the regressor;
+* hyperparameters outside their range (:func:`resolve_hyperparameters`).
+
+Weights are rescaled exactly by a power of two before growing
+(:func:`power_of_two_scale`), so huge (1e300) and subnormal (5e-324) weights
+give the same tree as moderate ones; a weight below ``2.2e-308`` times the
+largest counts as zero, and a row of weight zero takes no part in the fit.
+"""
 
 from __future__ import annotations
 
@@ -171,6 +194,11 @@ _HINTS: tuple[tuple[str, str], ...] = (
     ),
     ("0 sample(s)", "Pass at least one row."),
     ("Expected unique column names", "Give every column of X its own name."),
+    ("dim <= 2 is required", "Pass X as a table: one row per sample, one column per feature."),
+    (
+        "Complex data not supported",
+        "Pass real numbers: for example the real and imaginary parts as two columns.",
+    ),
     (
         "could not be promoted",
         "X mixes dates or times with numbers: turn datetime columns into numbers first "

@@ -275,3 +275,66 @@ def check_unseen_levels(model, X, text_columns):
         predictions = model.predict(X_new)
     assert predictions.shape == (len(X_new),)
     assert np.all(model.tree_.children_left[model.apply(X_new)] == TREE_LEAF)
+
+
+# ---------------------------------------------------------------- predict-time fuzzing
+
+
+def perturb(rng: np.random.Generator, X, how: str):
+    """A hostile variant of the training ``X`` for ``predict``; returns (X_new, rows)."""
+    frame = pd.DataFrame(X) if not isinstance(X, pd.DataFrame) else X
+    rows = np.arange(len(frame))
+    if how == "rows":  # a shuffled subset, down to a single row
+        rows = rng.permutation(len(frame))[: int(rng.integers(1, len(frame) + 1))]
+        new = frame.iloc[rows]
+    else:
+        new = frame.copy()
+        numeric = [j for j in range(new.shape[1]) if new.iloc[:, j].dtype.kind in "fi"]
+        j = int(rng.choice(numeric)) if numeric else None
+        if how == "extreme" and j is not None:
+            new[new.columns[j]] = rng.choice(
+                np.array([-HUGE, -1e308, -TINY, 0.0, TINY, np.nextafter(1.0, 2.0), HUGE]),
+                size=len(new),
+            )
+        elif how == "nan" and j is not None:
+            new[new.columns[j]] = new.iloc[:, j].astype(float)
+            new.iloc[int(rng.integers(len(new))), j] = np.nan
+        elif how == "drop-column":
+            new = new.drop(columns=new.columns[int(rng.integers(new.shape[1]))])
+    if not isinstance(X, pd.DataFrame):
+        new = new.to_numpy()
+    return new, rows
+
+
+# Dropping the only column of a DataFrame leaves no names: scikit-learn warns, then raises.
+@pytest.mark.filterwarnings("ignore:X does not have valid feature names:UserWarning")
+@pytest.mark.parametrize("seed", range(N_DATASETS, N_DATASETS + 100))
+def test_predict_works_or_fails_clearly(seed):
+    case = make_case(seed)
+    Estimator = DecisionTreeClassifier if case["task"] == "classifier" else DecisionTreeRegressor
+    model = Estimator(**case["params"])
+    try:
+        out = fit_strictly(model, case["X"], case["y"], case["w"])
+    except (ValueError, TypeError) as exc:
+        assert any(fix in str(exc) for fix in FIXES), f"unclear error: {exc}"
+        return
+    rng = np.random.default_rng(seed)
+    how = str(rng.choice(["rows", "extreme", "nan", "drop-column"]))
+    X_new, rows = perturb(rng, case["X"], how)
+    tree_before = model.tree_
+    try:
+        with (
+            warnings.catch_warnings(),
+            np.errstate(over="raise", invalid="raise", divide="raise", under="ignore"),
+        ):
+            warnings.simplefilter("error", RuntimeWarning)
+            predictions = model.predict(X_new)
+    except (ValueError, TypeError) as exc:
+        assert how in ("nan", "drop-column"), f"{how}: {exc}"
+        assert any(fix in str(exc) for fix in FIXES), f"unclear error: {exc}"
+    else:
+        assert how != "drop-column"
+        assert predictions.shape == (len(X_new),)
+        if how == "rows":  # a row's prediction does not depend on the other rows
+            np.testing.assert_array_equal(predictions, out["predict"][rows])
+    assert model.tree_ is tree_before

@@ -149,8 +149,17 @@ def test_non_numeric_X_array(Estimator, data):
 @pytest.mark.parametrize("Estimator", ESTIMATORS)
 def test_complex_X(Estimator, data):
     X, y = data
-    with pytest.raises(ValueError, match="Complex data not supported"):
+    with pytest.raises(ValueError, match="Complex data not supported") as info:
         Estimator().fit(X + 1j, y)
+    assert "imaginary parts as two columns" in str(info.value)
+
+
+@pytest.mark.parametrize("Estimator", ESTIMATORS)
+def test_three_dimensional_X(Estimator, data):
+    X, y = data
+    with pytest.raises(ValueError, match="Found array with dim 3") as info:
+        Estimator().fit(X[:, :, None], y)
+    assert "one row per sample" in str(info.value)
 
 
 @pytest.mark.parametrize("Estimator", ESTIMATORS)
