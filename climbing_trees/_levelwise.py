@@ -22,7 +22,6 @@ the same tree (the same arrays, node for node) but pays the overhead once per
 4. **Vectorised choice.**  Scores of all candidates are computed together,
    and each node takes its winner under the tie rule of
    :func:`climbing_trees.choose_best`.
-
 5. **Categorical features.**  One ``bincount`` over (node, level) pairs
    gives the level statistics of all nodes of a level; nodes with similar
    numbers of present levels are padded into one block, and the sorted-scan
@@ -85,7 +84,11 @@ def grow_tree_levelwise(
     size class), never once per node or per row.  The numpy work per level
     is proportional to ``n_features`` times the number of rows still in
     nodes that may split, plus one sort of each feature at the start:
-    ``O(d n log n + d n depth)`` in all.
+    ``O(d n log n + d n depth)`` in all.  One exception: the sorted scan of a
+    categorical feature with three or more classes orders the levels of each
+    node along an eigenvector, computed node by node with ``grow_tree``'s own
+    function (its sign is fixed by its largest entry, which a different
+    rounding could flip).
 
     Examples
     --------
