@@ -296,3 +296,18 @@ def test_same_tree_when_features_are_processed_in_chunks(monkeypatch, seed, crit
     slow = ct.grow_tree(X, Y, w, criterion=criterion, min_samples_leaf=1 + seed % 3)
     fast = grow_tree_levelwise(X, Y, w, criterion=criterion, min_samples_leaf=1 + seed % 3)
     assert_equivalent(fast, slow)
+
+
+@pytest.mark.parametrize("criterion", ["gini", "entropy"])
+@pytest.mark.parametrize("categorical", [False, True])
+def test_same_tree_with_ten_classes(criterion, categorical):
+    """Ten classes: numpy sums 8 or more numbers pairwise, the builders must agree."""
+    from sklearn.datasets import load_digits
+
+    X, y = load_digits(return_X_y=True)
+    w = np.random.default_rng(0).uniform(0.5, 2.0, len(y))
+    is_categorical = np.isin(np.arange(64), [10, 20, 30]) if categorical else None
+    params = {"criterion": criterion, "max_depth": 6, "is_categorical": is_categorical}
+    slow = ct.grow_tree(X, ct.one_hot(y, 10), w, **params)
+    fast = grow_tree_levelwise(X, ct.one_hot(y, 10), w, **params)
+    assert_equivalent(fast, slow)
