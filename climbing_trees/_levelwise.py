@@ -119,6 +119,7 @@ def grow_tree_levelwise(
             n_categories[j] = int(X[:, j].max()) + 1 if n else 0
     width = int(max(np.max(n_categories, initial=0), 0)) + 1  # max_levels + 1
     codes = {j: X[:, j].astype(np.intp) for j in cat_features}
+    X_flat = np.ascontiguousarray(X).ravel()
 
     # Numerical features, transposed, with one extra column: padding is row n.
     d_num = len(num_features)
@@ -238,12 +239,12 @@ def grow_tree_levelwise(
         kept_rows = np.compress(keep, index_rows)
         kept_node = np.compress(keep, node_of_pos)
         kept_feature = feature[kept_node]
-        go_left = X[kept_rows, kept_feature] <= threshold[kept_node]
-        at_categorical = np.isnan(threshold[kept_node])
-        if at_categorical.any():
-            i = np.flatnonzero(at_categorical)
-            c = X[kept_rows[i], kept_feature[i]].astype(np.intp)
-            go_left[i] = sets[kept_node[i], c]
+        x = X_flat.take(kept_rows * d + kept_feature)
+        kept_threshold = threshold.take(kept_node)
+        go_left = x <= kept_threshold
+        if cat_features.size:
+            i = np.flatnonzero(np.isnan(kept_threshold))
+            go_left[i] = sets[kept_node[i], x[i].astype(np.intp)]
         rows, sizes = _partition(rows, kept_rows, kept_node, go_left, sizes, split)
         depth += 1
     return _preorder_tree(levels)
@@ -451,6 +452,7 @@ def _best_splits(
     best_s = np.full(n_nodes, np.inf)
     Xflat = Xt.ravel()
     tied = np.flatnonzero(has_ties)
+    order_offset = (np.arange(d) * rows.shape[1])[None, :, None]  # rows[j] in rows.ravel()
     # Columns scanned: class counts (all but the last with unit weights, whose
     # count is the row count minus the others), or the centred weighted target.
     scanned = cols[1:2] if regression else (cols[:-1] if unit else cols)
@@ -462,8 +464,8 @@ def _best_splits(
         L = int(m.max())
         offset = np.arange(L)
         pos = np.where(offset < m[:, None], starts[nodes, None] + offset, dummy)
-        # Rows of each node sorted by each feature, shape (nodes, features, L).
-        idx = rows[:d, pos].transpose(1, 0, 2)
+        # Rows of each node sorted by each numerical feature: (nodes, features, L).
+        idx = rows.ravel().take(pos[:, None, :] + order_offset)
         left_idx = idx[:, :, :-1]
         i = offset[:-1]
         stats = node_stats[nodes].T[:, :, None, None]  # (columns, c, 1, 1)
