@@ -6,7 +6,9 @@ call these checks.  Every rejected input raises ``ValueError`` or
 ``fit`` validates everything before it changes the model, so a failed
 ``fit`` leaves a fitted model as it was.  Rejected today:
 
-* NaN or infinity in ``X`` (numerical or categorical columns) or in ``y``;
+* NaN or infinity in a numerical column of ``X``, NaN or None in a
+  categorical one (infinity there is a level like any other), NaN or infinity
+  in ``y``;
 * ``X`` that is empty, 1-D, 3-D, sparse, complex, or has duplicate column
   names, or mixes datetime and numeric columns; text in a column declared
   numerical; ``X`` and ``y`` of different lengths;
