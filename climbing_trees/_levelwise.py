@@ -254,15 +254,22 @@ def _presort(Xt: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Stable argsort of every row of ``Xt`` (one per feature), and which rows have ties.
 
     numpy's default sort is several times faster than its stable sort; the
-    two agree when a feature has no repeated value, so only features with
-    ties are sorted again stably (ties then keep the row order, as in
-    ``grow_tree``).
+    two agree when a feature has no repeated value.  Where a feature has
+    ties, the row ids within each run of equal values are put back in
+    increasing order (the order a stable sort keeps, as in ``grow_tree``).
     """
     order = np.argsort(Xt, axis=1)
     values = np.take_along_axis(Xt, order, axis=1)
-    has_ties = (values[:, 1:] == values[:, :-1]).any(axis=1)
+    new_value = values[:, 1:] != values[:, :-1]
+    has_ties = ~new_value.all(axis=1)
     if has_ties.any():
-        order[has_ties] = np.argsort(Xt[has_ties], axis=1, kind="stable")
+        # Within each run of equal values, put the row ids in increasing order:
+        # sort by (run number, row id), a unique integer key.
+        n = Xt.shape[1]
+        run = np.zeros((int(has_ties.sum()), n), dtype=np.intp)
+        np.cumsum(new_value[has_ties], axis=1, out=run[:, 1:])
+        key = run * n + order[has_ties]
+        order[has_ties] = np.take_along_axis(order[has_ties], np.argsort(key, axis=1), axis=1)
     return order, has_ties
 
 

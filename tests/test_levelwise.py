@@ -311,3 +311,20 @@ def test_same_tree_with_ten_classes(criterion, categorical):
     slow = ct.grow_tree(X, ct.one_hot(y, 10), w, **params)
     fast = grow_tree_levelwise(X, ct.one_hot(y, 10), w, **params)
     assert_equivalent(fast, slow)
+
+
+@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("n_values", [1, 3, 50, None])
+def test_presort_is_a_stable_argsort(seed, n_values):
+    from climbing_trees._levelwise import _presort
+
+    rng = np.random.default_rng(seed)
+    shape = (4, int(rng.integers(1, 400)))
+    if n_values is None:
+        Xt = rng.normal(size=shape)
+    else:
+        Xt = rng.integers(0, n_values, size=shape).astype(float)
+    Xt[0, ::3] = -Xt[0, ::3] * 0.0  # -0.0 and 0.0 compare equal: a tie
+    order, has_ties = _presort(Xt)
+    np.testing.assert_array_equal(order, np.argsort(Xt, axis=1, kind="stable"))
+    np.testing.assert_array_equal(has_ties, [len(np.unique(r)) < len(r) for r in Xt])
