@@ -24,6 +24,14 @@ from ._validation import (
 MAX_ABS_TARGET = 1e150
 
 
+def _all_finite(X: np.ndarray) -> bool:
+    """Whether a float array holds no NaN or infinity (a sum first: one pass, no copy)."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        if np.isfinite(X.sum()):
+            return True
+    return bool(np.isfinite(X).all())  # the sum overflowed, or something is not finite
+
+
 class BaseDecisionTree(BaseEstimator):
     """Shared fit/predict machinery of both estimators.
 
@@ -119,12 +127,24 @@ class BaseDecisionTree(BaseEstimator):
     def _adopt_fitted_state(self, learner) -> None:
         for name in [k for k in vars(self) if k.endswith("_") and not k.startswith("__")]:
             delattr(self, name)
-        self.__dict__.update(
-            {k: v for k, v in vars(learner).items() if k.endswith("_")}
-        )
+        self.__dict__.update({k: v for k, v in vars(learner).items() if k.endswith("_")})
 
     def _validate_X_predict(self, X) -> np.ndarray:
         check_is_fitted(self, "tree_")
+        if (
+            type(X) is np.ndarray
+            and X.dtype == np.float64
+            and X.ndim == 2
+            and X.shape[0] >= 1
+            and X.shape[1] == self.n_features_in_
+            and not hasattr(self, "feature_names_in_")
+            and not self.is_categorical_.any()
+            and _all_finite(X)
+        ):
+            # The common case, decided in microseconds: a finite float array of
+            # the right width, nothing to encode, no names to compare.  Anything
+            # else takes the full checks below, which raise the usual messages.
+            return X
         with explained_errors():
             names = getattr(self, "feature_names_in_", None)
             if names is not None and list(getattr(X, "columns", names)) != list(names):
@@ -132,14 +152,12 @@ class BaseDecisionTree(BaseEstimator):
                 # reordered DataFrame would be reported as text in a numerical column.
                 validate_data(self, X, reset=False, skip_check_array=True)
             X = encode_categorical(X, categories=list(self.categories_))[0]
-            return validate_data(
-                self, X, reset=False, dtype=np.float64, ensure_all_finite=True
-            )
+            return validate_data(self, X, reset=False, dtype=np.float64, ensure_all_finite=True)
 
     def apply(self, X) -> np.ndarray:
         """Index of the leaf that each row of ``X`` lands in."""
         X = self._validate_X_predict(X)  # first: raises NotFittedError before fit
-        return self.tree_.apply(X)
+        return self.tree_.apply_flat(X)
 
     def get_depth(self) -> int:
         """Depth of the fitted tree (a single leaf has depth 0)."""
@@ -271,7 +289,7 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
     def predict_proba(self, X) -> np.ndarray:
         """Class probabilities (weighted leaf proportions), columns in ``classes_`` order."""
         X = self._validate_X_predict(X)
-        return self.tree_.predict(X)
+        return self.tree_.value[:, 0, :].take(self.tree_.apply_flat(X), axis=0)
 
     def predict_log_proba(self, X) -> np.ndarray:
         """Natural logarithm of :meth:`predict_proba`."""
@@ -280,8 +298,10 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
 
     def predict(self, X) -> np.ndarray:
         """Most probable class; equal probabilities go to the lowest class index."""
-        proba = self.predict_proba(X)
-        return self.classes_[np.argmax(proba, axis=1)]
+        X = self._validate_X_predict(X)
+        # The argmax of each node once, rather than of each row's copy of it.
+        node_class = np.argmax(self.tree_.value[:, 0, :], axis=1)
+        return self.classes_.take(node_class.take(self.tree_.apply_flat(X)))
 
 
 class DecisionTreeRegressor(RegressorMixin, BaseDecisionTree):
@@ -367,4 +387,4 @@ class DecisionTreeRegressor(RegressorMixin, BaseDecisionTree):
     def predict(self, X) -> np.ndarray:
         """Weighted mean target of the leaf each row lands in."""
         X = self._validate_X_predict(X)
-        return self.tree_.predict(X)[:, 0]
+        return self.tree_.value[:, 0, 0].take(self.tree_.apply_flat(X))

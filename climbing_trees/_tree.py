@@ -169,8 +169,11 @@ class Tree:
         feature and threshold of ``t`` sit there, and the next position is
         ``next[2 t + 1]`` when ``x <= threshold`` (left) and ``next[2 t]``
         otherwise.  Leaves lead to themselves, so all rows can take the same
-        step, five ``take``-style numpy calls on flat arrays; every other step,
-        rows that reached a leaf are set aside once they are the majority.
+        step, seven numpy calls on flat arrays that write into buffers made
+        once.  Every few steps, rows that reached a leaf are set aside once
+        they are the majority; a small ``X`` skips that bookkeeping and just
+        takes ``max_depth`` steps.  The tables are built once per tree
+        (:meth:`flat_tables`).
 
         Examples
         --------
@@ -182,52 +185,97 @@ class Tree:
         """
         X = np.ascontiguousarray(X, dtype=float)
         n, d = X.shape
+        tables = self.flat_tables()
+        # Blocks of about 4 MB of X: every step reads one value per row at a
+        # random column, and a block that fits in the cache makes that cheap.
+        block = max(1024, (1 << 22) // (8 * max(d, 1)))
+        if n <= block:
+            return self._descend(X, tables)
+        return np.concatenate([self._descend(X[i : i + block], tables) for i in range(0, n, block)])
+
+    def flat_tables(self) -> tuple:
+        """The lookup tables of :meth:`apply_flat`, built on first use and kept.
+
+        They are rebuilt whenever one of the arrays they come from has been
+        replaced by another array (not when it was changed in place).
+        """
+        sources = (
+            self.children_left,
+            self.children_right,
+            self.feature,
+            self.threshold,
+            self.categories_left,
+        )
+        cached = self.__dict__.get("_flat_cache")
+        if cached is not None and all(a is b for a, b in zip(cached[0], sources, strict=True)):
+            return cached[1]
         leaf = self.children_left == TREE_LEAF
         ids = np.arange(self.node_count)
         next_pos = np.empty(2 * self.node_count, dtype=np.intp)
         next_pos[0::2] = 2 * np.where(leaf, ids, self.children_right)
         next_pos[1::2] = 2 * np.where(leaf, ids, self.children_left)
-        feature = np.repeat(np.where(leaf, 0, self.feature), 2)
+        feature = np.repeat(np.where(leaf, 0, self.feature), 2).astype(np.intp)
         threshold = np.repeat(np.where(leaf, np.inf, self.threshold), 2)
         at_leaf = np.repeat(leaf, 2)
         categorical = np.repeat(~leaf & np.isnan(self.threshold), 2)
         categorical = categorical if categorical.any() else None
+        # Depth of the tree, one level at a time (ids are not ordered by depth).
+        depth, level = 0, np.zeros(1, dtype=np.intp)
+        while True:
+            level = level[~leaf[level]]
+            if not level.size:
+                break
+            level = np.concatenate([self.children_left[level], self.children_right[level]])
+            depth += 1
         width = self.categories_left.shape[1] - 1
-        tables = (next_pos, feature, threshold, at_leaf, categorical, width)
-        # Blocks of about 2 MB of X: every step reads one value per row at a
-        # random column, and a block that fits in the cache makes that cheap.
-        block = max(1024, (1 << 21) // (8 * max(d, 1)))
-        if n <= block:
-            return self._descend(X, tables)
-        return np.concatenate([self._descend(X[i : i + block], tables) for i in range(0, n, block)])
+        tables = (next_pos, feature, threshold, at_leaf, categorical, width, depth)
+        self.__dict__["_flat_cache"] = (sources, tables)
+        return tables
+
+    def __getstate__(self) -> dict:
+        state = self.__dict__.copy()
+        state.pop("_flat_cache", None)  # rebuilt on demand: pickles hold only the arrays
+        return state
 
     def _descend(self, X: np.ndarray, tables: tuple) -> np.ndarray:
         """The loop of :meth:`apply_flat` on one block of rows."""
-        next_pos, feature, threshold, at_leaf, categorical, width = tables
+        next_pos, feature, threshold, at_leaf, categorical, width, depth = tables
         n, d = X.shape
         flat = X.ravel()
         rows = np.arange(n)
         base = rows * d
         pos = np.zeros(n, dtype=np.intp)  # 2 * (current node) of each row
         leaves = np.empty(n, dtype=np.intp)
-        step = 0
-        while rows.size:
-            x = flat.take(base + feature.take(pos))
-            go_left = x <= threshold.take(pos)
+        index, x = np.empty(n, dtype=np.intp), np.empty(n)
+        t, go_left = np.empty(n), np.empty(n, dtype=bool)
+        small = n <= 2048  # few rows: setting finished rows aside costs more than it saves
+        step, m = 0, n
+        # mode="clip" lets take write straight into its output (indices are in range anyway).
+        while m and (step < depth or not small):
+            i, xs, ts, g = index[:m], x[:m], t[:m], go_left[:m]
+            feature.take(pos, out=i, mode="clip")
+            np.add(base, i, out=i)
+            flat.take(i, out=xs, mode="clip")
+            threshold.take(pos, out=ts, mode="clip")
+            np.less_equal(xs, ts, out=g)  # False wherever the threshold is NaN
             if categorical is not None:
                 cat = np.flatnonzero(categorical.take(pos))
-                c = x[cat]
+                c = xs[cat]
                 codes = np.where((c >= 0) & (c < width), c, -1).astype(np.intp)
-                go_left[cat] = self.categories_left[pos[cat] // 2, codes]
-            pos = next_pos.take(pos + go_left)
+                g[cat] = self.categories_left[pos[cat] // 2, codes]
+            np.add(pos, g, out=pos)
+            next_pos.take(pos, out=pos, mode="clip")
             step += 1
-            if step % 2 == 0 or pos.size < 1024:
+            if not small and (step % 3 == 0 or step >= depth):
                 done = at_leaf.take(pos)
                 n_done = np.count_nonzero(done)
-                if 2 * n_done > pos.size:
+                if 2 * n_done > m or step >= depth:
                     leaves[rows[done]] = pos[done]
                     keep = ~done
                     rows, base, pos = rows[keep], base[keep], pos[keep]
+                    m = pos.size
+        if small:
+            return pos // 2
         return leaves // 2
 
     def predict(self, X: np.ndarray) -> np.ndarray:
