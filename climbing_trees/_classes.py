@@ -111,6 +111,7 @@ class BaseDecisionTree(BaseEstimator):
         )
         tree = learner.tree_  # report the caller's weights, not the rescaled ones
         tree.weighted_n_node_samples = tree.weighted_n_node_samples * weight_scale
+        tree.flat_tables()  # the lookup tables of predict, built once here
         self._adopt_fitted_state(learner)
         return self
 

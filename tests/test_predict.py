@@ -1,0 +1,86 @@
+"""The fast prediction path: flat tables kept on the tree, validation shortcut, blocks."""
+
+from __future__ import annotations
+
+import pickle
+
+import numpy as np
+import pytest
+
+import climbing_trees as ct
+
+
+def _data(n, d, seed, categorical=False):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, d)).round(2)
+    if categorical:
+        X[:, 0] = rng.integers(0, 6, size=n)
+    y = X[:, 1] + (X[:, 0] % 3) + rng.normal(size=n)
+    return X, y
+
+
+@pytest.mark.parametrize("categorical", [False, True])
+@pytest.mark.parametrize(("n", "d"), [(50, 3), (3000, 4), (6000, 300)])
+def test_apply_flat_equals_apply_small_large_and_blocked(n, d, categorical):
+    # 50 rows: the path without bookkeeping; 3000: rows set aside; 6000 x 300: several blocks.
+    X, y = _data(n, d, seed=n + d, categorical=categorical)
+    model = ct.DecisionTreeRegressor(
+        min_samples_leaf=2, categorical_features=[0] if categorical else None
+    ).fit(X, y)
+    X_new, _ = _data(n, d, seed=n + d + 1, categorical=categorical)
+    X_new[:5, 0] = 17 if categorical else X_new[:5, 0]  # unseen levels
+    np.testing.assert_array_equal(model.tree_.apply_flat(X_new), model.tree_.apply(X_new))
+    np.testing.assert_array_equal(model.apply(X_new), model.tree_.apply_rowwise(X_new))
+
+
+def test_pickle_drops_the_cached_tables_and_predicts_the_same():
+    X, y = _data(300, 4, seed=0)
+    model = ct.DecisionTreeRegressor().fit(X, y)
+    assert "_flat_cache" in vars(model.tree_)  # built at fit
+    copy = pickle.loads(pickle.dumps(model))
+    assert "_flat_cache" not in vars(copy.tree_)
+    np.testing.assert_array_equal(copy.predict(X), model.predict(X))
+
+
+def test_replacing_an_array_rebuilds_the_tables():
+    X, y = _data(300, 4, seed=1)
+    tree = ct.DecisionTreeRegressor(max_depth=3).fit(X, y).tree_
+    before = tree.apply_flat(X)
+    tree.threshold = np.where(np.isnan(tree.threshold), np.nan, tree.threshold + 1.0)
+    after = tree.apply_flat(X)
+    np.testing.assert_array_equal(after, tree.apply(X))
+    assert not np.array_equal(after, before)
+
+
+@pytest.mark.parametrize("Estimator", [ct.DecisionTreeClassifier, ct.DecisionTreeRegressor])
+def test_plain_float_arrays_and_other_inputs_predict_the_same(Estimator):
+    # A finite float64 array takes the validation shortcut; a list or an int
+    # array takes the full checks.  Both must give identical outputs.
+    X, y = _data(200, 3, seed=2)
+    X = np.round(X * 10)
+    target = y > 0 if Estimator is ct.DecisionTreeClassifier else y
+    model = Estimator(max_depth=4).fit(X, target)
+    for method in ["predict", "apply"] + (
+        ["predict_proba"] if Estimator is ct.DecisionTreeClassifier else []
+    ):
+        fast = getattr(model, method)(X)
+        np.testing.assert_array_equal(fast, getattr(model, method)(X.tolist()))
+        np.testing.assert_array_equal(fast, getattr(model, method)(X.astype(np.int64)))
+
+
+@pytest.mark.parametrize("bad", [np.nan, np.inf, -np.inf])
+def test_the_shortcut_still_rejects_non_finite_values(bad):
+    X, y = _data(100, 3, seed=3)
+    model = ct.DecisionTreeRegressor().fit(X, y)
+    X_bad = X.copy()
+    X_bad[7, 1] = bad
+    with pytest.raises(ValueError, match="(?i)nan|inf"):
+        model.predict(X_bad)
+
+
+def test_the_shortcut_keeps_huge_finite_values():
+    # Their sum overflows to inf; the values themselves are finite and valid.
+    X, y = _data(100, 3, seed=4)
+    model = ct.DecisionTreeRegressor().fit(X, y)
+    X_big = np.full((4, 3), 1e308)
+    np.testing.assert_array_equal(model.predict(X_big), model.predict(X_big.tolist()))
