@@ -32,6 +32,40 @@ def _all_finite(X: np.ndarray) -> bool:
     return bool(np.isfinite(X).all())  # the sum overflowed, or something is not finite
 
 
+def _encode_numeric_levels(X: np.ndarray, categories: list) -> np.ndarray | None:
+    """Level codes of a float array whose categorical levels are all plain numbers.
+
+    The same codes as :func:`encode_categorical` (a value equal to a level gets
+    that level's position, any other value -1), found by ``searchsorted`` on the
+    sorted levels instead of through a pandas object index.  Returns ``None``
+    when some level is not a plain int or float exactly equal to its float
+    (booleans, strings, huge integers...): the caller then takes the general path.
+    """
+    out = None
+    for j, levels in enumerate(categories):
+        if levels is None:
+            continue
+        if not all(
+            isinstance(v, (int, float, np.integer, np.floating))
+            and not isinstance(v, (bool, np.bool_))
+            and float(v) == v
+            for v in levels
+        ):
+            return None
+        values = np.array([float(v) for v in levels])
+        if out is None:
+            out = X.copy()
+        if not len(values):
+            out[:, j] = -1.0
+            continue
+        order = np.argsort(values, kind="stable")
+        ordered = values[order]
+        column = X[:, j]
+        at = np.minimum(np.searchsorted(ordered, column), len(ordered) - 1)
+        out[:, j] = np.where(ordered[at] == column, order[at], -1)
+    return out
+
+
 class BaseDecisionTree(BaseEstimator):
     """Shared fit/predict machinery of both estimators.
 
@@ -139,13 +173,17 @@ class BaseDecisionTree(BaseEstimator):
             and X.shape[0] >= 1
             and X.shape[1] == self.n_features_in_
             and not hasattr(self, "feature_names_in_")
-            and not self.is_categorical_.any()
             and _all_finite(X)
         ):
             # The common case, decided in microseconds: a finite float array of
-            # the right width, nothing to encode, no names to compare.  Anything
-            # else takes the full checks below, which raise the usual messages.
-            return X
+            # the right width, no names to compare, and nothing to encode or only
+            # numeric levels.  Anything else takes the full checks below, which
+            # raise the usual messages.
+            if not self.is_categorical_.any():
+                return X
+            encoded = _encode_numeric_levels(X, self.categories_)
+            if encoded is not None:
+                return encoded
         with explained_errors():
             names = getattr(self, "feature_names_in_", None)
             if names is not None and list(getattr(X, "columns", names)) != list(names):

@@ -84,3 +84,47 @@ def test_the_shortcut_keeps_huge_finite_values():
     model = ct.DecisionTreeRegressor().fit(X, y)
     X_big = np.full((4, 3), 1e308)
     np.testing.assert_array_equal(model.predict(X_big), model.predict(X_big.tolist()))
+
+
+@pytest.mark.parametrize(
+    "levels",
+    [
+        [0.0, 1.5, -2.0, 7.0],  # floats
+        [3, 0, 11, -4],  # Python ints
+        [0, 2.5, 9, -0.0],  # mixed ints and floats, a negative zero
+        [True, False],  # booleans: the shortcut declines them
+        ["a", "b", "c"],  # strings: likewise
+        [2**60, 1, 2],  # an int that no float equals: likewise
+    ],
+)
+def test_numeric_levels_shortcut_matches_the_general_encoding(levels):
+    rng = np.random.default_rng(5)
+    n = 400
+    codes = rng.integers(0, len(levels), size=n)
+    X_fit = np.empty((n, 2), dtype=object)
+    X_fit[:, 0] = [levels[c] for c in codes]
+    X_fit[:, 1] = rng.normal(size=n).round(1)
+    y = codes + X_fit[:, 1].astype(float) + rng.normal(size=n)
+    model = ct.DecisionTreeRegressor(categorical_features=[0], min_samples_leaf=3).fit(X_fit, y)
+    # Float rows holding fitted levels, values never seen, and near misses.
+    candidates = [float(v) for v in levels if not isinstance(v, str)] + [0.5, 1.0, -7.0, 1e9]
+    X_new = np.column_stack([rng.choice(candidates, size=n), rng.normal(size=n)])
+    fast = model.predict(X_new)  # float64 array: the shortcut when it applies
+    general = model.predict(X_new.astype(object))  # object array: encode_categorical
+    np.testing.assert_array_equal(fast, general)
+    np.testing.assert_array_equal(model.apply(X_new), model.apply(X_new.astype(object)))
+
+
+def test_numeric_levels_shortcut_keeps_a_pandas_category_order():
+    # Levels in the category order (not sorted): codes are positions in that order.
+    pd = pytest.importorskip("pandas")
+    rng = np.random.default_rng(6)
+    n = 300
+    order = [5.0, -1.0, 3.0, 0.0]
+    values = rng.choice(order, size=n)
+    X_fit = pd.DataFrame({0: pd.Categorical(values, categories=order), 1: rng.normal(size=n)})
+    y = 3 * (values == 3.0) + 2 * (values == -1.0) + rng.normal(size=n)
+    model = ct.DecisionTreeRegressor(min_samples_leaf=3).fit(X_fit, y)
+    assert model.categories_[0].tolist() == order
+    X_new = np.column_stack([rng.choice(order + [2.0], size=n), rng.normal(size=n)])
+    np.testing.assert_array_equal(model.apply(X_new), model.apply(X_new.astype(object)))
