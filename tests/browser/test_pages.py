@@ -236,6 +236,15 @@ def test_chapter_citations_link_to_the_references_page(visit, site, entry):
 # ---------------------------------------------------------------- running a chapter
 
 
+@pytest.mark.parametrize("entry", CHAPTERS, ids=[entry["file"] for entry in CHAPTERS])
+def test_chapter_offers_its_notebook_for_download(visit, http_status, entry):
+    downloads = visit(entry["file"] + ".html").dom["downloads"]
+    source = _source(entry)
+    expected = [url for url in downloads if url.endswith(source.name)]
+    assert expected, f"{entry['file']} offers no download of {source.name}: {downloads}"
+    assert http_status(expected[0]) == 200
+
+
 def _first_notebook() -> dict | None:
     for entry in TOC:
         source = _source(entry)
