@@ -45,7 +45,13 @@ from ._growth import grow_tree, is_pure
 from ._incremental import incremental_best_split, prefix_sum_best_split
 from ._levelwise import grow_tree_levelwise
 from ._naive import Split, naive_best_split
-from ._ties import TIE_RTOL, choose_best, midpoint_threshold, split_positions
+from ._ties import (
+    TIE_RTOL,
+    choose_best,
+    enough_decrease,
+    midpoint_threshold,
+    split_positions,
+)
 from ._tree import TREE_LEAF, TREE_UNDEFINED, Tree
 
 __version__ = "0.1.0"
@@ -70,6 +76,7 @@ __all__ = [
     "Tree",
     "choose_best",
     "class_proportions",
+    "enough_decrease",
     "entropy",
     "export_text",
     "gini",

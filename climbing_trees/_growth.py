@@ -16,7 +16,7 @@ from ._categorical import CategoricalSplit, best_categorical_split, categories_l
 from ._criteria import node_impurity, node_value
 from ._incremental import prefix_sum_best_split
 from ._naive import Split
-from ._ties import choose_best
+from ._ties import choose_best, enough_decrease
 from ._tree import TREE_LEAF, TREE_UNDEFINED, Tree
 
 SplitFinder = Callable[[np.ndarray, np.ndarray, np.ndarray, str, int], "Split | None"]
@@ -56,7 +56,9 @@ def grow_tree(
         with the other candidates.
     min_impurity_decrease : float
         A split is made only if ``W_t / W * (I_t - score) >= min_impurity_decrease``,
-        where ``W`` is the total training weight (scikit-learn's definition).
+        where ``W`` is the total training weight (scikit-learn's definition),
+        up to a rounding allowance relative to ``W_t / W * I_t``
+        (:func:`climbing_trees.enough_decrease`).
     find_split : callable
         The split search: :func:`naive_best_split`, :func:`incremental_best_split`
         or :func:`prefix_sum_best_split` (all give the same tree).  It sees
@@ -145,8 +147,7 @@ def grow_tree(
             )
         if split is None:
             continue
-        improvement = node["w"] / W * (impurity - split.score)
-        if improvement + np.finfo(float).eps < min_impurity_decrease:
+        if not enough_decrease(node["w"], W, impurity, split.score, min_impurity_decrease):
             continue
         if isinstance(split, CategoricalSplit):
             codes = X[rows, split.feature].astype(np.intp)

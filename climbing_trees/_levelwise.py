@@ -38,7 +38,7 @@ import numpy as np
 
 from ._categorical import _principal_component_key
 from ._criteria import CLASSIFICATION_CRITERIA, impurity_from_statistics, total_weight
-from ._ties import TIE_RTOL, midpoint_threshold
+from ._ties import TIE_RTOL, enough_decrease, midpoint_threshold
 from ._tree import TREE_LEAF, TREE_UNDEFINED, Tree
 
 
@@ -107,7 +107,6 @@ def grow_tree_levelwise(
     regression = criterion not in CLASSIFICATION_CRITERIA
     depth_limit = np.inf if max_depth is None else max_depth
     W = float(w.sum())
-    eps = np.finfo(float).eps
     # With unit weights, a prefix's total weight is its row count (exactly).
     unit = bool(np.all(w == 1.0))
     categorical = np.zeros(d, bool) if is_categorical is None else is_categorical
@@ -213,8 +212,9 @@ def grow_tree_levelwise(
                     min_samples_leaf,
                     categorical_split,
                 )
-            improvement = w_node / W * (impurity - best_s)
-            split = (best_f >= 0) & (improvement + eps >= min_impurity_decrease)
+            with np.errstate(invalid="ignore"):  # 0 * inf: a node without weight or split
+                enough = enough_decrease(w_node, W, impurity, best_s, min_impurity_decrease)
+            split = (best_f >= 0) & enough
             feature[split] = best_f[split]
             threshold[split] = best_t[split]
             sets[~split] = False

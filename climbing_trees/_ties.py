@@ -18,6 +18,13 @@ The rules:
    then the lowest threshold.
 4. ``predict`` returns the class with the lowest index in ``classes_`` when
    several classes share the highest probability (``numpy.argmax``).
+5. A split passes the ``min_impurity_decrease`` test when its weighted
+   decrease is at least the minimum *less a rounding allowance* of
+   ``TIE_RTOL`` times the node's weighted impurity ``W_t / W * I_t``
+   (:func:`enough_decrease`).  The allowance scales with the node, so a
+   decrease that is zero in exact arithmetic (XOR: no single split helps)
+   passes the default minimum of 0 whatever the scale of the target, and
+   both builders, whose sums may round differently, decide alike.
 """
 
 from __future__ import annotations
@@ -75,3 +82,28 @@ def choose_best(scores: np.ndarray, parent_score: float) -> int:
     best = scores[finite].min()
     tol = TIE_RTOL * max(abs(parent_score), abs(best))
     return int(np.flatnonzero(finite & (scores <= best + tol))[0])
+
+
+def enough_decrease(
+    node_weight, total_weight: float, impurity, score, min_impurity_decrease: float
+):
+    """Whether a split decreases impurity enough to be made (rule 5).
+
+    The weighted decrease ``W_t / W * (I_t - score)`` is compared with
+    ``min_impurity_decrease`` less ``TIE_RTOL * W_t / W * |I_t|``: rounding
+    noise in ``I_t - score`` is relative to ``I_t``, so the allowance is too.
+    (An absolute allowance of one machine epsilon, scikit-learn's, is lost
+    when targets are large: a zero decrease then comes out slightly negative
+    about as often as slightly positive.)  Works on scalars and arrays.
+
+    >>> bool(enough_decrease(10.0, 10.0, 1.7e11, 1.7e11 + 1e-4, 0.0))  # noise
+    True
+    >>> bool(enough_decrease(10.0, 10.0, 1.0, 1.1, 0.0))  # a real increase
+    False
+    >>> bool(enough_decrease(5.0, 10.0, 0.5, 0.3, 0.1))  # 0.5 * 0.2 = 0.1
+    True
+    """
+    share = np.divide(node_weight, total_weight)
+    decrease = share * (np.subtract(impurity, score))
+    allowance = TIE_RTOL * share * np.abs(impurity)
+    return decrease + allowance >= min_impurity_decrease

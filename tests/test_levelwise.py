@@ -2,32 +2,12 @@
 
 from __future__ import annotations
 
-import dataclasses
-
 import numpy as np
 import pytest
+from conftest import assert_equivalent
 
 import climbing_trees as ct
 from climbing_trees._levelwise import grow_tree_levelwise
-
-EXACT_FIELDS = ("children_left", "children_right", "feature", "n_node_samples")
-FLOAT_FIELDS = ("value", "impurity", "weighted_n_node_samples")
-
-
-def assert_equivalent(fast: ct.Tree, slow: ct.Tree) -> None:
-    """Same structure and thresholds bit for bit; floating values to rounding."""
-    for name in EXACT_FIELDS:
-        np.testing.assert_array_equal(getattr(fast, name), getattr(slow, name), err_msg=name)
-    # Thresholds are copied from the data: equal bits (NaN marks categorical nodes).
-    np.testing.assert_array_equal(fast.threshold, slow.threshold, err_msg="threshold")
-    np.testing.assert_array_equal(fast.categories_left, slow.categories_left)
-    for name in FLOAT_FIELDS:
-        np.testing.assert_allclose(
-            getattr(fast, name), getattr(slow, name), rtol=1e-12, atol=1e-12, err_msg=name
-        )
-    # Every field of the dataclass is covered above.
-    covered = set(EXACT_FIELDS) | set(FLOAT_FIELDS) | {"threshold", "categories_left"}
-    assert covered == {f.name for f in dataclasses.fields(ct.Tree)}
 
 
 def make_problem(seed: int, criterion: str, *, weights: str, ties: bool, n_classes: int = 3):
