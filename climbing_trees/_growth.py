@@ -91,15 +91,10 @@ def grow_tree(
     >>> tree.node_count, float(tree.threshold[0]), tree.value[1:, 0, 0].tolist()
     (3, 1.5, [1.0, 5.0])
     """
+    search = NodeSearch(
+        X, criterion, min_samples_leaf, find_split, is_categorical, n_categories, categorical_split
+    )
     depth_limit = np.inf if max_depth is None else max_depth
-    categorical = np.zeros(X.shape[1], bool) if is_categorical is None else is_categorical
-    categorical = np.asarray(categorical, dtype=bool)
-    cat_features, num_features = np.flatnonzero(categorical), np.flatnonzero(~categorical)
-    if n_categories is None:
-        n_categories = np.zeros(X.shape[1], dtype=np.intp)
-        for j in cat_features:
-            n_categories[j] = int(X[:, j].max()) + 1 if len(X) else 0
-    width = int(max(np.max(n_categories, initial=0), 0)) + 1  # max_levels + 1
     W = float(sample_weight.sum())
     nodes: list[dict] = []
     # Each stack entry: (row indices, depth, parent id, is it the left child?)
@@ -130,39 +125,21 @@ def grow_tree(
             or is_pure(Y_t, w_t)
         ):
             continue
-        if not cat_features.size:
-            split = find_split(X[rows], Y_t, w_t, criterion, min_samples_leaf)
-        else:
-            split = _best_mixed_split(
-                X[rows],
-                Y_t,
-                w_t,
-                criterion,
-                min_samples_leaf,
-                find_split,
-                num_features,
-                cat_features,
-                categorical_split,
-                impurity,
-            )
-        if split is None:
+        split = search.best_split(rows, Y_t, w_t, impurity)
+        if split is None or not enough_decrease(
+            node["w"], W, impurity, split.score, min_impurity_decrease
+        ):
             continue
-        if not enough_decrease(node["w"], W, impurity, split.score, min_impurity_decrease):
-            continue
-        if isinstance(split, CategoricalSplit):
-            codes = X[rows, split.feature].astype(np.intp)
-            goes_left = np.isin(codes, split.levels_left)
-            present = np.bincount(codes, minlength=width - 1) > 0
-            node["feature"], node["threshold"] = split.feature, np.nan
-            node["categories_left"] = categories_left_row(
-                split.levels_left, present, w_t[goes_left].sum(), w_t[~goes_left].sum(), width
-            )
-        else:
-            node["feature"], node["threshold"] = split.feature, split.threshold
-            goes_left = X[rows, split.feature] <= split.threshold
+        node["feature"] = split.feature
+        node["threshold"], goes_left, node["categories_left"] = search.route(rows, split, w_t)
         # Push the right child first so that the left child is numbered next.
         stack.append((rows[~goes_left], depth + 1, node_id, False))
         stack.append((rows[goes_left], depth + 1, node_id, True))
+    return _assemble(nodes, search.width)
+
+
+def _assemble(nodes: list[dict], width: int) -> Tree:
+    """The :class:`Tree` of a list of node dicts (ids in list order)."""
     categories_left = np.zeros((len(nodes), width), dtype=bool)
     for i, n in enumerate(nodes):
         if n["categories_left"] is not None:
@@ -180,25 +157,68 @@ def grow_tree(
     )
 
 
-def _best_mixed_split(
-    X, Y, w, criterion, min_samples_leaf, find_split, num_features, cat_features, method, parent
-):
-    """Best of the numerical search (on numerical columns) and the categorical search.
+class NodeSearch:
+    """The split search at one node of :func:`grow_tree`, numerical and categorical.
 
-    Equal scores go to the lowest feature index, as among numerical features.
+    Numerical columns go to ``find_split``; categorical columns (chapter 6) to
+    :func:`climbing_trees.best_categorical_split`.  Of the two winners the one
+    with the lower score wins, the lower feature index on equal scores (the
+    tie rule of :func:`climbing_trees.choose_best`).
     """
-    splits = []
-    if num_features.size:
-        split = find_split(X[:, num_features], Y, w, criterion, min_samples_leaf)
+
+    def __init__(
+        self, X, criterion, min_samples_leaf, find_split, is_categorical, n_categories, method
+    ):
+        self.X, self.criterion, self.min_samples_leaf = X, criterion, min_samples_leaf
+        self.find_split, self.method = find_split, method
+        categorical = np.zeros(X.shape[1], bool) if is_categorical is None else is_categorical
+        categorical = np.asarray(categorical, dtype=bool)
+        self.cat_features = np.flatnonzero(categorical)
+        self.num_features = np.flatnonzero(~categorical)
+        if n_categories is None:
+            n_categories = np.zeros(X.shape[1], dtype=np.intp)
+            for j in self.cat_features:
+                n_categories[j] = int(X[:, j].max()) + 1 if len(X) else 0
+        self.width = int(max(np.max(n_categories, initial=0), 0)) + 1  # max_levels + 1
+
+    def best_split(self, rows, Y, w, impurity) -> Split | CategoricalSplit | None:
+        """The winning split of the node holding ``rows``, or ``None``."""
+        X, criterion, msl = self.X[rows], self.criterion, self.min_samples_leaf
+        if not self.cat_features.size:
+            return self.find_split(X, Y, w, criterion, msl)
+        splits = []
+        if self.num_features.size:
+            split = self.find_split(X[:, self.num_features], Y, w, criterion, msl)
+            if split is not None:
+                splits.append(split._replace(feature=int(self.num_features[split.feature])))
+        split = best_categorical_split(X, Y, w, criterion, msl, self.cat_features, self.method)
         if split is not None:
-            splits.append(split._replace(feature=int(num_features[split.feature])))
-    split = best_categorical_split(X, Y, w, criterion, min_samples_leaf, cat_features, method)
-    if split is not None:
-        splits.append(split)
-    if not splits:
-        return None
-    splits.sort(key=lambda s: s.feature)
-    return splits[choose_best(np.array([s.score for s in splits]), parent)]
+            splits.append(split)
+        if not splits:
+            return None
+        splits.sort(key=lambda s: s.feature)
+        return splits[choose_best(np.array([s.score for s in splits]), impurity)]
+
+    def route(self, rows, split, w):
+        """``(threshold, goes_left, categories_left row)`` of a split of ``rows``.
+
+        A numerical split sends ``x <= threshold`` left and has no row of
+        levels.  A categorical split has threshold NaN and a
+        :func:`climbing_trees.categories_left_row` (unseen levels go to the
+        heavier side).
+        """
+        x = self.X[rows, split.feature]
+        if not isinstance(split, CategoricalSplit):
+            return split.threshold, x <= split.threshold, None
+        codes = x.astype(np.intp)
+        goes_left = np.isin(codes, split.levels_left)
+        present = np.bincount(codes, minlength=self.width - 1) > 0
+        weights = w[goes_left].sum(), w[~goes_left].sum()
+        return (
+            np.nan,
+            goes_left,
+            categories_left_row(split.levels_left, present, *weights, self.width),
+        )
 
 
 def is_pure(Y: np.ndarray, sample_weight: np.ndarray) -> bool:
