@@ -6,6 +6,7 @@ Each module matches a chapter of the book:
 module                        chapter
 ============================  =============================================
 ``_criteria``                 1. Building blocks (impurities, weights)
+``_first_tree``               2. A first tree in one page (the simple version)
 ``_naive``, ``_growth``       2. The naive split search and greedy growth
 ``_incremental``              3. Incremental criteria
 ``_ties``                     4. Ties
@@ -27,6 +28,7 @@ from ._categorical import (
     level_statistics,
     one_vs_rest_split,
     partition_split,
+    pool_rare_levels,
 )
 from ._classes import DecisionTreeClassifier, DecisionTreeRegressor
 from ._criteria import (
@@ -41,6 +43,13 @@ from ._criteria import (
     squared_error,
 )
 from ._export import export_text, plot_tree
+from ._first_tree import (
+    Node,
+    first_best_split,
+    first_impurity,
+    grow_first_tree,
+    predict_first_tree,
+)
 from ._growth import grow_tree, is_pure
 from ._incremental import incremental_best_split, prefix_sum_best_split
 from ._levelwise import grow_tree_levelwise
@@ -67,6 +76,7 @@ __all__ = [
     "level_statistics",
     "one_vs_rest_split",
     "partition_split",
+    "pool_rare_levels",
     "DecisionTreeClassifier",
     "DecisionTreeRegressor",
     "Split",
@@ -79,7 +89,10 @@ __all__ = [
     "enough_decrease",
     "entropy",
     "export_text",
+    "first_best_split",
+    "first_impurity",
     "gini",
+    "grow_first_tree",
     "grow_tree",
     "grow_tree_levelwise",
     "impurity_from_statistics",
@@ -89,9 +102,11 @@ __all__ = [
     "naive_best_split",
     "node_impurity",
     "node_statistics",
+    "Node",
     "node_value",
     "one_hot",
     "plot_tree",
+    "predict_first_tree",
     "prefix_sum_best_split",
     "split_positions",
     "squared_error",

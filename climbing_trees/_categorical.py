@@ -497,10 +497,13 @@ def best_categorical_split(
     min_samples_leaf: int,
     features: np.ndarray,
     method: str = "auto",
+    min_samples_level: int = 1,
 ) -> CategoricalSplit | None:
     """Best split over the categorical columns ``features`` of ``X`` (codes as floats).
 
     Lowest feature index wins among equal scores (:func:`climbing_trees.choose_best`).
+    Levels with fewer than ``min_samples_level`` rows are pooled first
+    (:func:`pool_rare_levels`) and go to one side together.
     """
     search = {"auto": _auto, "one_vs_rest": _one_vs_rest, "partition": _partition}[method]
     # The per-row statistics are shared by every feature: compute them once.
@@ -508,13 +511,69 @@ def best_categorical_split(
     splits = []
     for j in features:
         level_stats, counts = _level_sums(X[:, j], phi)
+        level_stats, counts, rare = pool_rare_levels(level_stats, counts, min_samples_level)
         split = search(level_stats, counts, criterion, min_samples_leaf)
+        if split is not None and rare.any():
+            left = np.zeros(len(counts), dtype=bool)
+            left[list(split.levels_left)] = True
+            levels_left = tuple(int(c) for c in np.flatnonzero(expand_pooled(left, rare)))
+            split = split._replace(levels_left=levels_left)
         if split is not None:
             splits.append(split._replace(feature=int(j)))
     if not splits:
         return None
     parent = float(impurity_from_statistics(phi.sum(axis=0), criterion))
     return splits[choose_best(np.array([s.score for s in splits]), parent)]
+
+
+def pool_rare_levels(level_stats: np.ndarray, counts: np.ndarray, min_samples_level: int):
+    """Pool the levels with fewer than ``min_samples_level`` rows into one group.
+
+    A guard against the selection bias of many-level features (chapter 7): a
+    feature with many rare levels can always find *some* partition that looks
+    good on the training rows.  Rare levels (present, but with fewer rows than
+    ``min_samples_level``) are summed into the lowest rare code, and the other
+    rare codes become absent; the search then moves the group as one level,
+    and :func:`expand_pooled` sends every rare level to the group's side.
+    With ``min_samples_level=1`` (the default) nothing is pooled.
+
+    Works on one node (``(k, m)`` statistics, ``(k,)`` counts) or on a stack of
+    nodes (``(n, k, m)``, ``(n, k)``); the levels are added in code order, so
+    both builders get the same bits.  Returns ``(level_stats, counts, rare)``.
+
+    >>> stats = np.array([[1.0, 0.0], [0.0, 1.0], [3.0, 0.0], [0.0, 1.0]])
+    >>> pooled, counts, rare = pool_rare_levels(stats, np.array([1, 1, 3, 1]), 2)
+    >>> pooled.tolist(), counts.tolist(), rare.tolist()
+    ([[1.0, 2.0], [0.0, 0.0], [3.0, 0.0], [0.0, 0.0]], [3, 0, 3, 0], [True, True, False, True])
+    """
+    counts = np.asarray(counts)
+    rare = (counts > 0) & (counts < min_samples_level)
+    if not rare.any():
+        return level_stats, counts, rare
+    pooled_stats = np.add.reduce(np.where(rare[..., None], level_stats, 0.0), axis=-2)
+    pooled_counts = np.where(rare, counts, 0).sum(axis=-1)
+    first = np.argmax(rare, axis=-1)[..., None]  # the lowest rare code
+    group = np.zeros_like(rare)
+    np.put_along_axis(group, first, rare.any(axis=-1)[..., None], axis=-1)
+    level_stats = np.where(rare[..., None], 0.0, level_stats)
+    level_stats = np.where(group[..., None], pooled_stats[..., None, :], level_stats)
+    counts = np.where(group, pooled_counts[..., None], np.where(rare, 0, counts))
+    return level_stats, counts, rare
+
+
+def expand_pooled(left: np.ndarray, rare: np.ndarray) -> np.ndarray:
+    """Send every pooled level to its group's side (see :func:`pool_rare_levels`).
+
+    ``left`` marks the levels sent left (bool, shape ``(k,)`` or ``(n, k)``).
+
+    >>> expand_pooled(np.array([True, False, False, False]), np.array([True, True, False, True]))
+    array([ True,  True, False,  True])
+    """
+    if not rare.any():
+        return left
+    first = np.argmax(rare, axis=-1)[..., None]
+    group_left = np.take_along_axis(left, first, axis=-1)
+    return np.where(rare, group_left, left)
 
 
 def categories_left_row(

@@ -86,6 +86,7 @@ class BaseDecisionTree(BaseEstimator):
         min_impurity_decrease=0.0,
         categorical_features="auto",
         categorical_split="auto",
+        min_samples_level=1,
     ):
         self.criterion = criterion
         self.max_depth = max_depth
@@ -94,6 +95,7 @@ class BaseDecisionTree(BaseEstimator):
         self.min_impurity_decrease = min_impurity_decrease
         self.categorical_features = categorical_features
         self.categorical_split = categorical_split
+        self.min_samples_level = min_samples_level
 
     def fit(self, X, y, sample_weight=None):
         """Grow a tree from the training set ``(X, y)``.
@@ -249,6 +251,13 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
         Breiman et al. 1984) (chapter 7).  ``"auto"``: ``"partition"``, plus
         the one-vs-rest candidates with three or more classes, so never worse
         than one-vs-rest.
+    min_samples_level : int, default=1
+        At each node, the levels of a categorical feature with fewer rows
+        than this are pooled into one group before the search, and the group
+        goes to one side as a whole.  It guards against the selection bias of
+        features with many rare levels, which can always find a partition
+        that looks good on the training rows (chapter 7).  The default, 1,
+        pools nothing.  Numerical features are unaffected.
 
     Attributes
     ----------
@@ -307,6 +316,7 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
         min_impurity_decrease=0.0,
         categorical_features="auto",
         categorical_split="auto",
+        min_samples_level=1,
     ):
         super().__init__(
             criterion=criterion,
@@ -316,6 +326,7 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
             min_impurity_decrease=min_impurity_decrease,
             categorical_features=categorical_features,
             categorical_split=categorical_split,
+            min_samples_level=min_samples_level,
         )
 
     def _encode_target(self, y) -> np.ndarray:
@@ -351,7 +362,7 @@ class DecisionTreeRegressor(RegressorMixin, BaseDecisionTree):
     criterion : {"squared_error"}, default="squared_error"
     max_depth, min_samples_split, min_samples_leaf, min_impurity_decrease
         As in :class:`DecisionTreeClassifier`.
-    categorical_features, categorical_split
+    categorical_features, categorical_split, min_samples_level
         As in :class:`DecisionTreeClassifier`; ``"partition"`` (the default
         through ``"auto"``) is exact for squared error (Fisher 1958).
 
@@ -394,6 +405,7 @@ class DecisionTreeRegressor(RegressorMixin, BaseDecisionTree):
         min_impurity_decrease=0.0,
         categorical_features="auto",
         categorical_split="auto",
+        min_samples_level=1,
     ):
         super().__init__(
             criterion=criterion,
@@ -403,6 +415,7 @@ class DecisionTreeRegressor(RegressorMixin, BaseDecisionTree):
             min_impurity_decrease=min_impurity_decrease,
             categorical_features=categorical_features,
             categorical_split=categorical_split,
+            min_samples_level=min_samples_level,
         )
 
     def _encode_target(self, y) -> np.ndarray:

@@ -36,6 +36,7 @@ def grow_tree(
     is_categorical: np.ndarray | None = None,
     n_categories: np.ndarray | None = None,
     categorical_split: str = "auto",
+    min_samples_level: int = 1,
 ) -> Tree:
     """Grow a tree depth first and return it as a :class:`Tree`.
 
@@ -73,6 +74,10 @@ def grow_tree(
         Search for categorical columns (chapters 6 and 7); see
         :mod:`climbing_trees._categorical`, which also describes how the tree
         stores a categorical split and where unseen levels go.
+    min_samples_level : int
+        At each node, levels of a categorical column with fewer rows than this
+        are pooled into one group that goes to one side
+        (:func:`climbing_trees.pool_rare_levels`); 1 pools nothing.
 
     Notes
     -----
@@ -92,7 +97,14 @@ def grow_tree(
     (3, 1.5, [1.0, 5.0])
     """
     search = NodeSearch(
-        X, criterion, min_samples_leaf, find_split, is_categorical, n_categories, categorical_split
+        X,
+        criterion,
+        min_samples_leaf,
+        find_split,
+        is_categorical,
+        n_categories,
+        categorical_split,
+        min_samples_level,
     )
     depth_limit = np.inf if max_depth is None else max_depth
     W = float(sample_weight.sum())
@@ -167,10 +179,19 @@ class NodeSearch:
     """
 
     def __init__(
-        self, X, criterion, min_samples_leaf, find_split, is_categorical, n_categories, method
+        self,
+        X,
+        criterion,
+        min_samples_leaf,
+        find_split,
+        is_categorical,
+        n_categories,
+        method,
+        min_samples_level=1,
     ):
         self.X, self.criterion, self.min_samples_leaf = X, criterion, min_samples_leaf
         self.find_split, self.method = find_split, method
+        self.min_samples_level = min_samples_level
         categorical = np.zeros(X.shape[1], bool) if is_categorical is None else is_categorical
         categorical = np.asarray(categorical, dtype=bool)
         self.cat_features = np.flatnonzero(categorical)
@@ -191,7 +212,9 @@ class NodeSearch:
             split = self.find_split(X[:, self.num_features], Y, w, criterion, msl)
             if split is not None:
                 splits.append(split._replace(feature=int(self.num_features[split.feature])))
-        split = best_categorical_split(X, Y, w, criterion, msl, self.cat_features, self.method)
+        split = best_categorical_split(
+            X, Y, w, criterion, msl, self.cat_features, self.method, self.min_samples_level
+        )
         if split is not None:
             splits.append(split)
         if not splits:

@@ -36,7 +36,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._categorical import _principal_component_key
+from ._categorical import _principal_component_key, expand_pooled, pool_rare_levels
 from ._criteria import CLASSIFICATION_CRITERIA, impurity_from_statistics, total_weight
 from ._ties import TIE_RTOL, enough_decrease, midpoint_threshold
 from ._tree import TREE_LEAF, TREE_UNDEFINED, Tree
@@ -55,6 +55,7 @@ def grow_tree_levelwise(
     is_categorical: np.ndarray | None = None,
     n_categories: np.ndarray | None = None,
     categorical_split: str = "auto",
+    min_samples_level: int = 1,
 ) -> Tree:
     """Grow a tree level by level; the result equals :func:`grow_tree`'s.
 
@@ -67,7 +68,7 @@ def grow_tree_levelwise(
     criterion : {"gini", "entropy", "log_loss", "squared_error"}
     max_depth, min_samples_split, min_samples_leaf, min_impurity_decrease
         The stopping rules of :func:`grow_tree`, with the same meaning.
-    is_categorical, n_categories, categorical_split
+    is_categorical, n_categories, categorical_split, min_samples_level
         Categorical features (level codes in ``X``), as in :func:`grow_tree`;
         :mod:`climbing_trees._categorical` describes the format.
 
@@ -211,6 +212,7 @@ def grow_tree_levelwise(
                     criterion,
                     min_samples_leaf,
                     categorical_split,
+                    min_samples_level,
                 )
             with np.errstate(invalid="ignore"):  # 0 * inf: a node without weight or split
                 enough = enough_decrease(w_node, W, impurity, best_s, min_impurity_decrease)
@@ -548,6 +550,7 @@ def _mixed_splits(
     criterion,
     min_samples_leaf,
     method,
+    min_samples_level,
 ):
     """Add the categorical features to the numerical winners of a level's nodes.
 
@@ -573,6 +576,7 @@ def _mixed_splits(
             criterion,
             min_samples_leaf,
             method,
+            min_samples_level,
         )
         score = np.where(searchable, score, np.inf)
         features.append(np.where(np.isfinite(score), j, np.iinfo(np.intp).max))
@@ -601,7 +605,7 @@ def _mixed_splits(
 
 
 def _categorical_splits(
-    codes, node_of_pos, n_nodes, n_levels, phi, searchable, criterion, msl, method
+    codes, node_of_pos, n_nodes, n_levels, phi, searchable, criterion, msl, method, min_level
 ):
     """Best split of one categorical feature in every node of a level.
 
@@ -621,8 +625,10 @@ def _categorical_splits(
         axis=-1,
     ).reshape(n_nodes, n_levels, -1)
     counts = np.bincount(pair, minlength=size).reshape(n_nodes, n_levels)
-    present = counts > 0
-    n_present = present.sum(axis=1)
+    present = counts > 0  # before pooling: where unseen levels go is decided by these
+    level_stats, counts, rare = pool_rare_levels(level_stats, counts, min_level)
+    searched = counts > 0
+    n_present = searched.sum(axis=1)
     best = np.full(n_nodes, np.inf)
     masks = np.zeros((n_nodes, n_levels), dtype=bool)
     w_left, w_right = np.zeros(n_nodes), np.zeros(n_nodes)
@@ -633,7 +639,7 @@ def _categorical_splits(
         nodes = candidates[group]
         width = int(n_present[nodes].max())
         # Present levels first, in code order; then absent ones (zero statistics).
-        columns = np.argsort(~present[nodes], axis=1, kind="stable")[:, :width]
+        columns = np.argsort(~searched[nodes], axis=1, kind="stable")[:, :width]
         stats = np.take_along_axis(level_stats[nodes], columns[:, :, None], axis=1)
         block_counts = np.take_along_axis(counts[nodes], columns, axis=1)
         score, left, wl, wr = _categorical_block(stats, block_counts, criterion, msl, method)
@@ -641,7 +647,7 @@ def _categorical_splits(
         rows_masks = np.zeros((len(nodes), n_levels), dtype=bool)
         np.put_along_axis(rows_masks, columns, left, axis=1)
         masks[nodes] = rows_masks
-    return best, masks, present, w_left, w_right
+    return best, expand_pooled(masks, rare), present, w_left, w_right
 
 
 def _categorical_block(level_stats, counts, criterion, msl, method):

@@ -68,6 +68,7 @@ def resolve_hyperparameters(est, n_samples: int) -> dict:
             f"min_impurity_decrease={mid!r} is invalid; use a finite number >= 0 "
             "(0 disables the rule)."
         )
+    _check_int(est.min_samples_level, "min_samples_level", low=1, hint="(1 pools no level)")
     return {
         "criterion": est.criterion,
         "max_depth": max_depth,
@@ -76,6 +77,7 @@ def resolve_hyperparameters(est, n_samples: int) -> dict:
         "min_samples_split": max(min_samples_split, 2 * min_samples_leaf),
         "min_samples_leaf": min_samples_leaf,
         "min_impurity_decrease": float(mid),
+        "min_samples_level": int(est.min_samples_level),
     }
 
 
