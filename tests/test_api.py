@@ -24,6 +24,7 @@ PARAMS = {
     "min_impurity_decrease": 0.001,
     "categorical_features": None,
     "categorical_split": "one_vs_rest",
+    "min_samples_level": 3,
 }
 
 
