@@ -656,9 +656,10 @@ def resolve_categorical_features(categorical_features, columns, names, is_frame)
     for item in items:
         if isinstance(item, (int, np.integer)) and not isinstance(item, (bool, np.bool_)):
             if not -n <= item < n:
+                allowed = f"use indices 0 to {n - 1}" if n else "pass categorical_features=None"
                 raise ValueError(
-                    f"categorical_features contains the index {item}, but X has {n} columns; "
-                    f"use indices 0 to {n - 1}."
+                    f"categorical_features contains the index {item}, but X has {n} "
+                    f"column{'' if n == 1 else 's'}; {allowed}."
                 )
             mask[item] = True
         elif is_frame and item in names:

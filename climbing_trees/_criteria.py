@@ -42,7 +42,7 @@ def entropy(proportions: np.ndarray) -> np.ndarray:
     p = np.asarray(proportions, dtype=float)
     # 0 * log(0) is 0 by continuity; mask the zeros so log2 never sees them.
     logs = np.log2(np.where(p > 0, p, 1.0))
-    return -np.sum(p * logs, axis=-1)
+    return 0.0 - np.sum(p * logs, axis=-1)  # 0.0 - x: a pure node's entropy is +0.0, not -0.0
 
 
 def squared_error(y: np.ndarray, sample_weight: np.ndarray | None = None) -> float:

@@ -349,7 +349,7 @@ def _impurity(parts: list, criterion: str):
     p = [part / total for part in parts]
     if criterion == "gini":
         return total, 1.0 - _sum_last([q**2 for q in p])
-    return total, -_sum_last([q * np.log2(np.where(q > 0, q, 1.0)) for q in p])
+    return total, 0.0 - _sum_last([q * np.log2(np.where(q > 0, q, 1.0)) for q in p])
 
 
 def _xlogx(a: np.ndarray) -> np.ndarray:

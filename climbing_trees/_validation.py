@@ -104,6 +104,8 @@ def check_sample_weight(sample_weight, n_samples: int) -> np.ndarray:
     """Validated float64 copy of ``sample_weight`` (all ones when ``None``)."""
     if sample_weight is None:
         return np.ones(n_samples)
+    if isinstance(sample_weight, numbers.Real) and not isinstance(sample_weight, bool):
+        return check_sample_weight(np.full(n_samples, float(sample_weight)), n_samples)
     message = "sample_weight must be an array of real numbers, one per row of X."
     try:
         w = np.asarray(sample_weight)
@@ -113,7 +115,11 @@ def check_sample_weight(sample_weight, n_samples: int) -> np.ndarray:
     except (TypeError, ValueError) as exc:
         raise TypeError(message) from exc
     if w.ndim == 0:
-        w = np.full(n_samples, float(w))
+        # scikit-learn spreads a Python number over the rows but refuses a 0-d array.
+        raise TypeError(
+            f"sample_weight is a 0-d array ({sample_weight!r}); pass one weight per row, "
+            "or a plain Python number to give every row the same weight."
+        )
     if w.ndim != 1 or len(w) != n_samples:
         raise ValueError(
             f"sample_weight has shape {w.shape} but X has {n_samples} rows; "

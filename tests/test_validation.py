@@ -17,6 +17,7 @@ import pytest
 from conftest import assert_same_fitted_state
 from sklearn.exceptions import NotFittedError
 
+import climbing_trees as ct
 from climbing_trees import DecisionTreeClassifier, DecisionTreeRegressor
 
 ESTIMATORS = [DecisionTreeClassifier, DecisionTreeRegressor]
@@ -556,3 +557,32 @@ def test_dates_mixed_with_numbers(Estimator, data):
     with pytest.raises(TypeError, match="could not be promoted") as info:
         Estimator().fit(frame, y)
     assert "turn datetime columns into numbers" in str(info.value)
+
+
+@pytest.mark.parametrize("Estimator", [ct.DecisionTreeClassifier, ct.DecisionTreeRegressor])
+def test_zero_dimensional_sample_weight_is_refused_as_in_scikit_learn(Estimator):
+    """A Python number is spread over the rows; a 0-d array is a TypeError (as in sklearn)."""
+    X, y = np.arange(6.0)[:, None], np.array([0, 0, 0, 1, 1, 1])
+    model = Estimator().fit(X, y)
+    before = model.tree_
+    with pytest.raises(TypeError, match="0-d array"):
+        model.fit(X, y, sample_weight=np.array(2.0))
+    assert model.tree_ is before  # a failed fit keeps the previous model
+    Estimator().fit(X, y, sample_weight=2.0)
+    Estimator().fit(X, y, sample_weight=np.float64(2.0))  # a numpy scalar is a number too
+
+
+def test_pure_nodes_have_entropy_plus_zero():
+    """Not -0.0, which export_text and plot_tree would show as "-0.000"."""
+    X = np.arange(8.0)[:, None]
+    model = ct.DecisionTreeClassifier(criterion="entropy").fit(X, [0, 0, 0, 0, 1, 1, 1, 1])
+    leaves = model.tree_.children_left == ct.TREE_LEAF
+    assert (model.tree_.impurity[leaves] == 0).all()
+    assert not np.signbit(model.tree_.impurity).any()
+    slow = ct.grow_tree(X, ct.one_hot(np.repeat([0, 1], 4), 2), np.ones(8), criterion="entropy")
+    assert not np.signbit(slow.impurity).any()
+
+
+def test_categorical_index_on_an_empty_frame_says_so():
+    with pytest.raises(ValueError, match="0 columns; pass categorical_features=None"):
+        ct.DecisionTreeRegressor(categorical_features=[0]).fit(np.zeros((3, 0)), np.arange(3.0))
