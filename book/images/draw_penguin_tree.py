@@ -16,10 +16,13 @@ FEATURES = ["bill_length_mm", "bill_depth_mm", "flipper_length_mm", "body_mass_g
 
 def main() -> None:
     penguins = load_penguins().dropna(subset=FEATURES)
-    model = DecisionTreeClassifier(max_depth=2).fit(penguins[FEATURES], penguins["species"])
+    model = DecisionTreeClassifier(max_depth=2)
+    model.fit(penguins[FEATURES], penguins["species"])
     fig, ax = plt.subplots(figsize=(9, 4.2), layout="constrained")
     plot_tree(model, ax=ax, fontsize=9)
-    ax.set_title("A depth-2 tree for the Palmer penguins' species (climbing_trees.plot_tree)")
+    ax.set_title(
+        "A depth-2 tree for the Palmer penguins' species (climbing_trees.plot_tree)"
+    )
     out = Path(__file__).with_name("penguin_tree.png")
     fig.savefig(out, dpi=110)
     print(f"wrote {out}")

@@ -134,6 +134,14 @@ async () => {
                              !!output.querySelector("img, svg, table, iframe")),
       };
     }),
+    // Code blocks wider than their box: the reader would have to scroll sideways.
+    wide_code: [...main.querySelectorAll("pre")]
+      .filter(pre => pre.scrollWidth > pre.clientWidth + 1)
+      .map(pre => ({
+        cell_input: !!pre.closest(".cell_input"),
+        overflow: pre.scrollWidth - pre.clientWidth,
+        line: pre.textContent.split("\n").reduce((a, b) => (b.length > a.length ? b : a), ""),
+      })),
     links: [...document.querySelectorAll("a[href]")].map(a => a.href),
     sidebar: [...document.querySelectorAll("nav.bd-docs-nav a.reference")].map(a => ({
       text: a.textContent.trim(), href: a.href})),

@@ -169,6 +169,14 @@ def test_cells_that_print_or_plot_have_output(visit, page_path):
 
 
 @pytest.mark.parametrize("page_path", PAGES)
+def test_no_code_scrolls_sideways(visit, page_path):
+    """Code cells and listings fit the page at 1280 px: nothing scrolls horizontally."""
+    record = visit(page_path)
+    wide = [f"{c['overflow']}px too wide: {c['line']!r}" for c in record.dom["wide_code"]]
+    assert wide == [], f"code blocks that scroll sideways on {page_path}: {wide}"
+
+
+@pytest.mark.parametrize("page_path", PAGES)
 def test_internal_links_resolve(visit, site, http_status, page_path):
     record = visit(page_path)
     targets = {urldefrag(link).url for link in record.dom["links"]}
