@@ -1,0 +1,89 @@
+"""A first decision tree in one page: a node, the naive search, recursion, predict.
+
+Chapter 2 of the book ("The naive split search and greedy growth") opens with
+this module.  It is the whole of CART's growth phase with nothing else: no
+sample weights, two stopping rules (``max_depth``, ``min_samples_split``),
+nodes as linked objects, recursion instead of a stack.  The rest of the book
+hardens it into :func:`climbing_trees.grow_tree`, and the tests check that both
+grow the same tree (same tests, same leaf values) where the first tree's
+simplifications do not matter: unit weights and no ties that rounding could
+break differently.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+
+@dataclass
+class Node:
+    """A leaf (only ``value``) or an internal node (a test and two children)."""
+
+    value: np.ndarray  # mean row of Y: class proportions, or the mean target
+    feature: int = -1  # the test is: x[feature] <= threshold goes left
+    threshold: float = np.nan
+    left: Node | None = None
+    right: Node | None = None
+
+
+def first_impurity(Y: np.ndarray, criterion: str) -> float:
+    """Gini impurity of one-hot rows ``Y``, or the variance of a target column."""
+    if criterion == "gini":
+        p = Y.mean(axis=0)  # class proportions
+        return 1.0 - float(np.sum(p**2))
+    return float(np.var(Y[:, 0]))  # "squared_error"
+
+
+def first_best_split(X: np.ndarray, Y: np.ndarray, criterion: str):
+    """``(feature, threshold)`` leaving the least impurity, or ``None``."""
+    best, best_score = None, np.inf
+    for j in range(X.shape[1]):
+        values = np.unique(X[:, j])  # sorted distinct values
+        for threshold in (values[:-1] + values[1:]) / 2:  # one per gap
+            left = X[:, j] <= threshold
+            n_left, n_right = left.sum(), (~left).sum()
+            score = (
+                n_left * first_impurity(Y[left], criterion)
+                + n_right * first_impurity(Y[~left], criterion)
+            ) / len(Y)
+            if score < best_score:  # strict: the first of equal scores wins
+                best, best_score = (j, float(threshold)), score
+    return best
+
+
+def grow_first_tree(X, Y, criterion="gini", max_depth=None, min_samples_split=2, depth=0):
+    """Grow a tree on ``X`` and one-hot (or target column) ``Y``, recursively.
+
+    >>> X = np.array([[0.0], [1.0], [2.0], [3.0]])
+    >>> Y = np.array([[1.0], [1.0], [5.0], [5.0]])
+    >>> root = grow_first_tree(X, Y, "squared_error")
+    >>> root.threshold, root.left.value.tolist(), root.right.value.tolist()
+    (1.5, [1.0], [5.0])
+    """
+    node = Node(value=Y.mean(axis=0))
+    if (max_depth is not None and depth >= max_depth) or len(Y) < min_samples_split:
+        return node  # a stopping rule makes this node a leaf
+    if np.all(Y == Y[0]):
+        return node  # pure: nothing left to separate
+    split = first_best_split(X, Y, criterion)
+    if split is None:
+        return node  # every feature is constant here
+    node.feature, node.threshold = split
+    left = X[:, node.feature] <= node.threshold
+    rules = (criterion, max_depth, min_samples_split, depth + 1)
+    node.left = grow_first_tree(X[left], Y[left], *rules)
+    node.right = grow_first_tree(X[~left], Y[~left], *rules)
+    return node
+
+
+def predict_first_tree(node: Node, X: np.ndarray) -> np.ndarray:
+    """The leaf value of each row of ``X``: walk down from the root."""
+    out = []
+    for x in X:
+        leaf = node
+        while leaf.left is not None:
+            leaf = leaf.left if x[leaf.feature] <= leaf.threshold else leaf.right
+        out.append(leaf.value)
+    return np.array(out)
