@@ -151,7 +151,9 @@ def node_value(Y: np.ndarray, sample_weight: np.ndarray) -> np.ndarray:
 
     For one-hot ``Y`` this is the vector of weighted class proportions; for a
     regression column it is the weighted mean target.  Both minimise the
-    node's criterion.  (A seed post of this book forgot the weights here.)
+    node's criterion.  The weights matter here as much as in the split
+    search: an unweighted mean would predict for a leaf a value that the
+    weighted criterion did not choose.
 
     >>> node_value(np.array([[1.0], [4.0]]), np.array([2.0, 1.0])).tolist()
     [2.0]
