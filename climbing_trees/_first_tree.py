@@ -19,17 +19,17 @@ import numpy as np
 
 @dataclass
 class Node:
-    """A leaf (only ``value``) or an internal node (a test and two children)."""
+    """A leaf (``value`` only) or an internal node (a test, two children)."""
 
-    value: np.ndarray  # mean row of Y: class proportions, or the mean target
-    feature: int = -1  # the test is: x[feature] <= threshold goes left
+    value: np.ndarray  # mean row of Y: class proportions or mean target
+    feature: int = -1  # the test: x[feature] <= threshold goes left
     threshold: float = np.nan
     left: Node | None = None
     right: Node | None = None
 
 
 def first_impurity(Y: np.ndarray, criterion: str) -> float:
-    """Gini impurity of one-hot rows ``Y``, or the variance of a target column."""
+    """Gini impurity of one-hot rows ``Y``, or the variance of a target."""
     if criterion == "gini":
         p = Y.mean(axis=0)  # class proportions
         return 1.0 - float(np.sum(p**2))
@@ -53,8 +53,15 @@ def first_best_split(X: np.ndarray, Y: np.ndarray, criterion: str):
     return best
 
 
-def grow_first_tree(X, Y, criterion="gini", max_depth=None, min_samples_split=2, depth=0):
-    """Grow a tree on ``X`` and one-hot (or target column) ``Y``, recursively.
+def grow_first_tree(
+    X,
+    Y,
+    criterion="gini",
+    max_depth=None,
+    min_samples_split=2,
+    depth=0,
+):
+    """Grow a tree on ``X`` and one-hot ``Y`` (or a target column).
 
     >>> X = np.array([[0.0], [1.0], [2.0], [3.0]])
     >>> Y = np.array([[1.0], [1.0], [5.0], [5.0]])
@@ -63,7 +70,8 @@ def grow_first_tree(X, Y, criterion="gini", max_depth=None, min_samples_split=2,
     (1.5, [1.0], [5.0])
     """
     node = Node(value=Y.mean(axis=0))
-    if (max_depth is not None and depth >= max_depth) or len(Y) < min_samples_split:
+    too_deep = max_depth is not None and depth >= max_depth
+    if too_deep or len(Y) < min_samples_split:
         return node  # a stopping rule makes this node a leaf
     if np.all(Y == Y[0]):
         return node  # pure: nothing left to separate
@@ -84,6 +92,7 @@ def predict_first_tree(node: Node, X: np.ndarray) -> np.ndarray:
     for x in X:
         leaf = node
         while leaf.left is not None:
-            leaf = leaf.left if x[leaf.feature] <= leaf.threshold else leaf.right
+            go_left = x[leaf.feature] <= leaf.threshold
+            leaf = leaf.left if go_left else leaf.right
         out.append(leaf.value)
     return np.array(out)
