@@ -105,6 +105,8 @@ def weakest_links(tree: Tree, risk: np.ndarray | None = None) -> Bunch:
             ``g`` of that node when it was collapsed.
         risks : ndarray of float, one longer
             ``R(T)`` of the whole tree before the first step and after each one.
+        n_leaves : ndarray of int, one longer
+            Its number of leaves, before the first step and after each one.
 
     Notes
     -----
@@ -133,6 +135,7 @@ def weakest_links(tree: Tree, risk: np.ndarray | None = None) -> Bunch:
     r_branch, n_leaves = np.array(branch), np.array(count, dtype=np.intp)
     candidate = ~is_leaf
     nodes, alphas, risks = [], [], [float(r_branch[0])]
+    leaves = [max(1, int(n_leaves[0]))]
     g = np.full(n, np.inf)
     size = _branch_sizes(tree)
     while candidate[0]:
@@ -153,10 +156,12 @@ def weakest_links(tree: Tree, risk: np.ndarray | None = None) -> Bunch:
             r_branch[node] += r_diff
             node = parent_list[node]
         risks.append(float(r_branch[0]))
+        leaves.append(max(1, int(n_leaves[0])))
     return Bunch(
         nodes=np.array(nodes, dtype=np.intp),
         alphas=np.array(alphas, dtype=float),
         risks=np.array(risks, dtype=float),
+        n_leaves=np.array(leaves, dtype=np.intp),
     )
 
 
@@ -353,58 +358,57 @@ def select_ccp_alpha(
     full = clone(estimator).set_params(ccp_alpha=0.0)
     full.fit(X, y, sample_weight=sample_weight)
     links = weakest_links(full.tree_, full._node_risk(full.tree_))
-    # Distinct path values and the tree size after the last step at each.  Rounding
-    # can leave an alpha a hair below the one before; the running maximum keeps the
-    # order that pruning to an alpha follows (it stops at the first larger one).
-    alphas = np.maximum.accumulate(np.concatenate([[0.0], links.alphas]))
-    sizes = _branch_sizes(full.tree_)
-    removed = np.concatenate([[0], (sizes[links.nodes] - 1) // 2])
-    n_leaves_path = full.tree_.n_leaves - np.cumsum(removed)
-    last = np.r_[alphas[1:] != alphas[:-1], True]  # keep the last row of equal alphas
-    distinct, leaves_k, risk_k = alphas[last], n_leaves_path[last], links.risks[last]
-    if alphas[1:].size and alphas[1] == 0.0:
-        # ccp_alpha=0 keeps the grown tree; the zero-alpha steps belong to the next row.
-        distinct = np.concatenate([[0.0], distinct])
-        leaves_k = np.concatenate([[full.tree_.n_leaves], leaves_k])
-        risk_k = np.concatenate([[links.risks[0]], risk_k])
+    distinct, last = _distinct_alphas(links.alphas)
+    leaves_k, risk_k = links.n_leaves[last], links.risks[last]
     positive = np.maximum(distinct, 0.0)
-    candidates = np.sqrt(positive[:-1] * positive[1:])
-    candidates = np.concatenate([candidates, distinct[-1:]])
-    if len(distinct) > 1 and distinct[1] == 0.0:
-        candidates[1] = np.nextafter(0.0, 1.0)  # the smallest positive alpha
-    X_cv, y_cv = X, np.asarray(y)
+    candidates = np.concatenate([np.sqrt(positive[:-1] * positive[1:]), positive[-1:]])
+    if len(distinct) > 1 and distinct[1] <= 0.0:
+        candidates[1] = np.nextafter(0.0, 1.0)  # just above 0: cut the zero-alpha links
+    y_cv = np.asarray(y)
     w = None if sample_weight is None else np.asarray(sample_weight, dtype=float)
-    splitter = check_cv(cv, y_cv, classifier=is_classifier(estimator))
+    classifier = is_classifier(estimator)
+    splitter = check_cv(cv, y_cv, classifier=classifier)
     scorer = None if scoring is None else check_scoring(estimator, scoring=scoring)
     n = len(y_cv)
     losses = np.zeros((len(candidates), n))
     fold_scores = []
     for train, test in splitter.split(np.zeros((n, 1)), y_cv):
-        X_tr, X_te = _take(X_cv, train), _take(X_cv, test)
         model = clone(estimator).set_params(ccp_alpha=0.0)
-        model.fit(X_tr, y_cv[train], sample_weight=None if w is None else w[train])
+        model.fit(_take(X, train), y_cv[train], sample_weight=None if w is None else w[train])
         fold_links = weakest_links(model.tree_, model._node_risk(model.tree_))
-        scores = []
-        for k, a in enumerate(candidates):
-            pruned = model._with_tree(_prune_by_links(model.tree_, fold_links, a), a)
-            if scorer is None:
-                pred = pruned.predict(X_te)
-                if is_classifier(estimator):
-                    losses[k, test] = pred != y_cv[test]
-                else:
-                    losses[k, test] = (pred - y_cv[test]) ** 2
-            else:
-                scores.append(scorer(pruned, X_te, y_cv[test]))
-        fold_scores.append(scores)
+        X_test = _take(X, test)
+        if scorer is not None:
+            fold_scores.append(
+                [
+                    scorer(
+                        model._with_tree(_prune_by_links(model.tree_, fold_links, a), a),
+                        X_test,
+                        y_cv[test],
+                    )
+                    for a in candidates
+                ]
+            )
+            continue
+        # The leaf each held-out row reaches in every pruned tree, without building them.
+        landing = _landing_nodes(
+            model.tree_, fold_links, model._validate_X_predict(X_test), candidates
+        )
+        value = model.tree_.value[:, 0, :]
+        if classifier:
+            predicted = model.classes_[np.argmax(value, axis=1)][landing]
+            losses[:, test] = predicted != y_cv[test]
+        else:
+            losses[:, test] = (value[landing, 0] - y_cv[test]) ** 2
     if scorer is None:
         weights = np.ones(n) if w is None else w
-        mean = losses @ weights / weights.sum()
-        var = (weights * (losses - mean[:, None]) ** 2).sum(axis=1) / weights.sum()
-        cv_risk, cv_se = mean, np.sqrt(var / n)
+        cv_risk = losses @ weights / weights.sum()
+        var = (weights * (losses - cv_risk[:, None]) ** 2).sum(axis=1) / weights.sum()
+        cv_se = np.sqrt(var / n)
     else:
-        s = -np.array(fold_scores).T  # (candidates, folds), risk = minus score
-        cv_risk = s.mean(axis=1)
-        cv_se = s.std(axis=1, ddof=1) / np.sqrt(s.shape[1]) if s.shape[1] > 1 else 0 * cv_risk
+        risks = -np.array(fold_scores).T  # (candidates, folds): risk is minus the score
+        cv_risk = risks.mean(axis=1)
+        k = risks.shape[1]
+        cv_se = risks.std(axis=1, ddof=1) / np.sqrt(k) if k > 1 else np.zeros_like(cv_risk)
     best = _argmin_last(cv_risk)
     if rule == "min":
         chosen = best
@@ -425,6 +429,67 @@ def select_ccp_alpha(
         }
     )
     return float(candidates[chosen]), table
+
+
+def _distinct_alphas(alphas: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct values of a pruning path, and the last step of each (rows of ``risks``).
+
+    The path's alphas with a 0 in front; rounding can leave an alpha a hair
+    below the one before it, so their running maximum is used (pruning to an
+    alpha stops at the first larger one, so it sees the same order).  Alphas
+    within a relative 1e-10 of each other are equal up to rounding (the same
+    ``g`` summed in another order) and form one value.  When some splits do
+    not lower the risk at all, two values are 0: the grown tree (``ccp_alpha=0``
+    keeps it) and the tree without those splits.
+    """
+    path = np.maximum.accumulate(np.concatenate([[0.0], np.maximum(alphas, 0.0)]))
+    new = np.r_[True, path[1:] > path[:-1] * (1 + 1e-10)]
+    new[1] = True if len(path) > 1 and path[1] == 0.0 else new[1]
+    starts = np.flatnonzero(new)
+    last = np.r_[starts[1:] - 1, len(path) - 1]
+    return path[last], last
+
+
+def _collapse_alphas(tree: Tree, links: Bunch) -> np.ndarray:
+    """The alpha from which each node is a leaf of the pruned tree.
+
+    ``-inf`` for the leaves of ``tree``, the (running maximum) alpha of the
+    step that collapsed a node, and ``inf`` for a node never collapsed itself
+    (an ancestor was collapsed first).  At ``alpha``, a row lands in the
+    first node of its path from the root whose value is at most ``alpha``.
+    """
+    c = np.where(tree.children_left == TREE_LEAF, -np.inf, np.inf)
+    c[links.nodes] = np.maximum.accumulate(links.alphas) if len(links.alphas) else []
+    return c
+
+
+def _decision_paths(tree: Tree, X: np.ndarray) -> np.ndarray:
+    """Node ids on each row's path from the root, shape (n_rows, depth + 1), leaf-padded."""
+    node = np.zeros(len(X), dtype=np.intp)
+    path = [node]
+    while True:
+        internal = tree.children_left[node] != TREE_LEAF
+        if not internal.any():
+            return np.stack(path, axis=1)
+        node = node.copy()
+        rows, current = np.flatnonzero(internal), node[internal]
+        go_left = tree._goes_left(current, X[rows, tree.feature[current]])
+        node[rows] = np.where(go_left, tree.children_left[current], tree.children_right[current])
+        path.append(node)
+
+
+def _landing_nodes(tree: Tree, links: Bunch, X: np.ndarray, alphas: np.ndarray) -> np.ndarray:
+    """Leaf of the tree pruned to each alpha that each row reaches: shape (len(alphas), n_rows)."""
+    paths = _decision_paths(tree, X)
+    c = _collapse_alphas(tree, links)[paths]  # (n_rows, depth + 1)
+    out = np.empty((len(alphas), len(X)), dtype=np.intp)
+    rows = np.arange(len(X))
+    for k, a in enumerate(alphas):
+        if a == 0.0:  # ccp_alpha=0 keeps the grown tree
+            out[k] = paths[:, -1]
+        else:
+            out[k] = paths[rows, np.argmax(c <= a, axis=1)]
+    return out
 
 
 def _argmin_last(values: np.ndarray) -> int:
