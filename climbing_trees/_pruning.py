@@ -358,12 +358,13 @@ def select_ccp_alpha(
     full = clone(estimator).set_params(ccp_alpha=0.0)
     full.fit(X, y, sample_weight=sample_weight)
     links = weakest_links(full.tree_, full._node_risk(full.tree_))
-    distinct, last = _distinct_alphas(links.alphas)
+    distinct, last = _distinct_alphas(links.alphas, links.risks[-1])
     leaves_k, risk_k = links.n_leaves[last], links.risks[last]
     positive = np.maximum(distinct, 0.0)
     candidates = np.concatenate([np.sqrt(positive[:-1] * positive[1:]), positive[-1:]])
-    if len(distinct) > 1 and distinct[1] <= 0.0:
-        candidates[1] = np.nextafter(0.0, 1.0)  # just above 0: cut the zero-alpha links
+    if len(distinct) > 2 and distinct[1] <= 1e-12 * links.risks[-1]:
+        # The zero-alpha links (to rounding): a candidate just above them.
+        candidates[1] = np.sqrt(max(distinct[1], 1e-300) * distinct[2])
     y_cv = np.asarray(y)
     w = None if sample_weight is None else np.asarray(sample_weight, dtype=float)
     classifier = is_classifier(estimator)
@@ -431,20 +432,23 @@ def select_ccp_alpha(
     return float(candidates[chosen]), table
 
 
-def _distinct_alphas(alphas: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def _distinct_alphas(alphas: np.ndarray, scale: float) -> tuple[np.ndarray, np.ndarray]:
     """The distinct values of a pruning path, and the last step of each (rows of ``risks``).
 
     The path's alphas with a 0 in front; rounding can leave an alpha a hair
     below the one before it, so their running maximum is used (pruning to an
     alpha stops at the first larger one, so it sees the same order).  Alphas
-    within a relative 1e-10 of each other are equal up to rounding (the same
-    ``g`` summed in another order) and form one value.  When some splits do
-    not lower the risk at all, two values are 0: the grown tree (``ccp_alpha=0``
-    keeps it) and the tree without those splits.
+    within a relative 1e-10 of each other, or within ``1e-12 * scale`` (pass
+    the root's risk), are equal up to rounding (the same ``g`` summed in
+    another order) and form one value.  The grown tree always has a row of
+    its own: when some splits do not lower the risk at all, the first two
+    values are (about) 0, the grown tree (``ccp_alpha=0`` keeps it) and the
+    tree without those splits.
     """
     path = np.maximum.accumulate(np.concatenate([[0.0], np.maximum(alphas, 0.0)]))
-    new = np.r_[True, path[1:] > path[:-1] * (1 + 1e-10)]
-    new[1] = True if len(path) > 1 and path[1] == 0.0 else new[1]
+    new = np.r_[True, path[1:] > path[:-1] * (1 + 1e-10) + 1e-12 * scale]
+    if len(path) > 1:
+        new[1] = True
     starts = np.flatnonzero(new)
     last = np.r_[starts[1:] - 1, len(path) - 1]
     return path[last], last
