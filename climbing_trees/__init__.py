@@ -55,6 +55,7 @@ from ._pruning import (
     select_ccp_alpha,
     subtree_mask,
     weakest_links,
+    weakest_links_scan,
 )
 from ._ties import (
     TIE_RTOL,
@@ -114,5 +115,6 @@ __all__ = [
     "select_ccp_alpha",
     "subtree_mask",
     "weakest_links",
+    "weakest_links_scan",
     "__version__",
 ]

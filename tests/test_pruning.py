@@ -178,6 +178,23 @@ def test_path_is_nested(seed, tree, criterion):
     assert previous.sum() == 1  # the last one is the root alone
 
 
+@pytest.mark.parametrize("case", PATH_CASES[::2], ids=_ids)
+@pytest.mark.parametrize("kind", ["impurity", "misclassification"])
+def test_heap_and_scan_give_the_same_steps(datasets, case, kind):
+    name, Ours, _, params = case
+    X, y = datasets[name]
+    if kind == "misclassification" and Ours is ct.DecisionTreeRegressor:
+        pytest.skip("misclassification needs classes")
+    tree = Ours(**params).fit(X, y).tree_
+    risk = ct.node_risk(tree, kind)
+    heap, scan = ct.weakest_links(tree, risk), ct.weakest_links_scan(tree, risk)
+    for key in ("nodes", "alphas", "risks", "n_leaves"):
+        np.testing.assert_array_equal(heap[key], scan[key], err_msg=key)
+    middle = heap.alphas[len(heap.alphas) // 2]
+    stopped = ct.weakest_links(tree, risk, max_alpha=middle)
+    assert np.all(stopped.alphas <= middle) and len(stopped.alphas) > len(heap.alphas) // 2
+
+
 # ------------------------------------------------------------------ prune itself
 
 
