@@ -12,7 +12,7 @@ module                        chapter
 ``_tree``, ``_classes``       5. Training and inference
 ``_categorical``              6-7. Categorical features
 ``_levelwise``                8. Growing trees fast (timings: ``_benchmark``)
-``_pruning``                  9. Pruning (cost-complexity, best first, CV)
+``_pruning``, ``_rpart``      9. Pruning (cost-complexity, best first, CV)
 ``_export``                   text and drawings of a fitted tree
 ============================  =============================================
 """
