@@ -2,7 +2,7 @@
 
 Run from the repository root::
 
-    python -m benchmarks                 # the suite of issue 5, medians of 5 runs
+    python -m benchmarks                 # the suite of issue 5 and pruning (chapter 9)
     python -m benchmarks --repeats 9     # more runs per case
     python -m benchmarks --scaling       # 1,000 to 1,000,000 rows, exponent and peak memory
 
@@ -38,7 +38,7 @@ def _load() -> str:
 
 
 def run_suite(repeats: int) -> None:
-    cases = benchmark_cases()
+    cases = benchmark_cases(pruning=True)
     table = benchmark_table(cases, repeats)
     with pd.option_context("display.width", 200, "display.max_columns", 20):
         print(table.to_string(index=False, float_format=lambda x: f"{x:.4g}"))

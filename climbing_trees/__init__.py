@@ -13,6 +13,7 @@ module                        chapter
 ``_tree``, ``_classes``       5. Training and inference
 ``_categorical``              6-7. Categorical features
 ``_levelwise``                8. Growing trees fast (timings: ``_benchmark``)
+``_pruning``, ``_rpart``      9. Pruning (cost-complexity, best first, CV)
 ``_export``                   text and drawings of a fitted tree
 ============================  =============================================
 """
@@ -54,6 +55,17 @@ from ._growth import grow_tree, is_pure
 from ._incremental import incremental_best_split, prefix_sum_best_split
 from ._levelwise import grow_tree_levelwise
 from ._naive import Split, naive_best_split
+from ._pruning import (
+    best_first_subtree,
+    ccp_subtree,
+    cost_complexity_path,
+    node_risk,
+    prune,
+    select_ccp_alpha,
+    subtree_mask,
+    weakest_links,
+    weakest_links_scan,
+)
 from ._ties import (
     TIE_RTOL,
     choose_best,
@@ -110,5 +122,14 @@ __all__ = [
     "prefix_sum_best_split",
     "split_positions",
     "squared_error",
+    "best_first_subtree",
+    "ccp_subtree",
+    "cost_complexity_path",
+    "node_risk",
+    "prune",
+    "select_ccp_alpha",
+    "subtree_mask",
+    "weakest_links",
+    "weakest_links_scan",
     "__version__",
 ]

@@ -88,8 +88,15 @@ def synthetic_categorical(n: int, n_levels: int = 50, d: int = 4, seed: int = 0)
     return np.column_stack([codes.astype(float), numeric]), y
 
 
-def benchmark_cases(scale: float = 1.0, categorical: bool = True) -> list[Case]:
-    """The suite of issue 5; ``scale`` shrinks the synthetic sets (the book uses < 1)."""
+def benchmark_cases(
+    scale: float = 1.0, categorical: bool = True, pruning: bool = False
+) -> list[Case]:
+    """The suite of issue 5; ``scale`` shrinks the synthetic sets (the book uses < 1).
+
+    ``pruning`` adds the cases of chapter 9: ``ccp_alpha`` from the middle of
+    scikit-learn's pruning path of the synthetic regression, and
+    ``max_leaf_nodes=64`` on the synthetic regression and classification.
+    """
     X_bc, y_bc = load_breast_cancer(return_X_y=True)
     X_db, y_db = load_diabetes(return_X_y=True)
     X_reg, y_reg = synthetic_regression(int(20_000 * scale))
@@ -105,6 +112,17 @@ def benchmark_cases(scale: float = 1.0, categorical: bool = True) -> list[Case]:
     if categorical:
         X_cat, y_cat = synthetic_categorical(int(100_000 * scale))
         cases.append(Case("categorical", X_cat, y_cat, "regression", categorical=[0]))
+    if pruning:
+        path = sklearn_tree.DecisionTreeRegressor(random_state=0).cost_complexity_pruning_path(
+            X_reg, y_reg
+        )
+        alpha = float(path.ccp_alphas[len(path.ccp_alphas) // 2])
+        X_clf32 = _float32_exact(X_clf)
+        cases += [
+            Case("regression", X_reg, y_reg, "regression", {"ccp_alpha": alpha}),
+            Case("regression", X_reg, y_reg, "regression", {"max_leaf_nodes": 64}),
+            Case("classification", X_clf32, y_clf, "classification", {"max_leaf_nodes": 64}),
+        ]
     return cases
 
 

@@ -7,12 +7,15 @@ from __future__ import annotations
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin, clone
+from sklearn.utils import Bunch
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_data
 
 from ._categorical import check_categorical_split, encode_categorical
 from ._criteria import CLASSIFICATION_CRITERIA, REGRESSION_CRITERIA, one_hot
 from ._levelwise import grow_tree_levelwise
+from ._pruning import best_first_subtree, ccp_subtree, cost_complexity_path, node_risk, prune
+from ._tree import Tree
 from ._validation import (
     check_sample_weight,
     explained_errors,
@@ -84,6 +87,8 @@ class BaseDecisionTree(BaseEstimator):
         min_samples_split=2,
         min_samples_leaf=1,
         min_impurity_decrease=0.0,
+        max_leaf_nodes=None,
+        ccp_alpha=0.0,
         categorical_features="auto",
         categorical_split="auto",
         min_samples_level=1,
@@ -93,6 +98,8 @@ class BaseDecisionTree(BaseEstimator):
         self.min_samples_split = min_samples_split
         self.min_samples_leaf = min_samples_leaf
         self.min_impurity_decrease = min_impurity_decrease
+        self.max_leaf_nodes = max_leaf_nodes
+        self.ccp_alpha = ccp_alpha
         self.categorical_features = categorical_features
         self.categorical_split = categorical_split
         self.min_samples_level = min_samples_level
@@ -131,6 +138,8 @@ class BaseDecisionTree(BaseEstimator):
         if not keep.all():
             X, Y, sample_weight = X[keep], Y[keep], sample_weight[keep]
         params = resolve_hyperparameters(learner, len(X))
+        max_leaf_nodes = params.pop("max_leaf_nodes")
+        ccp_alpha = params.pop("ccp_alpha")
         categorical_split = check_categorical_split(learner.categorical_split)
         if learner.is_categorical_ is None:  # X was not 2-D before validate_data
             learner.is_categorical_ = np.zeros(X.shape[1], dtype=bool)
@@ -147,9 +156,48 @@ class BaseDecisionTree(BaseEstimator):
         )
         tree = learner.tree_  # report the caller's weights, not the rescaled ones
         tree.weighted_n_node_samples = tree.weighted_n_node_samples * weight_scale
+        # Pruning (chapter 9): the full tree first, cut back afterwards.
+        if max_leaf_nodes is not None and tree.n_leaves > max_leaf_nodes:
+            tree = prune(tree, best_first_subtree(tree, max_leaf_nodes))
+        if ccp_alpha > 0:
+            tree = prune(tree, ccp_subtree(tree, ccp_alpha, learner._node_risk(tree)))
+        learner.tree_ = tree
         tree.flat_tables()  # the lookup tables of predict, built once here
         self._adopt_fitted_state(learner)
         return self
+
+    def cost_complexity_pruning_path(self, X, y, sample_weight=None) -> Bunch:
+        """The minimal cost-complexity pruning path of the tree grown on ``(X, y)``.
+
+        Fits a clone with ``ccp_alpha=0`` (the other parameters, ``max_leaf_nodes``
+        included, as set) and runs the weakest-link sequence on its tree
+        (:func:`climbing_trees.weakest_links`), as scikit-learn's method of
+        the same name does.  Chapter 9 of the book explains it.
+
+        Returns
+        -------
+        Bunch with
+            ccp_alphas : ndarray
+                0, then the effective alpha of each pruning step (one step per
+                collapsed node, so nodes sharing an alpha repeat it).
+            impurities : ndarray
+                Total leaf risk ``R(T)`` of the subtree at each of those alphas
+                (weighted impurity; with ``ccp_risk="misclassification"``, the
+                weighted training error rate).
+        """
+        est = clone(self).set_params(ccp_alpha=0.0).fit(X, y, sample_weight=sample_weight)
+        return cost_complexity_path(est.tree_, est._node_risk(est.tree_))
+
+    def _node_risk(self, tree: Tree):
+        """``R(t)`` of each node for cost-complexity pruning (chapter 9)."""
+        return node_risk(tree, "impurity")
+
+    def _with_tree(self, tree: Tree, ccp_alpha: float):
+        """A shallow copy of this fitted estimator holding another (pruned) tree."""
+        other = clone(self).set_params(ccp_alpha=ccp_alpha)
+        other.__dict__.update({k: v for k, v in vars(self).items() if k.endswith("_")})
+        other.tree_ = tree
+        return other
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -236,6 +284,25 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
     min_impurity_decrease : float, default=0.0
         Split only if ``W_t / W * (I_t - W_L / W_t * I_L - W_R / W_t * I_R)``
         is at least this (scikit-learn's weighted definition).
+    max_leaf_nodes : int or None, default=None
+        Grow best first to at most this many leaves (at least 2): the tree is
+        grown with the other rules, then only the splits that decrease the
+        weighted impurity most, parents before children, are kept; this is
+        the tree of scikit-learn's best-first builder (chapter 9).
+    ccp_alpha : float, default=0.0
+        Complexity parameter of minimal cost-complexity pruning (Breiman et
+        al. 1984; chapter 9).  After growing, the tree is replaced by the
+        smallest subtree minimising ``R(T) + ccp_alpha * |leaves(T)|``, with
+        ``R(T)`` the sum over leaves of the leaf's share of the training
+        weight times its risk (see ``ccp_risk``).  ``0`` keeps the grown
+        tree, as in scikit-learn.  :meth:`cost_complexity_pruning_path`
+        lists the alphas where the subtree changes, and
+        :func:`climbing_trees.select_ccp_alpha` picks one by cross-validation.
+    ccp_risk : {"impurity", "misclassification"}, default="impurity"
+        The leaf risk of ``ccp_alpha``: the ``criterion`` impurity
+        (scikit-learn's definition) or the weighted misclassification rate
+        ``1 - max_k p_k`` (Breiman et al.'s and rpart's, whose ``cp`` is
+        ``ccp_alpha`` divided by the root's misclassification rate).
     categorical_features : "auto", None, list or bool mask, default="auto"
         Which columns are categorical (chapter 6).  ``"auto"``: the pandas
         ``category``, ``object``, string (``str``) and ``bool`` columns of a
@@ -314,6 +381,9 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
         min_samples_split=2,
         min_samples_leaf=1,
         min_impurity_decrease=0.0,
+        max_leaf_nodes=None,
+        ccp_alpha=0.0,
+        ccp_risk="impurity",
         categorical_features="auto",
         categorical_split="auto",
         min_samples_level=1,
@@ -324,10 +394,16 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
             min_samples_split=min_samples_split,
             min_samples_leaf=min_samples_leaf,
             min_impurity_decrease=min_impurity_decrease,
+            max_leaf_nodes=max_leaf_nodes,
+            ccp_alpha=ccp_alpha,
             categorical_features=categorical_features,
             categorical_split=categorical_split,
             min_samples_level=min_samples_level,
         )
+        self.ccp_risk = ccp_risk
+
+    def _node_risk(self, tree: Tree):
+        return node_risk(tree, self.ccp_risk)
 
     def _encode_target(self, y) -> np.ndarray:
         check_classification_targets(y)
@@ -362,6 +438,10 @@ class DecisionTreeRegressor(RegressorMixin, BaseDecisionTree):
     criterion : {"squared_error"}, default="squared_error"
     max_depth, min_samples_split, min_samples_leaf, min_impurity_decrease
         As in :class:`DecisionTreeClassifier`.
+    max_leaf_nodes, ccp_alpha
+        As in :class:`DecisionTreeClassifier`; the risk ``R(t)`` of
+        ``ccp_alpha`` is the node's share of the training weight times its
+        squared error (there is no ``ccp_risk``).
     categorical_features, categorical_split, min_samples_level
         As in :class:`DecisionTreeClassifier`; ``"partition"`` (the default
         through ``"auto"``) is exact for squared error (Fisher 1958).
@@ -403,6 +483,8 @@ class DecisionTreeRegressor(RegressorMixin, BaseDecisionTree):
         min_samples_split=2,
         min_samples_leaf=1,
         min_impurity_decrease=0.0,
+        max_leaf_nodes=None,
+        ccp_alpha=0.0,
         categorical_features="auto",
         categorical_split="auto",
         min_samples_level=1,
@@ -413,6 +495,8 @@ class DecisionTreeRegressor(RegressorMixin, BaseDecisionTree):
             min_samples_split=min_samples_split,
             min_samples_leaf=min_samples_leaf,
             min_impurity_decrease=min_impurity_decrease,
+            max_leaf_nodes=max_leaf_nodes,
+            ccp_alpha=ccp_alpha,
             categorical_features=categorical_features,
             categorical_split=categorical_split,
             min_samples_level=min_samples_level,

@@ -17,7 +17,10 @@ call these checks.  Every rejected input raises ``ValueError`` or
   wrong length, or whose sum overflows;
 * a continuous ``y`` for the classifier; a non-numeric ``y``, or
   ``|y| > 1e150``, for the regressor;
-* hyperparameters outside their range (:func:`resolve_hyperparameters`).
+* hyperparameters outside their range (:func:`resolve_hyperparameters`):
+  among them a negative or non-finite ``ccp_alpha``, ``max_leaf_nodes < 2``
+  and an unknown ``ccp_risk`` (the regressor has no ``ccp_risk``:
+  ``set_params`` and the constructor reject it).
 
 Weights are rescaled exactly by a power of two before growing
 (:func:`power_of_two_scale`), so huge (1e300) and subnormal (5e-324) weights
@@ -69,7 +72,28 @@ def resolve_hyperparameters(est, n_samples: int) -> dict:
             "(0 disables the rule)."
         )
     _check_int(est.min_samples_level, "min_samples_level", low=1, hint="(1 pools no level)")
+    max_leaf_nodes = est.max_leaf_nodes
+    if max_leaf_nodes is not None:
+        _check_int(max_leaf_nodes, "max_leaf_nodes", low=2, hint="or None for no limit")
+    alpha = est.ccp_alpha
+    if (
+        isinstance(alpha, bool)
+        or not isinstance(alpha, numbers.Real)
+        or not np.isfinite(alpha)
+        or alpha < 0
+    ):
+        raise ValueError(
+            f"ccp_alpha={alpha!r} is invalid; use a finite number >= 0 (0 keeps the "
+            "grown tree; see cost_complexity_pruning_path for useful values)."
+        )
+    risk = getattr(est, "ccp_risk", "impurity")  # only the classifier has ccp_risk
+    if not isinstance(risk, str) or risk not in ("impurity", "misclassification"):
+        raise ValueError(
+            f"ccp_risk={risk!r} is not supported; use 'impurity' or 'misclassification'."
+        )
     return {
+        "max_leaf_nodes": max_leaf_nodes,
+        "ccp_alpha": float(alpha),
         "criterion": est.criterion,
         "max_depth": max_depth,
         # scikit-learn's convention: a node that cannot give two legal leaves

@@ -22,10 +22,14 @@ PARAMS = {
     "min_samples_split": 4,
     "min_samples_leaf": 2,
     "min_impurity_decrease": 0.001,
+    "max_leaf_nodes": 6,
+    "ccp_alpha": 0.01,
     "categorical_features": None,
     "categorical_split": "one_vs_rest",
     "min_samples_level": 3,
 }
+#: Parameters only the classifier has.
+CLASSIFIER_PARAMS = {"ccp_risk": "misclassification"}
 
 
 def make_data(kind: str, frame: bool):
@@ -70,13 +74,16 @@ def test_pickle_round_trip_predicts_identically(Estimator, kind, frame):
 @pytest.mark.parametrize(("Estimator", "kind"), CASES)
 def test_get_params_lists_every_constructor_argument(Estimator, kind):
     params = Estimator().get_params()
-    assert set(params) == set(PARAMS)
+    expected = set(PARAMS) | (set(CLASSIFIER_PARAMS) if kind == "classifier" else set())
+    assert set(params) == expected
     assert params["criterion"] == ("gini" if kind == "classifier" else "squared_error")
 
 
 @pytest.mark.parametrize(("Estimator", "kind"), CASES)
 def test_set_params_then_get_params(Estimator, kind):
     new = dict(PARAMS, criterion="entropy" if kind == "classifier" else "squared_error")
+    if kind == "classifier":
+        new.update(CLASSIFIER_PARAMS)
     model = Estimator()
     assert model.set_params(**new) is model
     assert model.get_params() == new

@@ -1,0 +1,593 @@
+"""Pruning a grown tree: cost-complexity pruning, best-first truncation, and CV.
+
+Chapter 9 of the book ("Pruning") explains this module.  CART grows a large
+tree, then cuts it back (Breiman et al. 1984, ch. 3 and 10).  Everything here
+works on the flat arrays of a fitted :class:`~climbing_trees.Tree`, whatever
+builder grew it and whatever its splits test (thresholds or sets of levels):
+
+* :func:`node_risk` gives each node's risk ``R(t)``, its share of the
+  training weight times its impurity (scikit-learn's ``ccp_alpha``) or times
+  its misclassification rate (Breiman's and rpart's).
+* :func:`weakest_links` prunes the weakest link, the internal node ``t`` with
+  the smallest ``g(t) = (R(t) - R(T_t)) / (|T_t| - 1)``, again and again until
+  only the root is left, and records each step; :func:`cost_complexity_path`
+  reports it as scikit-learn does and :func:`ccp_subtree` stops it at a given
+  ``alpha``.
+* :func:`best_first_subtree` keeps the splits with the largest weighted
+  impurity decrease, parents first, up to a number of leaves
+  (``max_leaf_nodes``).
+* :func:`prune` turns any such choice of nodes into a new :class:`Tree`, its
+  ids in depth-first preorder and every per-node array kept consistent.
+* :func:`select_ccp_alpha` chooses ``alpha`` by cross-validation, with
+  Breiman's one-standard-error rule.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import heapq
+
+import numpy as np
+import pandas as pd
+from sklearn.base import clone, is_classifier
+from sklearn.metrics import check_scoring
+from sklearn.model_selection import check_cv
+from sklearn.utils import Bunch
+
+from ._tree import TREE_LEAF, TREE_UNDEFINED, Tree
+
+#: The kinds of node risk :func:`node_risk` knows.
+RISKS = ("impurity", "misclassification")
+
+
+def node_risk(tree: Tree, risk: str = "impurity") -> np.ndarray:
+    """Risk ``R(t)`` of every node if it were a leaf, as a share of the root's weight.
+
+    ``R(t) = W_t / W * I(t)``, where ``W_t`` is the node's training weight and
+    ``W`` the root's.  ``I(t)`` is the node's impurity (``risk="impurity"``,
+    scikit-learn's definition for ``ccp_alpha``), or its weighted
+    misclassification rate ``1 - max_k p_k(t)`` (``risk="misclassification"``,
+    Breiman et al. 1984, section 3.3, and rpart's ``method="class"``), which
+    needs a classification tree (``value`` holds class proportions).
+
+    The risk of a subtree is the sum of the risks of its leaves; for a
+    classification tree with ``risk="misclassification"`` it is the weighted
+    training error.
+
+    >>> import numpy as np
+    >>> from climbing_trees import grow_tree, one_hot
+    >>> X = np.array([[0.0], [1.0], [2.0], [3.0]])
+    >>> tree = grow_tree(X, one_hot(np.array([0, 0, 1, 0]), 2), np.ones(4), criterion="gini")
+    >>> node_risk(tree, "misclassification").tolist()[:2]
+    [0.25, 0.0]
+    """
+    w, total = tree.weighted_n_node_samples, tree.weighted_n_node_samples[0]
+    if risk == "impurity":
+        return w * tree.impurity / total  # scikit-learn's order of operations
+    if risk == "misclassification":
+        return w * (1.0 - tree.value[:, 0, :].max(axis=1)) / total
+    raise ValueError(f"risk={risk!r} is not supported; use one of {RISKS}.")
+
+
+def _parents(tree: Tree) -> np.ndarray:
+    """Parent id of every node (-1 for the root)."""
+    parent = np.full(tree.node_count, -1, dtype=np.intp)
+    internal = np.flatnonzero(tree.children_left != TREE_LEAF)
+    parent[tree.children_left[internal]] = internal
+    parent[tree.children_right[internal]] = internal
+    return parent
+
+
+def weakest_links(tree: Tree, risk: np.ndarray | None = None, max_alpha: float = np.inf) -> Bunch:
+    """The weakest-link pruning sequence of ``tree``, one collapsed node per step.
+
+    Every internal node ``t`` has ``g(t) = (R(t) - R(T_t)) / (|T_t| - 1)``:
+    the risk that collapsing its branch ``T_t`` into a leaf adds, per leaf
+    removed.  Each step collapses the node with the smallest ``g`` (the
+    lowest id among equal ones), updates ``R(T_s)`` and ``|T_s|`` of its
+    ancestors, and records that ``g`` as the step's alpha, until the root is
+    a leaf (Breiman et al. 1984, section 10.2).  Nodes that share one alpha
+    are collapsed in successive steps that record the same alpha, as in
+    scikit-learn's ``ccp_pruning_path``.
+
+    Parameters
+    ----------
+    tree : Tree
+    risk : ndarray of shape (node_count,), optional
+        ``R(t)`` of every node; :func:`node_risk` ``(tree, "impurity")`` by default.
+    max_alpha : float, default=inf
+        Stop before the first step whose alpha is above this.
+
+    Returns
+    -------
+    Bunch with
+        nodes : ndarray of int
+            The node collapsed at each step (ids of ``tree``).
+        alphas : ndarray of float
+            ``g`` of that node when it was collapsed.
+        risks : ndarray of float, one longer
+            ``R(T)`` of the whole tree before the first step and after each one.
+        n_leaves : ndarray of int, one longer
+            Its number of leaves, before the first step and after each one.
+
+    Notes
+    -----
+    The ``g`` of every internal node waits in a heap keyed by ``(g, id)``.
+    Collapsing a node changes ``g`` only for its ancestors: their new values
+    are pushed, and an entry whose value is no longer the node's (or whose
+    node has left the tree) is skipped when it comes out.  A step costs
+    ``O(depth log node_count)`` instead of the ``O(node_count)`` scan of
+    :func:`weakest_links_scan`, which gives the same steps bit for bit.  The
+    arithmetic follows scikit-learn's: ``R(T_t)`` starts as the sum of leaf
+    risks in increasing leaf id order, and a collapse adds ``R(t) - R(T_t)``
+    to each ancestor.
+    """
+    r_node = node_risk(tree) if risk is None else np.asarray(risk, dtype=float)
+    parent = _parents(tree).tolist()
+    is_leaf = tree.children_left == TREE_LEAF
+    r = r_node.tolist()
+    branch, count = _branch_risks(r_node, parent, is_leaf)
+    size = _branch_sizes(tree)
+    internal = np.flatnonzero(~is_leaf).tolist()
+    g = [np.inf] * tree.node_count
+    for t in internal:
+        g[t] = (r[t] - branch[t]) / (count[t] - 1)
+    heap = [(g[t], t) for t in internal]
+    heapq.heapify(heap)
+    gone = np.zeros(tree.node_count, dtype=bool)  # collapsed, or inside a collapsed branch
+    nodes, alphas, risks, leaves = [], [], [branch[0]], [max(1, count[0])]
+    while heap:
+        g_t, t = heapq.heappop(heap)
+        if gone[t] or g_t != g[t]:
+            continue  # a stale entry
+        if g_t > max_alpha:
+            break
+        nodes.append(t)
+        alphas.append(g_t)
+        gone[t : t + size[t]] = True
+        removed, r_diff = count[t] - 1, r[t] - branch[t]
+        count[t], branch[t] = 0, r[t]
+        node = parent[t]
+        while node != -1:
+            count[node] -= removed
+            branch[node] += r_diff
+            g[node] = (r[node] - branch[node]) / (count[node] - 1)
+            heapq.heappush(heap, (g[node], node))
+            node = parent[node]
+        risks.append(branch[0])
+        leaves.append(max(1, count[0]))
+    return Bunch(
+        nodes=np.array(nodes, dtype=np.intp),
+        alphas=np.array(alphas, dtype=float),
+        risks=np.array(risks, dtype=float),
+        n_leaves=np.array(leaves, dtype=np.intp),
+    )
+
+
+def _branch_risks(r_node: np.ndarray, parent: list, is_leaf: np.ndarray) -> tuple[list, list]:
+    """``R(T_t)`` and ``|T_t|`` of every branch, as lists (0 leaves counted at a leaf).
+
+    Each leaf's risk bubbles up to its ancestors, leaves in increasing id
+    order: the order of scikit-learn's sums.
+    """
+    r = r_node.tolist()
+    branch = [x if leaf else 0.0 for x, leaf in zip(r, is_leaf.tolist(), strict=True)]
+    count = [0] * len(r)
+    for leaf in np.flatnonzero(is_leaf).tolist():
+        x = r[leaf]
+        node = parent[leaf]
+        while node != -1:
+            branch[node] += x
+            count[node] += 1
+            node = parent[node]
+    return branch, count
+
+
+def weakest_links_scan(tree: Tree, risk: np.ndarray | None = None) -> Bunch:
+    """:func:`weakest_links` written plainly: each step scans every internal node.
+
+    The same steps, bit for bit, as :func:`weakest_links`.  Each step
+    computes ``g`` of every remaining internal node (numpy, ``O(node_count)``)
+    and walks up the collapsed node's ancestors: ``O(node_count * n_steps)``
+    in all, like scikit-learn's loop, which makes a 40,000-node tree take
+    seconds.  The tests use it as the oracle of the heap version.
+    """
+    r_node = node_risk(tree) if risk is None else np.asarray(risk, dtype=float)
+    n = tree.node_count
+    parent_list = _parents(tree).tolist()
+    is_leaf = tree.children_left == TREE_LEAF
+    # R(T_t) and |T_t| of every branch: each leaf's risk bubbles up to its ancestors,
+    # leaves in increasing id order (the order of scikit-learn's sums).
+    branch, count = _branch_risks(r_node, parent_list, is_leaf)
+    r_branch, n_leaves = np.array(branch), np.array(count, dtype=np.intp)
+    candidate = ~is_leaf
+    nodes, alphas, risks = [], [], [float(r_branch[0])]
+    leaves = [max(1, int(n_leaves[0]))]
+    g = np.full(n, np.inf)
+    size = _branch_sizes(tree)
+    while candidate[0]:
+        g.fill(np.inf)
+        g[candidate] = (r_node[candidate] - r_branch[candidate]) / (n_leaves[candidate] - 1)
+        t = int(np.argmin(g))  # the first of equal minima: lowest id
+        nodes.append(t)
+        alphas.append(float(g[t]))
+        # Collapse t: no node of its branch (ids t .. t + size - 1) is a candidate now.
+        candidate[t : t + size[t]] = False
+        removed = n_leaves[t] - 1
+        r_diff = r_node[t] - r_branch[t]
+        n_leaves[t] = 0
+        r_branch[t] = r_node[t]
+        node = parent_list[t]
+        while node != -1:
+            n_leaves[node] -= removed
+            r_branch[node] += r_diff
+            node = parent_list[node]
+        risks.append(float(r_branch[0]))
+        leaves.append(max(1, int(n_leaves[0])))
+    return Bunch(
+        nodes=np.array(nodes, dtype=np.intp),
+        alphas=np.array(alphas, dtype=float),
+        risks=np.array(risks, dtype=float),
+        n_leaves=np.array(leaves, dtype=np.intp),
+    )
+
+
+def cost_complexity_path(tree: Tree, risk: np.ndarray | None = None) -> Bunch:
+    """The pruning path of ``tree`` as scikit-learn reports it.
+
+    Returns a :class:`sklearn.utils.Bunch` with ``ccp_alphas`` (0, then the
+    alpha of each weakest-link step, :func:`weakest_links`) and
+    ``impurities`` (the total leaf risk ``R(T)`` of the tree at each of those
+    alphas; with ``risk="misclassification"`` risks, the weighted training
+    error).  The last row is the root alone.
+    """
+    links = weakest_links(tree, risk)
+    return Bunch(ccp_alphas=np.concatenate([[0.0], links.alphas]), impurities=links.risks)
+
+
+def subtree_mask(tree: Tree, collapsed) -> np.ndarray:
+    """Nodes of ``tree`` that remain once each node in ``collapsed`` becomes a leaf.
+
+    Ids are in depth-first preorder, so a node's branch is the contiguous
+    run of ids from the node to the end of its branch.
+    """
+    inside = np.ones(tree.node_count, dtype=bool)
+    size = _branch_sizes(tree)
+    for t in np.asarray(collapsed, dtype=np.intp).tolist():
+        inside[t + 1 : t + size[t]] = False
+    return inside
+
+
+def _branch_sizes(tree: Tree) -> np.ndarray:
+    """Number of nodes in the branch rooted at each node (itself included)."""
+    size = np.ones(tree.node_count, dtype=np.intp)
+    left, right = tree.children_left.tolist(), tree.children_right.tolist()
+    for t in range(tree.node_count - 1, -1, -1):  # children have larger ids
+        if left[t] != TREE_LEAF:
+            size[t] = 1 + size[left[t]] + size[right[t]]
+    return size
+
+
+def ccp_subtree(tree: Tree, alpha: float, risk: np.ndarray | None = None) -> np.ndarray:
+    """Nodes of the smallest subtree of ``tree`` minimising ``R(T) + alpha |leaves(T)|``.
+
+    Collapses weakest links while their ``g`` is at most ``alpha`` (the rule
+    of scikit-learn's ``ccp_alpha``).  By Breiman et al.'s theorem (1984,
+    section 10.2) the result is the smallest minimising subtree, unique and
+    nested in the subtrees of smaller alphas.  Returns a boolean mask over
+    the nodes of ``tree``, for :func:`prune`.
+    """
+    links = weakest_links(tree, risk, max_alpha=alpha)
+    return subtree_mask(tree, links.nodes)
+
+
+def best_first_subtree(tree: Tree, max_leaf_nodes: int) -> np.ndarray:
+    """Nodes kept by best-first growth with at most ``max_leaf_nodes`` leaves.
+
+    Starting from the root, repeatedly keep the split, among the internal
+    nodes of ``tree`` whose parents are already kept, with the largest
+    weighted impurity decrease ``W_t I_t - W_L I_L - W_R I_R`` (the lowest id
+    among equal ones), until ``max_leaf_nodes - 1`` splits are kept or none
+    is left.  Returns a boolean mask over the nodes of ``tree``, for
+    :func:`prune`.
+
+    Notes
+    -----
+    scikit-learn's best-first builder expands, at each step, the frontier
+    node whose best split decreases the weighted impurity most.  The best
+    split of a node depends only on the node's rows, and the stopping rules
+    (``max_depth``, ``min_samples_*``, ``min_impurity_decrease``, purity) only
+    on the node and its split, so the candidate splits it meets are exactly
+    the internal nodes of the full tree grown depth first with the same
+    rules.  Its tree is therefore this truncation of the full tree (on data
+    without equal decreases, where the order of equal ones could differ).
+    """
+    left, right = tree.children_left, tree.children_right
+    w, imp = tree.weighted_n_node_samples, tree.impurity
+    internal = left != TREE_LEAF
+    decrease = np.zeros(tree.node_count)
+    t = np.flatnonzero(internal)
+    decrease[t] = w[t] * imp[t] - w[left[t]] * imp[left[t]] - w[right[t]] * imp[right[t]]
+    keep_split = np.zeros(tree.node_count, dtype=bool)
+    frontier = [(-decrease[0], 0)] if internal[0] else []
+    splits = 0
+    while frontier and splits < max_leaf_nodes - 1:
+        _, t = heapq.heappop(frontier)
+        keep_split[t] = True
+        splits += 1
+        for child in (int(left[t]), int(right[t])):
+            if internal[child]:
+                heapq.heappush(frontier, (-decrease[child], child))
+    # The kept splits, their children, and nothing else.
+    inside = keep_split.copy()
+    inside[0] = True
+    inside[left[keep_split]] = True
+    inside[right[keep_split]] = True
+    return inside
+
+
+def prune(tree: Tree, inside: np.ndarray) -> Tree:
+    """A new :class:`Tree` made of the nodes of ``tree`` where ``inside`` is True.
+
+    ``inside`` must describe a pruned subtree: the root is in it, and an
+    internal node's two children are both in it or both out of it (then the
+    node becomes a leaf, and every node of its branch must be out).  Kept
+    nodes keep their order, so ids stay in depth-first preorder; a node that
+    becomes a leaf keeps its ``value``, ``impurity`` and sample counts (every
+    node stores them) and loses its test (``feature``, ``threshold`` and its
+    ``categories_left`` row).  Every other per-node array is indexed the same way.
+    """
+    inside = np.asarray(inside, dtype=bool)
+    left, right = tree.children_left, tree.children_right
+    internal = np.flatnonzero(left != TREE_LEAF)
+    kids_in = inside[left[internal]]
+    if (
+        inside.shape != (tree.node_count,)
+        or not inside[0]
+        or np.any(kids_in != inside[right[internal]])
+        or np.any(kids_in & ~inside[internal])
+    ):
+        raise ValueError("inside does not describe a pruned subtree of tree.")
+    new_id = np.cumsum(inside) - 1
+    becomes_leaf = np.zeros(tree.node_count, dtype=bool)
+    becomes_leaf[internal[~kids_in]] = True
+    fields = {}
+    for f in dataclasses.fields(Tree):
+        fields[f.name] = np.asarray(getattr(tree, f.name))[inside].copy()
+    leaf = becomes_leaf[inside] | (left[inside] == TREE_LEAF)
+    fields["children_left"] = np.where(leaf, TREE_LEAF, new_id[left[inside]]).astype(left.dtype)
+    fields["children_right"] = np.where(leaf, TREE_LEAF, new_id[right[inside]]).astype(right.dtype)
+    fields["feature"][leaf] = TREE_UNDEFINED
+    fields["threshold"][leaf] = TREE_UNDEFINED
+    fields["categories_left"][leaf] = False
+    return Tree(**fields)
+
+
+def select_ccp_alpha(
+    estimator,
+    X,
+    y,
+    *,
+    cv=10,
+    rule: str = "1se",
+    scoring=None,
+    sample_weight=None,
+) -> tuple[float, pd.DataFrame]:
+    """Choose ``ccp_alpha`` by cross-validation, as CART and rpart do.
+
+    The estimator (with its other parameters) is fitted on all of ``(X, y)``
+    and its pruning path computed.  Each distinct path value ``a_k`` stands
+    for the interval ``[a_k, a_{k+1})`` on which one subtree ``T_k`` is
+    optimal; the candidate alpha of that interval is the geometric mean
+    ``sqrt(a_k a_{k+1})`` (the last one, the root alone, is ``a_K`` itself),
+    as in Breiman et al. (1984, section 11.5).  In each fold of ``cv`` the
+    tree is grown once on the training part, pruned to every candidate, and
+    scored on the held-out part.
+
+    Parameters
+    ----------
+    estimator : DecisionTreeClassifier or DecisionTreeRegressor
+        Unfitted or fitted; it is cloned.  Its ``ccp_alpha`` is ignored and
+        its ``ccp_risk`` (classifier) defines the path.
+    X, y : training data (a DataFrame with categorical columns is fine)
+    cv : int, cross-validation generator or iterable, default=10
+        Passed to :func:`sklearn.model_selection.check_cv` (stratified folds
+        for a classifier when ``cv`` is an int).
+    rule : {"1se", "min"}, default="1se"
+        ``"min"``: the candidate with the smallest CV risk (the largest alpha
+        among equal ones).  ``"1se"``: the largest alpha whose CV risk is at
+        most the minimum plus that minimum's standard error (Breiman et al.
+        1984, section 3.4.3); never a larger tree than ``"min"``.
+    scoring : None, str or callable, default=None
+        ``None``: the risk is the held-out misclassification rate (classifier)
+        or mean squared error (regressor), averaged over all held-out rows
+        (weighted by ``sample_weight``), with standard error
+        ``sqrt(var(loss) / N)`` over rows, as in CART and rpart.  Otherwise a
+        scikit-learn scorer: the risk is minus the mean of the fold scores and
+        its standard error ``std(fold scores) / sqrt(n_folds)``.
+    sample_weight : array-like of shape (n_samples,), optional
+
+    Returns
+    -------
+    alpha : float
+        The chosen candidate alpha: ``estimator.set_params(ccp_alpha=alpha)``
+        fitted on ``(X, y)`` gives the chosen tree.
+    table : pandas.DataFrame
+        One row per subtree of the path, largest tree first, like rpart's
+        ``cptable``: ``alpha`` (path value ``a_k``), ``cp`` (``a_k / R(root)``,
+        rpart's scale), ``candidate_alpha``, ``n_leaves``, ``risk`` (training
+        ``R(T_k)``), ``cv_risk``, ``cv_se`` and ``chosen``.
+    """
+    if rule not in ("1se", "min"):
+        raise ValueError(f"rule={rule!r} is not supported; use '1se' or 'min'.")
+    full = clone(estimator).set_params(ccp_alpha=0.0)
+    full.fit(X, y, sample_weight=sample_weight)
+    links = weakest_links(full.tree_, full._node_risk(full.tree_))
+    distinct, last = _distinct_alphas(links.alphas, links.risks[-1])
+    leaves_k, risk_k = links.n_leaves[last], links.risks[last]
+    positive = np.maximum(distinct, 0.0)
+    candidates = np.concatenate([np.sqrt(positive[:-1] * positive[1:]), positive[-1:]])
+    if len(distinct) > 2 and distinct[1] <= 1e-12 * links.risks[-1]:
+        # The zero-alpha links (to rounding): a candidate just above them.
+        candidates[1] = np.sqrt(max(distinct[1], 1e-300) * distinct[2])
+    y_cv = np.asarray(y)
+    w = None if sample_weight is None else np.asarray(sample_weight, dtype=float)
+    classifier = is_classifier(estimator)
+    splitter = check_cv(cv, y_cv, classifier=classifier)
+    scorer = None if scoring is None else check_scoring(estimator, scoring=scoring)
+    n = len(y_cv)
+    losses = np.zeros((len(candidates), n))
+    fold_scores = []
+    for train, test in splitter.split(np.zeros((n, 1)), y_cv):
+        model = clone(estimator).set_params(ccp_alpha=0.0)
+        model.fit(_take(X, train), y_cv[train], sample_weight=None if w is None else w[train])
+        fold_links = weakest_links(model.tree_, model._node_risk(model.tree_))
+        X_test = _take(X, test)
+        if scorer is not None:
+            fold_scores.append(
+                [
+                    scorer(
+                        model._with_tree(_prune_by_links(model.tree_, fold_links, a), a),
+                        X_test,
+                        y_cv[test],
+                    )
+                    for a in candidates
+                ]
+            )
+            continue
+        # The leaf each held-out row reaches in every pruned tree, without building them.
+        landing = _landing_nodes(
+            model.tree_, fold_links, model._validate_X_predict(X_test), candidates
+        )
+        value = model.tree_.value[:, 0, :]
+        if classifier:
+            predicted = model.classes_[np.argmax(value, axis=1)][landing]
+            losses[:, test] = predicted != y_cv[test]
+        else:
+            losses[:, test] = (value[landing, 0] - y_cv[test]) ** 2
+    if scorer is None:
+        weights = np.ones(n) if w is None else w
+        cv_risk = losses @ weights / weights.sum()
+        var = (weights * (losses - cv_risk[:, None]) ** 2).sum(axis=1) / weights.sum()
+        cv_se = np.sqrt(var / n)
+    else:
+        risks = -np.array(fold_scores).T  # (candidates, folds): risk is minus the score
+        cv_risk = risks.mean(axis=1)
+        k = risks.shape[1]
+        cv_se = risks.std(axis=1, ddof=1) / np.sqrt(k) if k > 1 else np.zeros_like(cv_risk)
+    best = _argmin_last(cv_risk)
+    if rule == "min":
+        chosen = best
+    else:
+        ok = np.flatnonzero(cv_risk <= cv_risk[best] + cv_se[best])
+        chosen = int(ok.max())
+    root_risk = float(links.risks[-1])
+    table = pd.DataFrame(
+        {
+            "alpha": distinct,
+            "cp": distinct / root_risk if root_risk > 0 else np.nan,
+            "candidate_alpha": candidates,
+            "n_leaves": leaves_k.astype(int),
+            "risk": risk_k,
+            "cv_risk": cv_risk,
+            "cv_se": cv_se,
+            "chosen": np.arange(len(distinct)) == chosen,
+        }
+    )
+    return float(candidates[chosen]), table
+
+
+def _distinct_alphas(alphas: np.ndarray, scale: float) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct values of a pruning path, and the last step of each (rows of ``risks``).
+
+    The path's alphas with a 0 in front; rounding can leave an alpha a hair
+    below the one before it, so their running maximum is used (pruning to an
+    alpha stops at the first larger one, so it sees the same order).  Alphas
+    within a relative 1e-10 of each other, or within ``1e-12 * scale`` (pass
+    the root's risk), are equal up to rounding (the same ``g`` summed in
+    another order) and form one value.  The grown tree always has a row of
+    its own: when some splits do not lower the risk at all, the first two
+    values are (about) 0, the grown tree (``ccp_alpha=0`` keeps it) and the
+    tree without those splits.
+    """
+    path = np.maximum.accumulate(np.concatenate([[0.0], np.maximum(alphas, 0.0)]))
+    new = np.r_[True, path[1:] > path[:-1] * (1 + 1e-10) + 1e-12 * scale]
+    if len(path) > 1:
+        new[1] = True
+    starts = np.flatnonzero(new)
+    last = np.r_[starts[1:] - 1, len(path) - 1]
+    return path[last], last
+
+
+def _collapse_alphas(tree: Tree, links: Bunch) -> np.ndarray:
+    """The alpha from which each node is a leaf of the pruned tree.
+
+    ``-inf`` for the leaves of ``tree``, the (running maximum) alpha of the
+    step that collapsed a node, and ``inf`` for a node never collapsed itself
+    (an ancestor was collapsed first).  At ``alpha``, a row lands in the
+    first node of its path from the root whose value is at most ``alpha``.
+    """
+    c = np.where(tree.children_left == TREE_LEAF, -np.inf, np.inf)
+    c[links.nodes] = np.maximum.accumulate(links.alphas) if len(links.alphas) else []
+    return c
+
+
+def _decision_paths(tree: Tree, X: np.ndarray) -> np.ndarray:
+    """Node ids on each row's path from the root, shape (n_rows, depth + 1), leaf-padded."""
+    node = np.zeros(len(X), dtype=np.intp)
+    path = [node]
+    while True:
+        internal = tree.children_left[node] != TREE_LEAF
+        if not internal.any():
+            return np.stack(path, axis=1)
+        node = node.copy()
+        rows, current = np.flatnonzero(internal), node[internal]
+        go_left = tree._goes_left(current, X[rows, tree.feature[current]])
+        node[rows] = np.where(go_left, tree.children_left[current], tree.children_right[current])
+        path.append(node)
+
+
+def _landing_nodes(tree: Tree, links: Bunch, X: np.ndarray, alphas: np.ndarray) -> np.ndarray:
+    """Leaf of the tree pruned to each alpha that each row reaches: shape (len(alphas), n_rows)."""
+    paths = _decision_paths(tree, X)
+    c = _collapse_alphas(tree, links)[paths]  # (n_rows, depth + 1)
+    out = np.empty((len(alphas), len(X)), dtype=np.intp)
+    rows = np.arange(len(X))
+    for k, a in enumerate(alphas):
+        if a == 0.0:  # ccp_alpha=0 keeps the grown tree
+            out[k] = paths[:, -1]
+        else:
+            out[k] = paths[rows, np.argmax(c <= a, axis=1)]
+    return out
+
+
+def _argmin_last(values: np.ndarray) -> int:
+    """Index of the minimum; the last (largest alpha, smallest tree) among equal ones."""
+    return int(len(values) - 1 - np.argmin(values[::-1]))
+
+
+def _take(X, rows):
+    return X.iloc[rows] if hasattr(X, "iloc") else np.asarray(X)[rows]
+
+
+def _prune_by_links(tree: Tree, links: Bunch, alpha: float) -> Tree:
+    """:func:`ccp_subtree` then :func:`prune`, reusing a computed weakest-link sequence."""
+    if alpha == 0.0:
+        return tree
+    above = np.flatnonzero(links.alphas > alpha)
+    n_steps = above[0] if above.size else len(links.alphas)
+    return prune(tree, subtree_mask(tree, links.nodes[:n_steps]))
+
+
+__all__ = [
+    "RISKS",
+    "best_first_subtree",
+    "ccp_subtree",
+    "cost_complexity_path",
+    "node_risk",
+    "prune",
+    "select_ccp_alpha",
+    "subtree_mask",
+    "weakest_links",
+    "weakest_links_scan",
+]
