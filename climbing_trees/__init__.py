@@ -40,7 +40,7 @@ from ._criteria import (
     one_hot,
     squared_error,
 )
-from ._export import export_text, plot_tree
+from ._export import export_graphviz, export_text, plot_tree
 from ._growth import grow_tree, is_pure
 from ._incremental import incremental_best_split, prefix_sum_best_split
 from ._levelwise import grow_tree_levelwise
@@ -78,6 +78,7 @@ __all__ = [
     "class_proportions",
     "enough_decrease",
     "entropy",
+    "export_graphviz",
     "export_text",
     "gini",
     "grow_tree",

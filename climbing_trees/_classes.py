@@ -198,6 +198,17 @@ class BaseDecisionTree(BaseEstimator):
         X = self._validate_X_predict(X)  # first: raises NotFittedError before fit
         return self.tree_.apply_flat(X)
 
+    def decision_path(self, X):
+        """Nodes each row of ``X`` passes through, as scikit-learn returns them.
+
+        Returns
+        -------
+        indicator : sparse CSR matrix of shape (n_samples, node_count)
+            Entry ``(i, t)`` is 1 when row ``i`` visits node ``t``.
+        """
+        X = self._validate_X_predict(X)
+        return self.tree_.decision_path(X)
+
     def get_depth(self) -> int:
         """Depth of the fitted tree (a single leaf has depth 0)."""
         check_is_fitted(self, "tree_")
