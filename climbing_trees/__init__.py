@@ -38,6 +38,7 @@ from ._criteria import (
     node_statistics,
     node_value,
     one_hot,
+    poisson_deviance,
     squared_error,
 )
 from ._export import export_graphviz, export_text, plot_tree
@@ -93,6 +94,7 @@ __all__ = [
     "node_value",
     "one_hot",
     "plot_tree",
+    "poisson_deviance",
     "prefix_sum_best_split",
     "split_positions",
     "squared_error",

@@ -352,6 +352,53 @@ def one_vs_rest_split(
     return _one_vs_rest(level_stats, counts, criterion, min_samples_leaf)
 
 
+def _candidates_zero_levels(level_stats, counts, criterion) -> Candidates | None:
+    """Poisson deviance: the sorted scans that keep levels without a positive target
+    next to a level with one (``None`` when no present level lacks one).
+
+    A side made only of levels whose targets are all zero is not allowed
+    (its Poisson mean would be 0), and then the best *allowed* partition
+    need not be contiguous in the sorted order.  It is found this way: in
+    some best allowed partition all the zero levels sit on one side (moving
+    zero weight between sides changes the objective convexly, so an end
+    point is best), together with at least one level ``p`` with a positive
+    target.  Merging the zero levels into ``p`` leaves levels that all have
+    a positive target, where every partition is allowed and the sorted scan
+    is exact again (Breiman et al. 1984, Theorem 4.5).  One scan per
+    possible ``p``, in increasing code: ``O(k**2 log k)`` for ``k`` levels.
+    """
+    present = counts > 0
+    zero = present & (level_stats[:, 3] <= 0)
+    hosts = np.flatnonzero(present & ~zero)
+    if not zero.any() or len(hosts) < 2:
+        return None
+    zero_codes = np.flatnonzero(zero)
+    zero_stats, zero_count = level_stats[zero_codes].sum(axis=0), counts[zero_codes].sum()
+    blocks = None
+    for p in hosts:
+        stats, c = level_stats.copy(), counts.copy()
+        stats[zero_codes], c[zero_codes] = 0.0, 0
+        stats[p] += zero_stats
+        c[p] += zero_count
+        scan = _candidates_sorted_scan(level_order(stats, c, criterion), stats, c, criterion)
+
+        def levels(i, scan=scan, p=int(p)):
+            left = scan.levels(i)
+            return tuple(sorted(left + tuple(int(z) for z in zero_codes))) if p in left else left
+
+        scan = scan._replace(levels=levels)
+        blocks = scan if blocks is None else _concatenate(blocks, scan)
+    return blocks
+
+
+def _with_zero_levels(candidates: Candidates, level_stats, counts, criterion) -> Candidates:
+    """``candidates``, then (Poisson deviance only) :func:`_candidates_zero_levels`."""
+    if criterion != "poisson":
+        return candidates
+    extra = _candidates_zero_levels(level_stats, counts, criterion)
+    return candidates if extra is None else _concatenate(candidates, extra)
+
+
 def _one_vs_rest(level_stats, counts, criterion, min_samples_leaf):
     """:func:`one_vs_rest_split` from the level statistics on."""
     if np.count_nonzero(counts) < 2:
@@ -369,9 +416,12 @@ def partition_split(
 ) -> CategoricalSplit | None:
     """Best split among the ``k - 1`` contiguous splits of the levels sorted by mean response.
 
-    For regression with squared error and for two classes (Gini or entropy)
-    this is the best of all ``2**(k-1) - 1`` partitions (Fisher 1958; Breiman
-    et al. 1984, Theorem 4.5), when ``min_samples_leaf`` is 1.  With three or
+    For regression with squared error or Poisson deviance and for two
+    classes (Gini or entropy) this is the best of all ``2**(k-1) - 1``
+    partitions (Fisher 1958; Breiman et al. 1984, Theorem 4.5), when
+    ``min_samples_leaf`` is 1.  (For Poisson deviance, levels whose targets
+    are all zero add one scan per other level: see
+    :func:`_candidates_zero_levels`.)  With three or
     more classes the levels are ordered along the first principal component
     of their class proportions (Coppersmith, Hong and Hosking 1999), a
     heuristic.  Same parameters and return value as :func:`one_vs_rest_split`.
@@ -398,6 +448,7 @@ def _partition(level_stats, counts, criterion, min_samples_leaf):
     """:func:`partition_split` from the level statistics on: sort, then scan the cuts."""
     order = level_order(level_stats, counts, criterion)
     candidates = _candidates_sorted_scan(order, level_stats, counts, criterion)
+    candidates = _with_zero_levels(candidates, level_stats, counts, criterion)
     return _best_split(candidates, level_stats, criterion, min_samples_leaf)
 
 
@@ -429,6 +480,7 @@ def _auto(level_stats, counts, criterion, min_samples_leaf):
     """:func:`auto_split` from the level statistics on."""
     order = level_order(level_stats, counts, criterion)
     candidates = _candidates_sorted_scan(order, level_stats, counts, criterion)
+    candidates = _with_zero_levels(candidates, level_stats, counts, criterion)
     if criterion in CLASSIFICATION_CRITERIA and level_stats.shape[1] > 2 and len(order) > 1:
         # Three or more classes: the scan is a heuristic; one-vs-rest comes after it.
         extra = _candidates_one_vs_rest(level_stats, counts, criterion)

@@ -129,6 +129,7 @@ class BaseDecisionTree(BaseEstimator):
         if not keep.all():
             X, Y, sample_weight = X[keep], Y[keep], sample_weight[keep]
         params = resolve_hyperparameters(learner, len(X))
+        learner._check_target(Y)
         categorical_split = check_categorical_split(learner.categorical_split)
         if learner.is_categorical_ is None:  # X was not 2-D before validate_data
             learner.is_categorical_ = np.zeros(X.shape[1], dtype=bool)
@@ -148,6 +149,9 @@ class BaseDecisionTree(BaseEstimator):
         tree.flat_tables()  # the lookup tables of predict, built once here
         self._adopt_fitted_state(learner)
         return self
+
+    def _check_target(self, Y: np.ndarray) -> None:
+        """Checks that depend on the criterion (after rows of weight 0 are dropped)."""
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -355,11 +359,16 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
 
 
 class DecisionTreeRegressor(RegressorMixin, BaseDecisionTree):
-    """A CART regression tree minimising the weighted squared error.
+    """A CART regression tree minimising the weighted squared error or Poisson deviance.
 
     Parameters
     ----------
-    criterion : {"squared_error"}, default="squared_error"
+    criterion : {"squared_error", "poisson"}, default="squared_error"
+        ``"squared_error"``: leaves predict the weighted mean and nodes are
+        scored by the weighted variance.  ``"poisson"``: half Poisson
+        deviance, for counts and other non-negative targets (scikit-learn's
+        definition); ``y`` must be non-negative with a positive sum, and a
+        split leaving a child whose targets are all zero is not allowed.
     max_depth, min_samples_split, min_samples_leaf, min_impurity_decrease
         As in :class:`DecisionTreeClassifier`.
     categorical_features, categorical_split
@@ -375,7 +384,8 @@ class DecisionTreeRegressor(RegressorMixin, BaseDecisionTree):
 
     Notes
     -----
-    Leaves predict the weighted mean target of their rows.  Targets with
+    Leaves predict the weighted mean target of their rows (with both
+    criteria: the mean also minimises the Poisson deviance).  Targets with
     ``|y| > 1e150`` are rejected: their squares overflow.  Chapters 1-5 of the
     book build this estimator.
 
@@ -433,6 +443,21 @@ class DecisionTreeRegressor(RegressorMixin, BaseDecisionTree):
             )
         self.n_outputs_ = 1
         return y[:, None]
+
+    def _check_target(self, Y: np.ndarray) -> None:
+        if self.criterion != "poisson":
+            return
+        # scikit-learn's two checks: a Poisson mean is positive, counts are not negative.
+        if np.any(Y < 0):
+            raise ValueError(
+                "Some value(s) of y are negative which is not allowed for Poisson "
+                "regression; use criterion='squared_error' or shift y."
+            )
+        if not np.sum(Y) > 0:
+            raise ValueError(
+                "Sum of y is not positive which is necessary for Poisson "
+                "regression (counting only rows of positive weight)."
+            )
 
     def predict(self, X) -> np.ndarray:
         """Weighted mean target of the leaf each row lands in."""

@@ -1,4 +1,4 @@
-"""Impurity functions: Gini, entropy and squared error, with sample weights.
+"""Impurity functions: Gini, entropy, squared error and Poisson deviance, with weights.
 
 Chapter 1 of the book ("Building blocks") explains this module.
 
@@ -9,7 +9,10 @@ numbers, the sum of ``phi(y_i) * w_i`` over its samples, where
 * for classification ``phi(y)`` is the one-hot row of the label, so the
   statistics are the weighted class counts ``(c_1, ..., c_K)``;
 * for regression ``phi(y) = (1, y, y**2)``, so the statistics are the total
-  weight ``W``, the weighted sum and the weighted sum of squares.
+  weight ``W``, the weighted sum and the weighted sum of squares;
+* for Poisson deviance ``phi(y) = (1, y, y log y, [y > 0])``: the total
+  weight, the weighted sum, the weighted sum of ``y log y`` and the number of
+  rows with a positive target (unweighted, so its sums are exact integers).
 
 Because statistics add up, the statistics of a node are the sum of those of
 its children.  That single fact powers the incremental search of chapter 3.
@@ -20,7 +23,7 @@ from __future__ import annotations
 import numpy as np
 
 CLASSIFICATION_CRITERIA = ("gini", "entropy", "log_loss")
-REGRESSION_CRITERIA = ("squared_error",)
+REGRESSION_CRITERIA = ("squared_error", "poisson")
 
 
 def gini(proportions: np.ndarray) -> np.ndarray:
@@ -57,6 +60,51 @@ def squared_error(y: np.ndarray, sample_weight: np.ndarray | None = None) -> flo
     w = np.ones_like(y) if sample_weight is None else np.asarray(sample_weight, float)
     mean = np.sum(w * y) / np.sum(w)
     return float(np.sum(w * (y - mean) ** 2) / np.sum(w))
+
+
+def poisson_deviance(y: np.ndarray, sample_weight: np.ndarray | None = None) -> float:
+    """Half Poisson deviance of ``y >= 0`` from its weighted mean ``m``, per unit weight.
+
+    ``sum_i w_i (y_i log(y_i / m) - y_i + m) / W``, scikit-learn's impurity for
+    ``criterion="poisson"``; the ``- y_i + m`` terms add up to zero because
+    ``m`` is the weighted mean, and ``0 log 0 = 0``.  Infinite when the sum
+    of ``y`` is zero: a Poisson mean must be positive.
+
+    >>> poisson_deviance(np.array([1.0, 1.0]))
+    0.0
+    >>> round(poisson_deviance(np.array([0.0, 2.0])), 6)  # log 2
+    0.693147
+    """
+    y = np.asarray(y, dtype=float)
+    w = np.ones_like(y) if sample_weight is None else np.asarray(sample_weight, float)
+    total, s = np.sum(w), np.sum(w * y)
+    if s <= 0:
+        return float("inf")
+    mean = s / total
+    return float(np.sum(w * _xlogy(y, y / mean)) / total)
+
+
+def _xlogy(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """``x * log(y)``, 0 where ``x`` is 0 (``scipy.special.xlogy`` in numpy)."""
+    out = np.zeros(np.broadcast(x, y).shape)
+    np.log(y, out=out, where=x != 0)
+    return out * x
+
+
+def poisson_impurity(total, s, t, positive):
+    """Half Poisson deviance of nodes from their statistics, column by column.
+
+    With ``W`` the weight, ``S = sum w y``, ``T = sum w y log y`` and mean
+    ``m = S / W``, the node's deviance is ``sum w y log(y / m) / W =
+    (T - S log m) / W``.  A node without a positive target (``positive``
+    rows with ``y > 0``: none) gets ``inf``: it cannot be a Poisson node,
+    and a split leaving one is refused (scikit-learn's rule).  Both builders
+    call this one function, so their impurities agree to the bit.
+    """
+    with np.errstate(divide="ignore", invalid="ignore"):
+        mean = s / total
+        impurity = np.maximum((t - s * np.log(mean)) / total, 0.0)
+    return np.where(positive > 0, impurity, np.inf)
 
 
 def class_proportions(Y: np.ndarray, sample_weight: np.ndarray | None = None) -> np.ndarray:
@@ -98,6 +146,9 @@ def node_statistics(Y: np.ndarray, sample_weight: np.ndarray, criterion: str) ->
     if criterion in CLASSIFICATION_CRITERIA:
         return Y * w
     y = Y[:, :1]
+    if criterion == "poisson":
+        positive = ((y > 0) & (w > 0)).astype(float)
+        return np.hstack([w, w * y, w * _xlogy(y, y), positive])
     return np.hstack([w, w * y, w * y * y])
 
 
@@ -121,6 +172,8 @@ def impurity_from_statistics(stats: np.ndarray, criterion: str) -> np.ndarray:
             # sum w (y - mean)^2 / W = s2 / W - mean^2.  Callers centre y at the
             # node's mean first, which keeps this subtraction accurate.
             return np.maximum(s2 / total - mean * mean, 0.0)
+        if criterion == "poisson":
+            return poisson_impurity(stats[..., 0], stats[..., 1], stats[..., 2], stats[..., 3])
     raise ValueError(f"Unknown criterion {criterion!r}.")
 
 
@@ -140,6 +193,8 @@ def node_impurity(Y: np.ndarray, sample_weight: np.ndarray, criterion: str) -> f
     0.5
     >>> node_impurity(np.array([[1.0], [3.0]]), np.ones(2), "squared_error")
     1.0
+    >>> round(node_impurity(np.array([[0.0], [2.0]]), np.ones(2), "poisson"), 6)
+    0.693147
     """
     Y = _centred(Y, sample_weight, criterion)
     stats = node_statistics(Y, sample_weight, criterion).sum(axis=0)
@@ -165,7 +220,8 @@ def _centred(Y: np.ndarray, sample_weight: np.ndarray, criterion: str) -> np.nda
 
     ``s2/W - mean**2`` subtracts two large numbers when ``y`` sits far from 0;
     after centring both are small and the difference keeps its precision.
+    Poisson deviance is not shift-invariant: its ``y`` stays as it is.
     """
-    if criterion in CLASSIFICATION_CRITERIA:
+    if criterion != "squared_error":
         return Y
     return Y - node_value(Y, sample_weight)

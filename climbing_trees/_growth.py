@@ -45,7 +45,7 @@ def grow_tree(
     Y : ndarray of shape (n_samples, n_values)
         One-hot labels for classification, a target column for regression.
     sample_weight : ndarray of shape (n_samples,)
-    criterion : {"gini", "entropy", "log_loss", "squared_error"}
+    criterion : {"gini", "entropy", "log_loss", "squared_error", "poisson"}
     max_depth : int or None
         A node at this depth is a leaf.  ``None``: no limit.
     min_samples_split : int

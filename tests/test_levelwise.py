@@ -24,6 +24,11 @@ def make_problem(seed: int, criterion: str, *, weights: str, ties: bool, n_class
     if criterion == "squared_error":
         y = rng.integers(0, 4, size=n).astype(float) if ties else rng.normal(size=n) * 10 + 3
         Y = y[:, None]
+    elif criterion == "poisson":  # counts, or continuous amounts; zeros in both
+        y = rng.poisson(1.0, size=n) if ties else rng.gamma(2.0, 3.0, size=n)
+        y = np.where(rng.random(n) < 0.3, 0.0, y)
+        y[0] = 1.0 + y[0]  # a positive target of positive weight (w[0] > 0 below)
+        Y = y[:, None]
     else:
         Y = ct.one_hot(rng.integers(0, n_classes, size=n), n_classes)
     if weights == "unit":
@@ -46,7 +51,7 @@ STOPPING = [
     {"min_impurity_decrease": 0.01},
     {"min_samples_split": 4, "min_samples_leaf": 2, "min_impurity_decrease": 0.001},
 ]
-CRITERIA = ["gini", "entropy", "log_loss", "squared_error"]
+CRITERIA = ["gini", "entropy", "log_loss", "squared_error", "poisson"]
 
 
 @pytest.mark.parametrize("seed", range(12))
@@ -76,7 +81,8 @@ def test_same_tree_under_each_stopping_rule(params, criterion):
 def test_constant_target_gives_a_single_leaf(criterion):
     rng = np.random.default_rng(0)
     X = rng.normal(size=(30, 3))
-    Y = np.full((30, 1), 2.5) if criterion == "squared_error" else ct.one_hot(np.ones(30, int), 2)
+    regression = criterion in ("squared_error", "poisson")
+    Y = np.full((30, 1), 2.5) if regression else ct.one_hot(np.ones(30, int), 2)
     fast = grow_tree_levelwise(X, Y, np.ones(30), criterion=criterion)
     assert_equivalent(fast, ct.grow_tree(X, Y, np.ones(30), criterion=criterion))
     assert fast.node_count == 1
@@ -87,7 +93,7 @@ def test_all_features_constant_gives_a_single_leaf(criterion):
     X = np.ones((20, 2))
     Y = (
         np.arange(20.0)[:, None]
-        if criterion == "squared_error"
+        if criterion in ("squared_error", "poisson")
         else ct.one_hot(np.arange(20) % 2, 2)
     )
     fast = grow_tree_levelwise(X, Y, np.ones(20), criterion=criterion)
@@ -209,7 +215,7 @@ def make_mixed_problem(seed: int, criterion: str, *, weights: str):
 
 
 @pytest.mark.parametrize("seed", range(10))
-@pytest.mark.parametrize("criterion", ["gini", "entropy", "squared_error"])
+@pytest.mark.parametrize("criterion", ["gini", "entropy", "squared_error", "poisson"])
 @pytest.mark.parametrize("weights", ["unit", "zeros"])
 @pytest.mark.parametrize("method", ["auto", "one_vs_rest", "partition"])
 def test_same_tree_with_categorical_features(seed, criterion, weights, method):
