@@ -7,7 +7,7 @@ module                        chapter
 ============================  =============================================
 ``_criteria``                 1. Building blocks (impurities, weights)
 ``_naive``, ``_growth``       2. The naive split search and greedy growth
-``_incremental``              3. Incremental criteria
+``_incremental``, ``_median``  3. Incremental criteria (running medians)
 ``_ties``                     4. Ties
 ``_tree``, ``_classes``       5. Training and inference
 ``_categorical``              6-7. Categorical features
@@ -30,6 +30,7 @@ from ._categorical import (
 )
 from ._classes import DecisionTreeClassifier, DecisionTreeRegressor
 from ._criteria import (
+    absolute_error,
     class_proportions,
     entropy,
     gini,
@@ -40,11 +41,13 @@ from ._criteria import (
     one_hot,
     poisson_deviance,
     squared_error,
+    weighted_median,
 )
 from ._export import export_graphviz, export_text, plot_tree
 from ._growth import grow_tree, is_pure
 from ._incremental import incremental_best_split, prefix_sum_best_split
 from ._levelwise import grow_tree_levelwise
+from ._median import RunningMedian, prefix_absolute_errors, running_median_best_split
 from ._naive import Split, naive_best_split
 from ._ties import (
     TIE_RTOL,
@@ -59,6 +62,7 @@ __version__ = "0.1.0"
 
 __all__ = [
     "CategoricalSplit",
+    "RunningMedian",
     "auto_split",
     "best_categorical_split",
     "brute_force_categorical_split",
@@ -75,6 +79,7 @@ __all__ = [
     "TREE_LEAF",
     "TREE_UNDEFINED",
     "Tree",
+    "absolute_error",
     "choose_best",
     "class_proportions",
     "enough_decrease",
@@ -95,8 +100,11 @@ __all__ = [
     "one_hot",
     "plot_tree",
     "poisson_deviance",
+    "prefix_absolute_errors",
     "prefix_sum_best_split",
+    "running_median_best_split",
     "split_positions",
     "squared_error",
+    "weighted_median",
     "__version__",
 ]

@@ -12,6 +12,7 @@ from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_dat
 
 from ._categorical import check_categorical_split, encode_categorical
 from ._criteria import CLASSIFICATION_CRITERIA, REGRESSION_CRITERIA, one_hot
+from ._growth import grow_tree
 from ._levelwise import grow_tree_levelwise
 from ._validation import (
     check_sample_weight,
@@ -135,7 +136,10 @@ class BaseDecisionTree(BaseEstimator):
             learner.is_categorical_ = np.zeros(X.shape[1], dtype=bool)
             learner.categories_ = [None] * X.shape[1]
         n_categories = np.array([0 if c is None else len(c) for c in learner.categories_])
-        learner.tree_ = grow_tree_levelwise(
+        # The level-wise builder grows the same trees faster; absolute error has no
+        # prefix sums for it to vectorise, so the depth-first builder grows those.
+        builder = grow_tree if learner.criterion == "absolute_error" else grow_tree_levelwise
+        learner.tree_ = builder(
             X,
             Y,
             sample_weight,
@@ -363,12 +367,15 @@ class DecisionTreeRegressor(RegressorMixin, BaseDecisionTree):
 
     Parameters
     ----------
-    criterion : {"squared_error", "poisson"}, default="squared_error"
+    criterion : {"squared_error", "poisson", "absolute_error"}, default="squared_error"
         ``"squared_error"``: leaves predict the weighted mean and nodes are
         scored by the weighted variance.  ``"poisson"``: half Poisson
         deviance, for counts and other non-negative targets (scikit-learn's
         definition); ``y`` must be non-negative with a positive sum, and a
         split leaving a child whose targets are all zero is not allowed.
+        ``"absolute_error"``: leaves predict the weighted median (scikit-
+        learn's definition, :func:`climbing_trees.weighted_median`) and nodes
+        are scored by the mean absolute deviation from it; robust to outliers.
     max_depth, min_samples_split, min_samples_leaf, min_impurity_decrease
         As in :class:`DecisionTreeClassifier`.
     categorical_features, categorical_split
@@ -384,8 +391,14 @@ class DecisionTreeRegressor(RegressorMixin, BaseDecisionTree):
 
     Notes
     -----
-    Leaves predict the weighted mean target of their rows (with both
-    criteria: the mean also minimises the Poisson deviance).  Targets with
+    Leaves predict the weighted mean target of their rows (the mean also
+    minimises the Poisson deviance), or their weighted median with
+    ``criterion="absolute_error"``.  Trees are grown by the level-wise
+    builder (:func:`climbing_trees.grow_tree_levelwise`), except with
+    ``"absolute_error"``, whose split search keeps running medians
+    (:func:`climbing_trees.running_median_best_split`) and runs in the
+    depth-first builder :func:`climbing_trees.grow_tree`; both builders grow
+    the same trees.  Targets with
     ``|y| > 1e150`` are rejected: their squares overflow.  Chapters 1-5 of the
     book build this estimator.
 

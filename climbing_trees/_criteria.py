@@ -16,6 +16,12 @@ numbers, the sum of ``phi(y_i) * w_i`` over its samples, where
 
 Because statistics add up, the statistics of a node are the sum of those of
 its children.  That single fact powers the incremental search of chapter 3.
+
+Absolute error is the exception: its leaf value is a weighted median, which
+no fixed set of sums determines.  :func:`weighted_median` and
+:func:`absolute_error` compute it from the rows, and the split search keeps
+running medians instead of sums (:mod:`climbing_trees._median`, chapter 3's
+"A criterion without an O(1) update").
 """
 
 from __future__ import annotations
@@ -23,7 +29,9 @@ from __future__ import annotations
 import numpy as np
 
 CLASSIFICATION_CRITERIA = ("gini", "entropy", "log_loss")
-REGRESSION_CRITERIA = ("squared_error", "poisson")
+REGRESSION_CRITERIA = ("squared_error", "poisson", "absolute_error")
+#: Criteria computed from summed per-row statistics (all but absolute error).
+STATISTICS_CRITERIA = (*CLASSIFICATION_CRITERIA, "squared_error", "poisson")
 
 
 def gini(proportions: np.ndarray) -> np.ndarray:
@@ -60,6 +68,46 @@ def squared_error(y: np.ndarray, sample_weight: np.ndarray | None = None) -> flo
     w = np.ones_like(y) if sample_weight is None else np.asarray(sample_weight, float)
     mean = np.sum(w * y) / np.sum(w)
     return float(np.sum(w * (y - mean) ** 2) / np.sum(w))
+
+
+def weighted_median(y: np.ndarray, sample_weight: np.ndarray | None = None) -> float:
+    """Weighted median of ``y``, as scikit-learn's ``absolute_error`` criterion defines it.
+
+    Sort ``y``; with ``C_k`` the cumulative weight of the ``k`` smallest
+    values and ``W`` the total, take the first ``k`` with ``C_k >= W / 2``.
+    If ``C_k`` equals ``W / 2`` exactly, the weight splits evenly and the
+    median is the midpoint of that value and the next one; otherwise it is
+    that value.  With unit weights this is the usual median (the midpoint of
+    the two middle values when the count is even).
+
+    >>> weighted_median(np.array([1.0, 2.0, 3.0, 10.0]))
+    2.5
+    >>> weighted_median(np.array([1.0, 2.0, 3.0, 10.0]), np.array([1.0, 1.0, 1.0, 4.0]))
+    10.0
+    """
+    y = np.asarray(y, dtype=float)
+    w = np.ones_like(y) if sample_weight is None else np.asarray(sample_weight, float)
+    keep = w > 0
+    y, w = y[keep], w[keep]
+    order = np.argsort(y, kind="stable")
+    y, cumulative = y[order], np.cumsum(w[order])
+    half = 0.5 * cumulative[-1]
+    k = min(int(np.searchsorted(cumulative, half, side="left")), len(y) - 1)
+    if cumulative[k] == half and k + 1 < len(y):
+        return float((y[k] + y[k + 1]) / 2)
+    return float(y[k])
+
+
+def absolute_error(y: np.ndarray, sample_weight: np.ndarray | None = None) -> float:
+    """Weighted mean absolute deviation of ``y`` from its :func:`weighted_median`.
+
+    >>> absolute_error(np.array([1.0, 2.0, 3.0, 10.0]))
+    2.5
+    """
+    y = np.asarray(y, dtype=float)
+    w = np.ones_like(y) if sample_weight is None else np.asarray(sample_weight, float)
+    median = weighted_median(y, w)
+    return float(np.sum(w * np.abs(y - median)) / np.sum(w))
 
 
 def poisson_deviance(y: np.ndarray, sample_weight: np.ndarray | None = None) -> float:
@@ -145,6 +193,11 @@ def node_statistics(Y: np.ndarray, sample_weight: np.ndarray, criterion: str) ->
     w = np.asarray(sample_weight, dtype=float)[:, None]
     if criterion in CLASSIFICATION_CRITERIA:
         return Y * w
+    if criterion not in STATISTICS_CRITERIA:
+        raise ValueError(
+            f"criterion={criterion!r} has no sufficient statistics (a median is not a "
+            "sum); search its splits with running_median_best_split or naive_best_split."
+        )
     y = Y[:, :1]
     if criterion == "poisson":
         positive = ((y > 0) & (w > 0)).astype(float)
@@ -195,22 +248,34 @@ def node_impurity(Y: np.ndarray, sample_weight: np.ndarray, criterion: str) -> f
     1.0
     >>> round(node_impurity(np.array([[0.0], [2.0]]), np.ones(2), "poisson"), 6)
     0.693147
+    >>> node_impurity(np.array([[1.0], [2.0], [3.0], [10.0]]), np.ones(4), "absolute_error")
+    2.5
     """
+    if criterion == "absolute_error":  # no sufficient statistics: from the rows
+        return absolute_error(np.asarray(Y, dtype=float)[:, 0], sample_weight)
     Y = _centred(Y, sample_weight, criterion)
     stats = node_statistics(Y, sample_weight, criterion).sum(axis=0)
     return float(impurity_from_statistics(stats, criterion))
 
 
-def node_value(Y: np.ndarray, sample_weight: np.ndarray) -> np.ndarray:
-    """A node's prediction: the weighted mean of ``Y``.
+def node_value(
+    Y: np.ndarray, sample_weight: np.ndarray, criterion: str | None = None
+) -> np.ndarray:
+    """A node's prediction: the weighted mean of ``Y`` (the median for absolute error).
 
     For one-hot ``Y`` this is the vector of weighted class proportions; for a
     regression column it is the weighted mean target.  Both minimise the
-    node's criterion.  (A seed post of this book forgot the weights here.)
+    node's criterion, and so does the mean for Poisson deviance.  Absolute
+    error is minimised by a :func:`weighted_median` instead.  (A seed post
+    of this book forgot the weights here.)
 
     >>> node_value(np.array([[1.0], [4.0]]), np.array([2.0, 1.0])).tolist()
     [2.0]
+    >>> node_value(np.array([[1.0], [4.0], [9.0]]), np.ones(3), "absolute_error").tolist()
+    [4.0]
     """
+    if criterion == "absolute_error":
+        return np.array([weighted_median(np.asarray(Y, dtype=float)[:, 0], sample_weight)])
     w = np.asarray(sample_weight, dtype=float)
     return (w @ np.asarray(Y, dtype=float)) / w.sum()
 

@@ -40,6 +40,7 @@ from ._categorical import _auto, _one_vs_rest, _principal_component_key
 from ._categorical import _partition as _partition_search
 from ._criteria import (
     CLASSIFICATION_CRITERIA,
+    STATISTICS_CRITERIA,
     impurity_from_statistics,
     node_statistics,
     poisson_impurity,
@@ -72,6 +73,8 @@ def grow_tree_levelwise(
         One-hot labels for classification, a target column for regression.
     sample_weight : ndarray of shape (n_samples,)
     criterion : {"gini", "entropy", "log_loss", "squared_error", "poisson"}
+        Not ``"absolute_error"``: its medians have no prefix sums to
+        vectorise, and the estimators grow those trees with ``grow_tree``.
     max_depth, min_samples_split, min_samples_leaf, min_impurity_decrease
         The stopping rules of :func:`grow_tree`, with the same meaning.
     is_categorical, n_categories, categorical_split
@@ -107,6 +110,11 @@ def grow_tree_levelwise(
     >>> fast.threshold.tolist() == slow.threshold.tolist()
     True
     """
+    if criterion not in STATISTICS_CRITERIA:
+        raise ValueError(
+            f"grow_tree_levelwise does not support criterion={criterion!r}, which has no "
+            "sufficient statistics; grow the tree with grow_tree instead."
+        )
     X = np.asarray(X, dtype=float)
     Y = np.asarray(Y, dtype=float)
     w = np.asarray(sample_weight, dtype=float)
