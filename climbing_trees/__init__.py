@@ -18,6 +18,7 @@ module                        chapter
 
 from ._categorical import (
     CategoricalSplit,
+    absolute_error_split,
     auto_split,
     best_categorical_split,
     brute_force_categorical_split,
@@ -80,6 +81,7 @@ __all__ = [
     "TREE_UNDEFINED",
     "Tree",
     "absolute_error",
+    "absolute_error_split",
     "choose_best",
     "class_proportions",
     "enough_decrease",

@@ -380,7 +380,10 @@ class DecisionTreeRegressor(RegressorMixin, BaseDecisionTree):
         As in :class:`DecisionTreeClassifier`.
     categorical_features, categorical_split
         As in :class:`DecisionTreeClassifier`; ``"partition"`` (the default
-        through ``"auto"``) is exact for squared error (Fisher 1958).
+        through ``"auto"``) is exact for squared error (Fisher 1958) and for
+        Poisson deviance.  For absolute error it sorts the levels by their
+        weighted median and is a heuristic that can miss the best partition
+        (:func:`climbing_trees.absolute_error_split`).
 
     Attributes
     ----------
