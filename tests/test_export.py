@@ -268,3 +268,17 @@ def test_export_graphviz_rejects_bad_numbers(classifiers):
         ct.export_graphviz(classifiers[0], precision=-1)
     with pytest.raises(ValueError, match="max_depth must be an integer"):
         ct.export_graphviz(classifiers[0], max_depth=2.5)
+
+
+@pytest.mark.parametrize("criterion", ["poisson", "absolute_error"])
+def test_exports_match_sklearn_for_the_other_criteria(synthetic_regression, criterion):
+    X, y = synthetic_regression
+    X, y = X[:3000], np.abs(y[:3000])  # non-negative targets for Poisson
+    w = np.random.default_rng(2).uniform(0.5, 2.0, size=len(y))  # no exact ties
+    params = {"criterion": criterion, "max_depth": 3}
+    ours = ct.DecisionTreeRegressor(**params).fit(X, y, sample_weight=w)
+    theirs = sklearn_stable_fit(sk.DecisionTreeRegressor, X, y, sample_weight=w, **params)
+    assert ct.export_text(ours) == sk.export_text(theirs)
+    for options in [{}, {"filled": True, "node_ids": True}]:
+        assert ct.export_graphviz(ours, **options) == sk.export_graphviz(theirs, **options)
+    assert_same_path(ours.decision_path(X), theirs.decision_path(X))
