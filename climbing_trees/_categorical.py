@@ -366,12 +366,14 @@ def _candidates_zero_levels(level_stats, counts, criterion) -> Candidates | None
     A side made only of levels whose targets are all zero is not allowed
     (its Poisson mean would be 0), and then the best *allowed* partition
     need not be contiguous in the sorted order.  It is found this way: in
-    some best allowed partition all the zero levels sit on one side (moving
-    zero weight between sides changes the objective convexly, so an end
-    point is best), together with at least one level ``p`` with a positive
-    target.  Merging the zero levels into ``p`` leaves levels that all have
-    a positive target, where every partition is allowed and the sorted scan
-    is exact again (Breiman et al. 1984, Theorem 4.5).  One scan per
+    some best allowed partition all the zero levels sit on one side, together
+    with at least one level ``p`` with a positive target.  (Moving a weight
+    ``a`` of zero targets from one side to the other changes the total
+    deviance by ``S_L log(W_L + a) + S_R log(W_R - a)`` plus a constant, a
+    concave function of ``a``, so its minimum is at an end point.)  Merging
+    the zero levels into ``p`` leaves levels that all have a positive target,
+    where every partition is allowed and the sorted scan is exact again
+    (Breiman et al. 1984, Theorem 4.5).  One scan per
     possible ``p``, in increasing code: ``O(k**2 log k)`` for ``k`` levels.
     """
     present = counts > 0

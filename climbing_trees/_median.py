@@ -14,8 +14,11 @@ with their total weights and weighted sums.  Then
     sum_i w_i |y_i - m| = (m W_low - S_low) + (S_high - m W_high),
 
 so after each insertion the absolute error is O(1) away, and the insertion
-itself costs O(log n) per heap move.  The split search sweeps each sorted
-feature twice: forwards for the left children, backwards for the right ones.
+itself costs O(log n) per heap move.  With unit weights an insertion moves at
+most one value between the heaps; with weights it moves as many as change
+sides, which is still one or two in practice but up to n in the worst case.
+The split search sweeps each sorted feature twice: forwards for the left
+children, backwards for the right ones.
 """
 
 from __future__ import annotations
@@ -57,7 +60,7 @@ class RunningMedian:
         self.w_low = self.s_low = self.w_high = self.s_high = 0.0
 
     def add(self, y: float, w: float) -> None:
-        """Insert value ``y`` of weight ``w > 0``; O(log n) per heap move."""
+        """Insert value ``y`` of weight ``w > 0``; O(log n) per heap move (see the module)."""
         if self.low and y <= -self.low[0][0]:
             heapq.heappush(self.low, (-y, w))
             self.w_low += w
