@@ -399,6 +399,9 @@ def _gains(left, stats, w_left, w_right, criterion):
         with np.errstate(invalid="ignore"):
             gain = w_left * poisson_impurity(w_left, *left)
             gain += w_right * poisson_impurity(w_right, *right)
+        # NaN: a side whose sum of targets rounds to zero or below (a tiny target
+        # lost in S - S_left).  grow_tree's choose_best skips such a score; so here.
+        np.putmask(gain, np.isnan(gain), np.inf)
         return np.negative(gain, out=gain)
     if criterion == "squared_error":
         s1_left = left[0]

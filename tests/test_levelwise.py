@@ -314,3 +314,20 @@ def test_presort_is_a_stable_argsort(seed, n_values):
     order, has_ties = _presort(Xt)
     np.testing.assert_array_equal(order, np.argsort(Xt, axis=1, kind="stable"))
     np.testing.assert_array_equal(has_ties, [len(np.unique(r)) < len(r) for r in Xt])
+
+
+def test_poisson_side_whose_sum_rounds_to_zero_is_skipped_by_both_builders():
+    """A target of 7.5e-131 among targets up to 667 vanishes from S - S_left: such a
+    candidate scores NaN, and neither builder may let it stop the search (found by
+    hypothesis in tests/test_properties.py)."""
+    rng = np.random.default_rng(0)
+    y = np.array(
+        [0, 1.75, 7, 667, 500, 0.99999, 1, 2**-7, 2**-6, 7.52781209e-131, 2**-5, 2**-4]
+        + [2**-3, 2.5, 6, 5, 4, 3, 8, 0.25, 1.5, 1.625, 1.22211326, 1.22321071, 2, 0.5]
+    )
+    X = rng.normal(size=(len(y), 3))
+    X[:, 1] = np.arange(len(y))[::-1]  # feature 1 scans the rows from the last
+    slow = ct.grow_tree(X, y[:, None], np.ones(len(y)), criterion="poisson")
+    fast = grow_tree_levelwise(X, y[:, None], np.ones(len(y)), criterion="poisson")
+    assert_equivalent(fast, slow)
+    assert slow.node_count > 1
