@@ -148,6 +148,13 @@ def poisson_impurity(total, s, t, positive):
     rows with ``y > 0``: none) gets ``inf``: it cannot be a Poisson node,
     and a split leaving one is refused (scikit-learn's rule).  Both builders
     call this one function, so their impurities agree to the bit.
+
+    A side's statistics are the node's minus the other side's, so a target
+    smaller than the rounding error of the node's sum (about ``1e-16`` of it)
+    can vanish from them: such a side has ``positive > 0`` but ``s <= 0``,
+    its impurity is NaN, and the searches skip the candidate.  Whether that
+    happens depends on the order of the additions.  (scikit-learn refuses
+    every side whose sum is below ``2.2e-16``.)  Counts never meet this.
     """
     with np.errstate(divide="ignore", invalid="ignore"):
         mean = s / total
