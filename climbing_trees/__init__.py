@@ -8,7 +8,7 @@ module                        chapter
 ``_criteria``                 1. Building blocks (impurities, weights)
 ``_first_tree``               2. A first tree in one page (the simple version)
 ``_naive``, ``_growth``       2. The naive split search and greedy growth
-``_incremental``              3. Incremental criteria
+``_incremental``, ``_median``  3. Incremental criteria (running medians)
 ``_ties``                     4. Ties
 ``_tree``, ``_classes``       5. Training and inference
 ``_categorical``              6-7. Categorical features
@@ -20,6 +20,7 @@ module                        chapter
 
 from ._categorical import (
     CategoricalSplit,
+    absolute_error_split,
     auto_split,
     best_categorical_split,
     brute_force_categorical_split,
@@ -33,6 +34,7 @@ from ._categorical import (
 )
 from ._classes import DecisionTreeClassifier, DecisionTreeRegressor
 from ._criteria import (
+    absolute_error,
     class_proportions,
     entropy,
     gini,
@@ -41,9 +43,11 @@ from ._criteria import (
     node_statistics,
     node_value,
     one_hot,
+    poisson_deviance,
     squared_error,
+    weighted_median,
 )
-from ._export import export_text, plot_tree
+from ._export import export_graphviz, export_text, plot_tree
 from ._first_tree import (
     Node,
     first_best_split,
@@ -54,6 +58,7 @@ from ._first_tree import (
 from ._growth import grow_tree, is_pure
 from ._incremental import incremental_best_split, prefix_sum_best_split
 from ._levelwise import grow_tree_levelwise
+from ._median import RunningMedian, prefix_absolute_errors, running_median_best_split
 from ._naive import Split, naive_best_split
 from ._pruning import (
     best_first_subtree,
@@ -79,6 +84,7 @@ __version__ = "0.1.0"
 
 __all__ = [
     "CategoricalSplit",
+    "RunningMedian",
     "auto_split",
     "best_categorical_split",
     "brute_force_categorical_split",
@@ -96,10 +102,13 @@ __all__ = [
     "TREE_LEAF",
     "TREE_UNDEFINED",
     "Tree",
+    "absolute_error",
+    "absolute_error_split",
     "choose_best",
     "class_proportions",
     "enough_decrease",
     "entropy",
+    "export_graphviz",
     "export_text",
     "first_best_split",
     "first_impurity",
@@ -119,7 +128,10 @@ __all__ = [
     "one_hot",
     "plot_tree",
     "predict_first_tree",
+    "poisson_deviance",
+    "prefix_absolute_errors",
     "prefix_sum_best_split",
+    "running_median_best_split",
     "split_positions",
     "squared_error",
     "best_first_subtree",
@@ -131,5 +143,6 @@ __all__ = [
     "subtree_mask",
     "weakest_links",
     "weakest_links_scan",
+    "weighted_median",
     "__version__",
 ]

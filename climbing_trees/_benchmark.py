@@ -89,13 +89,15 @@ def synthetic_categorical(n: int, n_levels: int = 50, d: int = 4, seed: int = 0)
 
 
 def benchmark_cases(
-    scale: float = 1.0, categorical: bool = True, pruning: bool = False
+    scale: float = 1.0, categorical: bool = True, pruning: bool = False, criteria: bool = False
 ) -> list[Case]:
     """The suite of issue 5; ``scale`` shrinks the synthetic sets (the book uses < 1).
 
     ``pruning`` adds the cases of chapter 9: ``ccp_alpha`` from the middle of
     scikit-learn's pruning path of the synthetic regression, and
     ``max_leaf_nodes=64`` on the synthetic regression and classification.
+    With ``criteria``, two more cases: absolute error (5,000 rows at scale 1)
+    and Poisson deviance on counts, both ``max_depth=8, min_samples_leaf=16``.
     """
     X_bc, y_bc = load_breast_cancer(return_X_y=True)
     X_db, y_db = load_diabetes(return_X_y=True)
@@ -122,6 +124,28 @@ def benchmark_cases(
             Case("regression", X_reg, y_reg, "regression", {"ccp_alpha": alpha}),
             Case("regression", X_reg, y_reg, "regression", {"max_leaf_nodes": 64}),
             Case("classification", X_clf32, y_clf, "classification", {"max_leaf_nodes": 64}),
+        ]
+    if criteria:
+        # Criteria beyond squared error.  Absolute error runs in the depth-first
+        # builder with running medians (Python heaps), so it gets fewer rows.
+        n_abs = int(5_000 * scale)
+        deep = {"max_depth": 8, "min_samples_leaf": 16}
+        counts = np.random.default_rng(1).poisson(np.exp(0.5 * X_reg[:, 0] + 0.3 * X_reg[:, 1]))
+        cases += [
+            Case(
+                "absolute_error",
+                X_reg[:n_abs],
+                y_reg[:n_abs],
+                "regression",
+                {"criterion": "absolute_error", **deep},
+            ),
+            Case(
+                "poisson",
+                X_reg,
+                counts.astype(float),
+                "regression",
+                {"criterion": "poisson", **deep},
+            ),
         ]
     return cases
 

@@ -13,6 +13,7 @@ from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_dat
 
 from ._categorical import check_categorical_split, encode_categorical
 from ._criteria import CLASSIFICATION_CRITERIA, REGRESSION_CRITERIA, one_hot
+from ._growth import grow_tree
 from ._levelwise import grow_tree_levelwise
 from ._pruning import best_first_subtree, ccp_subtree, cost_complexity_path, node_risk, prune
 from ._tree import Tree
@@ -140,12 +141,16 @@ class BaseDecisionTree(BaseEstimator):
         params = resolve_hyperparameters(learner, len(X))
         max_leaf_nodes = params.pop("max_leaf_nodes")
         ccp_alpha = params.pop("ccp_alpha")
+        learner._check_target(Y)
         categorical_split = check_categorical_split(learner.categorical_split)
         if learner.is_categorical_ is None:  # X was not 2-D before validate_data
             learner.is_categorical_ = np.zeros(X.shape[1], dtype=bool)
             learner.categories_ = [None] * X.shape[1]
         n_categories = np.array([0 if c is None else len(c) for c in learner.categories_])
-        learner.tree_ = grow_tree_levelwise(
+        # The level-wise builder grows the same trees faster; absolute error has no
+        # prefix sums for it to vectorise, so the depth-first builder grows those.
+        builder = grow_tree if learner.criterion == "absolute_error" else grow_tree_levelwise
+        learner.tree_ = builder(
             X,
             Y,
             sample_weight,
@@ -199,6 +204,9 @@ class BaseDecisionTree(BaseEstimator):
         other.tree_ = tree
         return other
 
+    def _check_target(self, Y: np.ndarray) -> None:
+        """Checks that depend on the criterion (after rows of weight 0 are dropped)."""
+
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         # What fit accepts: dense X without missing values, whose columns may be
@@ -247,6 +255,17 @@ class BaseDecisionTree(BaseEstimator):
         """Index of the leaf that each row of ``X`` lands in."""
         X = self._validate_X_predict(X)  # first: raises NotFittedError before fit
         return self.tree_.apply_flat(X)
+
+    def decision_path(self, X):
+        """Nodes each row of ``X`` passes through, as scikit-learn returns them.
+
+        Returns
+        -------
+        indicator : sparse CSR matrix of shape (n_samples, node_count)
+            Entry ``(i, t)`` is 1 when row ``i`` visits node ``t``.
+        """
+        X = self._validate_X_predict(X)
+        return self.tree_.decision_path(X)
 
     def get_depth(self) -> int:
         """Depth of the fitted tree (a single leaf has depth 0)."""
@@ -431,11 +450,19 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
 
 
 class DecisionTreeRegressor(RegressorMixin, BaseDecisionTree):
-    """A CART regression tree minimising the weighted squared error.
+    """A CART regression tree minimising the weighted squared error or Poisson deviance.
 
     Parameters
     ----------
-    criterion : {"squared_error"}, default="squared_error"
+    criterion : {"squared_error", "poisson", "absolute_error"}, default="squared_error"
+        ``"squared_error"``: leaves predict the weighted mean and nodes are
+        scored by the weighted variance.  ``"poisson"``: half Poisson
+        deviance, for counts and other non-negative targets (scikit-learn's
+        definition); ``y`` must be non-negative with a positive sum, and a
+        split leaving a child whose targets are all zero is not allowed.
+        ``"absolute_error"``: leaves predict the weighted median (scikit-
+        learn's definition, :func:`climbing_trees.weighted_median`) and nodes
+        are scored by the mean absolute deviation from it; robust to outliers.
     max_depth, min_samples_split, min_samples_leaf, min_impurity_decrease
         As in :class:`DecisionTreeClassifier`.
     max_leaf_nodes, ccp_alpha
@@ -444,7 +471,10 @@ class DecisionTreeRegressor(RegressorMixin, BaseDecisionTree):
         squared error (there is no ``ccp_risk``).
     categorical_features, categorical_split, min_samples_level
         As in :class:`DecisionTreeClassifier`; ``"partition"`` (the default
-        through ``"auto"``) is exact for squared error (Fisher 1958).
+        through ``"auto"``) is exact for squared error (Fisher 1958) and for
+        Poisson deviance.  For absolute error it sorts the levels by their
+        weighted median and is a heuristic that can miss the best partition
+        (:func:`climbing_trees.absolute_error_split`).
 
     Attributes
     ----------
@@ -455,7 +485,14 @@ class DecisionTreeRegressor(RegressorMixin, BaseDecisionTree):
 
     Notes
     -----
-    Leaves predict the weighted mean target of their rows.  Targets with
+    Leaves predict the weighted mean target of their rows (the mean also
+    minimises the Poisson deviance), or their weighted median with
+    ``criterion="absolute_error"``.  Trees are grown by the level-wise
+    builder (:func:`climbing_trees.grow_tree_levelwise`), except with
+    ``"absolute_error"``, whose split search keeps running medians
+    (:func:`climbing_trees.running_median_best_split`) and runs in the
+    depth-first builder :func:`climbing_trees.grow_tree`; both builders grow
+    the same trees.  Targets with
     ``|y| > 1e150`` are rejected: their squares overflow.  Chapters 1-5 of the
     book build this estimator.
 
@@ -519,6 +556,21 @@ class DecisionTreeRegressor(RegressorMixin, BaseDecisionTree):
             )
         self.n_outputs_ = 1
         return y[:, None]
+
+    def _check_target(self, Y: np.ndarray) -> None:
+        if self.criterion != "poisson":
+            return
+        # scikit-learn's two checks: a Poisson mean is positive, counts are not negative.
+        if np.any(Y < 0):
+            raise ValueError(
+                "Some value(s) of y are negative which is not allowed for Poisson "
+                "regression; use criterion='squared_error' or shift y."
+            )
+        if not np.sum(Y) > 0:
+            raise ValueError(
+                "Sum of y is not positive which is necessary for Poisson "
+                "regression (counting only rows of positive weight)."
+            )
 
     def predict(self, X) -> np.ndarray:
         """Weighted mean target of the leaf each row lands in."""

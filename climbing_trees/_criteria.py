@@ -1,4 +1,4 @@
-"""Impurity functions: Gini, entropy and squared error, with sample weights.
+"""Impurity functions: Gini, entropy, squared error and Poisson deviance, with weights.
 
 Chapter 1 of the book ("Building blocks") explains this module.
 
@@ -9,10 +9,19 @@ numbers, the sum of ``phi(y_i) * w_i`` over its samples, where
 * for classification ``phi(y)`` is the one-hot row of the label, so the
   statistics are the weighted class counts ``(c_1, ..., c_K)``;
 * for regression ``phi(y) = (1, y, y**2)``, so the statistics are the total
-  weight ``W``, the weighted sum and the weighted sum of squares.
+  weight ``W``, the weighted sum and the weighted sum of squares;
+* for Poisson deviance ``phi(y) = (1, y, y log y, [y > 0])``: the total
+  weight, the weighted sum, the weighted sum of ``y log y`` and the number of
+  rows with a positive target (unweighted, so its sums are exact integers).
 
 Because statistics add up, the statistics of a node are the sum of those of
 its children.  That single fact powers the incremental search of chapter 3.
+
+Absolute error is the exception: its leaf value is a weighted median, which
+no fixed set of sums determines.  :func:`weighted_median` and
+:func:`absolute_error` compute it from the rows, and the split search keeps
+running medians instead of sums (:mod:`climbing_trees._median`, chapter 3's
+"A criterion without an O(1) update").
 """
 
 from __future__ import annotations
@@ -20,7 +29,9 @@ from __future__ import annotations
 import numpy as np
 
 CLASSIFICATION_CRITERIA = ("gini", "entropy", "log_loss")
-REGRESSION_CRITERIA = ("squared_error",)
+REGRESSION_CRITERIA = ("squared_error", "poisson", "absolute_error")
+#: Criteria computed from summed per-row statistics (all but absolute error).
+STATISTICS_CRITERIA = (*CLASSIFICATION_CRITERIA, "squared_error", "poisson")
 
 
 def gini(proportions: np.ndarray) -> np.ndarray:
@@ -57,6 +68,98 @@ def squared_error(y: np.ndarray, sample_weight: np.ndarray | None = None) -> flo
     w = np.ones_like(y) if sample_weight is None else np.asarray(sample_weight, float)
     mean = np.sum(w * y) / np.sum(w)
     return float(np.sum(w * (y - mean) ** 2) / np.sum(w))
+
+
+def weighted_median(y: np.ndarray, sample_weight: np.ndarray | None = None) -> float:
+    """Weighted median of ``y``, as scikit-learn's ``absolute_error`` criterion defines it.
+
+    Sort ``y``; with ``C_k`` the cumulative weight of the ``k`` smallest
+    values and ``W`` the total, take the first ``k`` with ``C_k >= W / 2``.
+    If ``C_k`` equals ``W / 2`` exactly, the weight splits evenly and the
+    median is the midpoint of that value and the next one; otherwise it is
+    that value.  With unit weights this is the usual median (the midpoint of
+    the two middle values when the count is even).
+
+    >>> weighted_median(np.array([1.0, 2.0, 3.0, 10.0]))
+    2.5
+    >>> weighted_median(np.array([1.0, 2.0, 3.0, 10.0]), np.array([1.0, 1.0, 1.0, 4.0]))
+    10.0
+    """
+    y = np.asarray(y, dtype=float)
+    w = np.ones_like(y) if sample_weight is None else np.asarray(sample_weight, float)
+    keep = w > 0
+    y, w = y[keep], w[keep]
+    order = np.argsort(y, kind="stable")
+    y, cumulative = y[order], np.cumsum(w[order])
+    half = 0.5 * cumulative[-1]
+    k = min(int(np.searchsorted(cumulative, half, side="left")), len(y) - 1)
+    if cumulative[k] == half and k + 1 < len(y):
+        return float((y[k] + y[k + 1]) / 2)
+    return float(y[k])
+
+
+def absolute_error(y: np.ndarray, sample_weight: np.ndarray | None = None) -> float:
+    """Weighted mean absolute deviation of ``y`` from its :func:`weighted_median`.
+
+    >>> absolute_error(np.array([1.0, 2.0, 3.0, 10.0]))
+    2.5
+    """
+    y = np.asarray(y, dtype=float)
+    w = np.ones_like(y) if sample_weight is None else np.asarray(sample_weight, float)
+    median = weighted_median(y, w)
+    return float(np.sum(w * np.abs(y - median)) / np.sum(w))
+
+
+def poisson_deviance(y: np.ndarray, sample_weight: np.ndarray | None = None) -> float:
+    """Half Poisson deviance of ``y >= 0`` from its weighted mean ``m``, per unit weight.
+
+    ``sum_i w_i (y_i log(y_i / m) - y_i + m) / W``, scikit-learn's impurity for
+    ``criterion="poisson"``; the ``- y_i + m`` terms add up to zero because
+    ``m`` is the weighted mean, and ``0 log 0 = 0``.  Infinite when the sum
+    of ``y`` is zero: a Poisson mean must be positive.
+
+    >>> poisson_deviance(np.array([1.0, 1.0]))
+    0.0
+    >>> round(poisson_deviance(np.array([0.0, 2.0])), 6)  # log 2
+    0.693147
+    """
+    y = np.asarray(y, dtype=float)
+    w = np.ones_like(y) if sample_weight is None else np.asarray(sample_weight, float)
+    total, s = np.sum(w), np.sum(w * y)
+    if s <= 0:
+        return float("inf")
+    mean = s / total
+    return float(np.sum(w * _xlogy(y, y / mean)) / total)
+
+
+def _xlogy(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """``x * log(y)``, 0 where ``x`` is 0 (``scipy.special.xlogy`` in numpy)."""
+    out = np.zeros(np.broadcast(x, y).shape)
+    np.log(y, out=out, where=x != 0)
+    return out * x
+
+
+def poisson_impurity(total, s, t, positive):
+    """Half Poisson deviance of nodes from their statistics, column by column.
+
+    With ``W`` the weight, ``S = sum w y``, ``T = sum w y log y`` and mean
+    ``m = S / W``, the node's deviance is ``sum w y log(y / m) / W =
+    (T - S log m) / W``.  A node without a positive target (``positive``
+    rows with ``y > 0``: none) gets ``inf``: it cannot be a Poisson node,
+    and a split leaving one is refused (scikit-learn's rule).  Both builders
+    call this one function, so their impurities agree to the bit.
+
+    A side's statistics are the node's minus the other side's, so a target
+    smaller than the rounding error of the node's sum (about ``1e-16`` of it)
+    can vanish from them: such a side has ``positive > 0`` but ``s <= 0``,
+    its impurity is NaN, and the searches skip the candidate.  Whether that
+    happens depends on the order of the additions.  (scikit-learn refuses
+    every side whose sum is below ``2.2e-16``.)  Counts never meet this.
+    """
+    with np.errstate(divide="ignore", invalid="ignore"):
+        mean = s / total
+        impurity = np.maximum((t - s * np.log(mean)) / total, 0.0)
+    return np.where(positive > 0, impurity, np.inf)
 
 
 def class_proportions(Y: np.ndarray, sample_weight: np.ndarray | None = None) -> np.ndarray:
@@ -97,7 +200,15 @@ def node_statistics(Y: np.ndarray, sample_weight: np.ndarray, criterion: str) ->
     w = np.asarray(sample_weight, dtype=float)[:, None]
     if criterion in CLASSIFICATION_CRITERIA:
         return Y * w
+    if criterion not in STATISTICS_CRITERIA:
+        raise ValueError(
+            f"criterion={criterion!r} has no sufficient statistics (a median is not a "
+            "sum); search its splits with running_median_best_split or naive_best_split."
+        )
     y = Y[:, :1]
+    if criterion == "poisson":
+        positive = ((y > 0) & (w > 0)).astype(float)
+        return np.hstack([w, w * y, w * _xlogy(y, y), positive])
     return np.hstack([w, w * y, w * y * y])
 
 
@@ -121,6 +232,8 @@ def impurity_from_statistics(stats: np.ndarray, criterion: str) -> np.ndarray:
             # sum w (y - mean)^2 / W = s2 / W - mean^2.  Callers centre y at the
             # node's mean first, which keeps this subtraction accurate.
             return np.maximum(s2 / total - mean * mean, 0.0)
+        if criterion == "poisson":
+            return poisson_impurity(stats[..., 0], stats[..., 1], stats[..., 2], stats[..., 3])
     raise ValueError(f"Unknown criterion {criterion!r}.")
 
 
@@ -140,24 +253,37 @@ def node_impurity(Y: np.ndarray, sample_weight: np.ndarray, criterion: str) -> f
     0.5
     >>> node_impurity(np.array([[1.0], [3.0]]), np.ones(2), "squared_error")
     1.0
+    >>> round(node_impurity(np.array([[0.0], [2.0]]), np.ones(2), "poisson"), 6)
+    0.693147
+    >>> node_impurity(np.array([[1.0], [2.0], [3.0], [10.0]]), np.ones(4), "absolute_error")
+    2.5
     """
+    if criterion == "absolute_error":  # no sufficient statistics: from the rows
+        return absolute_error(np.asarray(Y, dtype=float)[:, 0], sample_weight)
     Y = _centred(Y, sample_weight, criterion)
     stats = node_statistics(Y, sample_weight, criterion).sum(axis=0)
     return float(impurity_from_statistics(stats, criterion))
 
 
-def node_value(Y: np.ndarray, sample_weight: np.ndarray) -> np.ndarray:
-    """A node's prediction: the weighted mean of ``Y``.
+def node_value(
+    Y: np.ndarray, sample_weight: np.ndarray, criterion: str | None = None
+) -> np.ndarray:
+    """A node's prediction: the weighted mean of ``Y`` (the median for absolute error).
 
     For one-hot ``Y`` this is the vector of weighted class proportions; for a
     regression column it is the weighted mean target.  Both minimise the
-    node's criterion.  The weights matter here as much as in the split
-    search: an unweighted mean would predict for a leaf a value that the
-    weighted criterion did not choose.
+    node's criterion, and so does the mean for Poisson deviance (absolute
+    error is minimised by a :func:`weighted_median` instead).  The weights
+    matter here as much as in the split search: an unweighted mean would
+    predict for a leaf a value that the weighted criterion did not choose.
 
     >>> node_value(np.array([[1.0], [4.0]]), np.array([2.0, 1.0])).tolist()
     [2.0]
+    >>> node_value(np.array([[1.0], [4.0], [9.0]]), np.ones(3), "absolute_error").tolist()
+    [4.0]
     """
+    if criterion == "absolute_error":
+        return np.array([weighted_median(np.asarray(Y, dtype=float)[:, 0], sample_weight)])
     w = np.asarray(sample_weight, dtype=float)
     return (w @ np.asarray(Y, dtype=float)) / w.sum()
 
@@ -167,7 +293,8 @@ def _centred(Y: np.ndarray, sample_weight: np.ndarray, criterion: str) -> np.nda
 
     ``s2/W - mean**2`` subtracts two large numbers when ``y`` sits far from 0;
     after centring both are small and the difference keeps its precision.
+    Poisson deviance is not shift-invariant: its ``y`` stays as it is.
     """
-    if criterion in CLASSIFICATION_CRITERIA:
+    if criterion != "squared_error":
         return Y
     return Y - node_value(Y, sample_weight)

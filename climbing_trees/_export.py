@@ -70,6 +70,31 @@ def _reachable_levels(tree) -> dict[int, np.ndarray]:
     return reach
 
 
+def _level_sets(
+    model, node: int, limit: int | None = None, reach: np.ndarray | None = None
+) -> tuple[str, str]:
+    """The sets of levels a categorical node sends left and right, as text.
+
+    Only levels in ``reach`` (the codes that can arrive at the node) are
+    listed; ``<unseen>`` marks the side taking levels never seen at fit.
+    """
+    tree = model.tree_
+    j = tree.feature[node]
+    categories = getattr(model, "categories_", None)
+    row = tree.categories_left[node]
+    if reach is None:
+        reach = np.ones_like(row)
+    n_levels = len(categories[j]) if categories is not None else row.size - 1
+    labels = [str(c) for c in categories[j]] if categories is not None else None
+    labels = labels or [str(c) for c in range(n_levels)]
+    left = [labels[c] for c in range(n_levels) if row[c] and reach[c]]
+    right = [labels[c] for c in range(n_levels) if not row[c] and reach[c]]
+    return (
+        _level_set(left, bool(row[-1] and reach[-1]), limit),
+        _level_set(right, bool(not row[-1] and reach[-1]), limit),
+    )
+
+
 def _split_text(
     model,
     node: int,
@@ -85,66 +110,156 @@ def _split_text(
     ``<unseen>`` marks the side taking levels never seen at fit.
     """
     tree = model.tree_
-    j = tree.feature[node]
-    name = names[j]
+    name = names[tree.feature[node]]
     if np.isnan(tree.threshold[node]):
-        categories = getattr(model, "categories_", None)
-        row = tree.categories_left[node]
-        if reach is None:
-            reach = np.ones_like(row)
-        n_levels = len(categories[j]) if categories is not None else row.size - 1
-        labels = [str(c) for c in categories[j]] if categories is not None else None
-        labels = labels or [str(c) for c in range(n_levels)]
-        left = [labels[c] for c in range(n_levels) if row[c] and reach[c]]
-        right = [labels[c] for c in range(n_levels) if not row[c] and reach[c]]
-        return (
-            f"{name} in {_level_set(left, bool(row[-1] and reach[-1]), limit)}",
-            f"{name} in {_level_set(right, bool(not row[-1] and reach[-1]), limit)}",
-        )
+        left, right = _level_sets(model, node, limit, reach)
+        return f"{name} in {left}", f"{name} in {right}"
     t = f"{tree.threshold[node]:.{decimals}f}"
     return f"{name} <= {t}", f"{name} >  {t}"
 
 
-def export_text(model, feature_names=None, decimals: int = 2) -> str:
+def _check_export_options(**options) -> None:
+    """Clear errors for the integer and boolean options of the exports."""
+    lowest = {"max_depth": 0, "spacing": 1, "decimals": 0, "precision": 0}
+    for name, value in options.items():
+        if name == "show_weights":
+            if not isinstance(value, (bool, np.bool_)):
+                raise ValueError(f"show_weights must be True or False, got {value!r}.")
+            continue
+        if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
+            raise ValueError(f"{name} must be an integer, got {value!r}.")
+        if value < lowest[name]:
+            raise ValueError(f"{name} must be at least {lowest[name]}, got {value}.")
+
+
+def _class_names(model, class_names) -> list:
+    """The names shown for the classes: ``class_names`` if given, else ``classes_``."""
+    if class_names is None:
+        return list(model.classes_)
+    names = list(class_names)
+    if len(names) != len(model.classes_):
+        raise ValueError(
+            f"class_names has {len(names)} names but the model has {len(model.classes_)} "
+            "classes; pass one name per class, in the order of classes_."
+        )
+    return names
+
+
+def _subtree_depth(tree, node: int) -> int:
+    """Number of levels of the subtree rooted at ``node`` (a leaf counts 1)."""
+    depth, level = 0, np.array([node])
+    while level.size:
+        depth += 1
+        level = level[tree.children_left[level] != TREE_LEAF]
+        level = np.concatenate([tree.children_left[level], tree.children_right[level]])
+    return depth
+
+
+def export_text(
+    model,
+    feature_names=None,
+    class_names=None,
+    max_depth: int = 10,
+    spacing: int = 3,
+    decimals: int = 2,
+    show_weights: bool = False,
+) -> str:
     """The fitted tree as indented text, one line per branch and leaf.
+
+    The parameters and the format are scikit-learn's
+    (``sklearn.tree.export_text``): on a numerical tree both functions
+    write the same characters, down to the trailing newline.
 
     Parameters
     ----------
     model : fitted DecisionTreeClassifier or DecisionTreeRegressor
     feature_names : list of str, optional
         Defaults to the DataFrame's column names, else ``feature_0, ...``.
+        (scikit-learn writes ``feature_0, ...`` even for a DataFrame.)
+    class_names : list, optional
+        Names shown for the classes, in the order of ``classes_``; defaults
+        to ``classes_``.  Only for classifiers.
+    max_depth : int, default=10
+        Levels shown below the root; deeper subtrees are replaced by a line
+        ``truncated branch of depth d`` (a lone leaf is still shown).
+    spacing : int, default=3
+        Width of each level of indentation.
     decimals : int, default=2
+        Digits after the point in thresholds and values.
+    show_weights : bool, default=False
+        Classifiers only: also show the weighted class counts of each leaf.
+
+    Returns
+    -------
+    str
+        One line per branch and leaf, each ending with a newline.
+
+    Notes
+    -----
+    A categorical split (chapter 6) is written as the set of levels going
+    each way, ``colour in {red, blue}``, leaving out levels that a
+    categorical ancestor on the same feature already sent elsewhere;
+    ``<unseen>`` marks the side that takes levels never seen at fit.
 
     Examples
     --------
     >>> from climbing_trees import DecisionTreeRegressor
     >>> X = np.array([[0.0], [1.0], [2.0], [3.0]])
     >>> model = DecisionTreeRegressor(max_depth=1).fit(X, [1.0, 1.0, 5.0, 5.0])
-    >>> print(export_text(model, feature_names=["x"]))
+    >>> print(export_text(model, feature_names=["x"]), end="")
     |--- x <= 1.50
     |   |--- value: [1.00]
     |--- x >  1.50
     |   |--- value: [5.00]
     """
     check_is_fitted(model, "tree_")
+    _check_export_options(
+        max_depth=max_depth, spacing=spacing, decimals=decimals, show_weights=show_weights
+    )
     tree = model.tree_
     names = _feature_names(model, feature_names)
+    is_classifier = hasattr(model, "classes_")
+    if is_classifier:
+        labels = _class_names(model, class_names)
+    elif class_names is not None:
+        raise ValueError("class_names is for classifiers; leave it out for a regressor.")
+    reach = _reachable_levels(tree)
     lines: list[str] = []
 
+    def leaf(node: int, indent: str) -> None:
+        value = tree.value[node, 0]
+        if not is_classifier:
+            numbers = ", ".join(f"{v:.{decimals}f}" for v in value)
+            lines.append(f"{indent} value: [{numbers}]")
+            return
+        text = f" class: {labels[int(np.argmax(value))]}"
+        if show_weights:
+            weights = value * tree.weighted_n_node_samples[node]
+            numbers = ", ".join(f"{v:.{decimals}f}" for v in weights)
+            text = f" weights: [{numbers}]{text}"
+        lines.append(indent + text)
+
     def walk(node: int, depth: int) -> None:
-        indent = "|   " * depth + "|--- "
+        indent = ("|" + " " * spacing) * depth
+        indent = indent[:-spacing] + "-" * spacing
+        if depth > max_depth + 1:
+            subtree = _subtree_depth(tree, node)
+            if subtree == 1:
+                leaf(node, indent)
+            else:
+                lines.append(f"{indent} truncated branch of depth {subtree}")
+            return
         if tree.children_left[node] == TREE_LEAF:
-            lines.append(indent + _leaf_text(model, node, decimals))
+            leaf(node, indent)
             return
         left_text, right_text = _split_text(model, node, names, decimals, reach=reach.get(node))
-        lines.append(indent + left_text)
+        lines.append(f"{indent} {left_text}")
         walk(tree.children_left[node], depth + 1)
-        lines.append(indent + right_text)
+        lines.append(f"{indent} {right_text}")
         walk(tree.children_right[node], depth + 1)
 
-    reach = _reachable_levels(tree)
-    walk(0, 0)
-    return "\n".join(lines)
+    walk(0, 1)
+    return "".join(line + "\n" for line in lines)
 
 
 def plot_tree(model, ax=None, feature_names=None, decimals: int = 2, fontsize: float = 8):
@@ -200,3 +315,263 @@ def plot_tree(model, ax=None, feature_names=None, decimals: int = 2, fontsize: f
     ax.set_ylim(-0.12, 1.12)
     ax.set_axis_off()
     return texts
+
+
+def _color_brew(n: int) -> list[list[int]]:
+    """``n`` colours of equally spaced hues, as scikit-learn's ``export_graphviz`` picks them."""
+    s, v = 0.75, 0.9
+    c = s * v
+    m = v - c
+    colours = []
+    for h in np.arange(25, 385, 360.0 / n).astype(int):
+        h_bar = h / 60.0
+        x = c * (1 - abs((h_bar % 2) - 1))
+        rgb = [(c, x, 0), (x, c, 0), (0, c, x), (0, x, c), (x, 0, c), (c, 0, x), (c, x, 0)]
+        r, g, b = rgb[int(h_bar)]
+        colours.append([int(255 * (r + m)), int(255 * (g + m)), int(255 * (b + m))])
+    return colours
+
+
+def _fill_color(model, node: int) -> str:
+    """Fill colour of a node: the majority class's hue, paler the less pure the node;
+    for regression one hue, stronger the larger the value."""
+    tree = model.tree_
+    if hasattr(model, "classes_"):
+        value = tree.value[node, 0]
+        colour = _color_brew(len(model.classes_))[int(np.argmax(value))]
+        ranked = sorted(value, reverse=True)
+        alpha = 0.0 if len(ranked) == 1 else (ranked[0] - ranked[1]) / (1 - ranked[1])
+    else:
+        colour = _color_brew(1)[0]
+        low, high = np.min(tree.value), np.max(tree.value)
+        # One value everywhere: white, as scikit-learn draws it.
+        alpha = 0.0 if low == high else (tree.value[node, 0, 0] - low) / (high - low)
+    rgb = [int(round(alpha * c + (1 - alpha) * 255, 0)) for c in colour]
+    return "#" + "".join(f"{c:02x}" for c in rgb)
+
+
+def _value_text(model, node: int, proportion: bool, precision: int) -> str:
+    """A node's value as scikit-learn's ``export_graphviz`` prints it."""
+    tree = model.tree_
+    value = tree.value[node, 0]
+    if hasattr(model, "classes_"):
+        if proportion:
+            shown = np.around(value, precision)
+        else:
+            value = value * tree.weighted_n_node_samples[node]
+            whole = np.all(np.mod(value, 1) == 0)
+            shown = value.astype(int) if whole else np.around(value, precision)
+        # numpy's array printing (with its line wrapping), without the quotes.
+        text = str(shown.astype("S32")).replace("b'", "'")
+        return text.replace("' '", ", ").replace("'", "")
+    return str(np.around(value[0], precision).astype("S32")).replace("b'", "").replace("'", "")
+
+
+def export_graphviz(
+    model,
+    out_file=None,
+    *,
+    max_depth=None,
+    feature_names=None,
+    class_names=None,
+    label="all",
+    filled=False,
+    leaves_parallel=False,
+    impurity=True,
+    node_ids=False,
+    proportion=False,
+    rotate=False,
+    rounded=False,
+    special_characters=False,
+    precision=3,
+    fontname="helvetica",
+):
+    """The fitted tree in Graphviz's DOT language, as scikit-learn writes it.
+
+    The parameters are those of ``sklearn.tree.export_graphviz``, and on a
+    numerical tree both functions write the same text.  Render it with
+    ``dot -Tsvg tree.dot -o tree.svg`` (Debian's ``graphviz`` package).
+
+    Parameters
+    ----------
+    model : fitted DecisionTreeClassifier or DecisionTreeRegressor
+    out_file : str, file object or None, default=None
+        Where to write; ``None`` returns the text instead.
+    max_depth : int, optional
+        Nodes deeper than this are drawn as ``(...)``.
+    feature_names : list of str, optional
+        Defaults to the DataFrame's column names, else ``x[0], x[1], ...``.
+    class_names : list of str, bool or None, default=None
+        Names of the classes in the order of ``classes_``; ``True`` writes
+        ``y[0], y[1], ...``; ``None`` leaves the class out.
+    label : {"all", "root", "none"}, default="all"
+        Which nodes carry labels such as ``samples =``.
+    filled : bool, default=False
+        Colour nodes by majority class (classification) or by value
+        (regression), stronger the purer or larger.
+    leaves_parallel, impurity, node_ids, proportion, rotate, rounded : bool
+        As in scikit-learn: leaves on one rank, show impurities, show node
+        ids, show proportions instead of counts, draw left to right, round
+        the boxes.
+    special_characters : bool, default=False
+        Write HTML-like labels (``&le;``, subscripts) instead of plain ones.
+    precision : int, default=3
+        Digits kept in thresholds, impurities and values.
+    fontname : str, default="helvetica"
+
+    Returns
+    -------
+    str or None
+        The DOT text when ``out_file`` is None.
+
+    Notes
+    -----
+    A categorical split (chapter 6) is labelled with the levels that go left
+    (to the ``True`` side): ``colour in {red, blue}``, with ``<unseen>``
+    when levels never seen at fit go left too.
+
+    Two deliberate differences from scikit-learn: a model fitted on a
+    DataFrame shows its column names by default, and with
+    ``special_characters=True`` names are escaped for HTML-like labels
+    (``&amp; &lt; &gt;``) where scikit-learn writes ``\\"``, which
+    Graphviz would print as such.
+
+    Examples
+    --------
+    >>> from climbing_trees import DecisionTreeRegressor
+    >>> X = np.array([[0.0], [1.0], [2.0], [3.0]])
+    >>> model = DecisionTreeRegressor(max_depth=1).fit(X, [1.0, 1.0, 5.0, 5.0])
+    >>> print(export_graphviz(model, feature_names=["x"]))  # doctest: +NORMALIZE_WHITESPACE
+    digraph Tree {
+    node [shape=box, fontname="helvetica"] ;
+    edge [fontname="helvetica"] ;
+    0 [label="x <= 1.5\\nsquared_error = 4.0\\nsamples = 4\\nvalue = 3.0"] ;
+    1 [label="squared_error = 0.0\\nsamples = 2\\nvalue = 1.0"] ;
+    0 -> 1 [labeldistance=2.5, labelangle=45, headlabel="True"] ;
+    2 [label="squared_error = 0.0\\nsamples = 2\\nvalue = 5.0"] ;
+    0 -> 2 [labeldistance=2.5, labelangle=-45, headlabel="False"] ;
+    }
+    """
+    check_is_fitted(model, "tree_")
+    if label not in ("all", "root", "none"):
+        raise ValueError(f'label must be "all", "root" or "none", got {label!r}.')
+    if max_depth is not None:
+        _check_export_options(max_depth=max_depth)
+    _check_export_options(precision=precision)
+    tree = model.tree_
+    is_classifier = hasattr(model, "classes_")
+    if feature_names is not None and any(not isinstance(f, str) for f in feature_names):
+        raise ValueError("All feature names must be strings.")
+    names = _feature_names(model, feature_names)
+    if feature_names is None and not hasattr(model, "feature_names_in_"):
+        names = None  # x[0], x[1], ... as scikit-learn writes them
+    if class_names is not None and class_names is not True and class_names is not False:
+        class_names = _class_names(model, class_names) if is_classifier else None
+    if special_characters:
+        chars = ["&#35;", "<SUB>", "</SUB>", "&le;", "<br/>", ">", "<"]
+    else:
+        chars = ["#", "[", "]", "<=", "\\n", '"', '"']
+
+    def escape(text: str) -> str:
+        if special_characters:  # HTML-like labels: & < > would be markup
+            return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+        return text.replace('"', r"\"")
+
+    reach = _reachable_levels(tree)
+
+    def node_label(node: int) -> str:
+        labels = (label == "root" and node == 0) or label == "all"
+        text = chars[-1]
+        if node_ids:
+            text += ("node " if labels else "") + chars[0] + str(node) + chars[4]
+        if tree.children_left[node] != TREE_LEAF:
+            j = tree.feature[node]
+            feature = escape(names[j]) if names is not None else f"x{chars[1]}{j}{chars[2]}"
+            if np.isnan(tree.threshold[node]):  # categorical: the levels going left
+                levels = _level_sets(model, node, reach=reach.get(node))[0]
+                text += f"{feature} in {escape(levels)}{chars[4]}"
+            else:
+                threshold = round(tree.threshold[node], precision)
+                text += f"{feature} {chars[3]} {threshold}{chars[4]}"
+        if impurity:
+            if labels:
+                text += f"{model.criterion} = "
+            text += str(round(tree.impurity[node], precision)) + chars[4]
+        if labels:
+            text += "samples = "
+        if proportion:
+            share = 100.0 * tree.n_node_samples[node] / float(tree.n_node_samples[0])
+            text += str(round(share, 1)) + "%" + chars[4]
+        else:
+            text += str(tree.n_node_samples[node]) + chars[4]
+        if labels:
+            text += "value = "
+        text += _value_text(model, node, proportion, precision).replace("\n ", chars[4])
+        text += chars[4]
+        if class_names is not None and class_names is not False and is_classifier:
+            if labels:
+                text += "class = "
+            k = int(np.argmax(tree.value[node, 0]))
+            if class_names is True:
+                text += f"y{chars[1]}{k}{chars[2]}"
+            else:
+                text += escape(str(class_names[k]))
+        if text.endswith(chars[4]):
+            text = text[: -len(chars[4])]
+        return text + chars[5]
+
+    lines = ["digraph Tree {"]
+    style = ["filled"] * bool(filled) + ["rounded"] * bool(rounded)
+    head = "node [shape=box"
+    if style:
+        head += f', style="{", ".join(style)}", color="black"'
+    lines.append(head + f', fontname="{fontname}"] ;')
+    if leaves_parallel:
+        lines.append("graph [ranksep=equally, splines=polyline] ;")
+    lines.append(f'edge [fontname="{fontname}"] ;')
+    if rotate:
+        lines.append("rankdir=LR ;")
+    ranks: dict[str, list[str]] = {"leaves": []}
+    angles = np.array([45, -45]) * ((rotate - 0.5) * -2)
+    stack: list[tuple[int, int | None, int]] = [(0, None, 0)]
+    while stack:  # preorder: a node, its left subtree, then its right subtree
+        node, parent, depth = stack.pop()
+        leaf = tree.children_left[node] == TREE_LEAF
+        shown = max_depth is None or depth <= max_depth
+        if shown:
+            if leaf:
+                ranks["leaves"].append(str(node))
+            else:
+                ranks.setdefault(str(depth), []).append(str(node))
+            line = f"{node} [label={node_label(node)}"
+            if filled:
+                line += f', fillcolor="{_fill_color(model, node)}"'
+            lines.append(line + "] ;")
+        else:
+            ranks["leaves"].append(str(node))
+            lines.append(
+                f'{node} [label="(...)"' + (', fillcolor="#C0C0C0"' if filled else "") + "] ;"
+            )
+        if parent is not None:
+            edge = f"{parent} -> {node}"
+            if parent == 0 and shown:
+                if node == 1:
+                    edge += f' [labeldistance=2.5, labelangle={int(angles[0])}, headlabel="True"]'
+                else:
+                    edge += f' [labeldistance=2.5, labelangle={int(angles[1])}, headlabel="False"]'
+            lines.append(edge + " ;")
+        if shown and not leaf:
+            stack.append((int(tree.children_right[node]), node, depth + 1))
+            stack.append((int(tree.children_left[node]), node, depth + 1))
+    if leaves_parallel:
+        for rank in sorted(ranks):
+            lines.append("{rank=same ; " + "; ".join(ranks[rank]) + "} ;")
+    text = "\n".join(lines) + "\n}"
+    if out_file is None:
+        return text
+    if isinstance(out_file, str):
+        with open(out_file, "w", encoding="utf-8") as handle:
+            handle.write(text)
+    else:
+        out_file.write(text)
+    return None

@@ -15,6 +15,7 @@ import numpy as np
 from ._categorical import CategoricalSplit, best_categorical_split, categories_left_row
 from ._criteria import node_impurity, node_value
 from ._incremental import prefix_sum_best_split
+from ._median import running_median_best_split
 from ._naive import Split
 from ._ties import choose_best, enough_decrease
 from ._tree import TREE_LEAF, TREE_UNDEFINED, Tree
@@ -32,7 +33,7 @@ def grow_tree(
     min_samples_split: int = 2,
     min_samples_leaf: int = 1,
     min_impurity_decrease: float = 0.0,
-    find_split: SplitFinder = prefix_sum_best_split,
+    find_split: SplitFinder | None = None,
     is_categorical: np.ndarray | None = None,
     n_categories: np.ndarray | None = None,
     categorical_split: str = "auto",
@@ -46,7 +47,7 @@ def grow_tree(
     Y : ndarray of shape (n_samples, n_values)
         One-hot labels for classification, a target column for regression.
     sample_weight : ndarray of shape (n_samples,)
-    criterion : {"gini", "entropy", "log_loss", "squared_error"}
+    criterion : {"gini", "entropy", "log_loss", "squared_error", "poisson", "absolute_error"}
     max_depth : int or None
         A node at this depth is a leaf.  ``None``: no limit.
     min_samples_split : int
@@ -60,10 +61,12 @@ def grow_tree(
         where ``W`` is the total training weight (scikit-learn's definition),
         up to a rounding allowance relative to ``W_t / W * I_t``
         (:func:`climbing_trees.enough_decrease`).
-    find_split : callable
+    find_split : callable, optional
         The split search: :func:`naive_best_split`, :func:`incremental_best_split`
         or :func:`prefix_sum_best_split` (all give the same tree).  It sees
-        the numerical columns only.
+        the numerical columns only.  Defaults to :func:`prefix_sum_best_split`,
+        and to :func:`running_median_best_split` for ``"absolute_error"``,
+        whose medians have no prefix sums (:func:`default_split_search`).
     is_categorical : ndarray of bool of shape (n_features,), optional
         Which columns are categorical; they hold level codes ``0, 1, ...`` as
         floats.  ``None``: every column is numerical.
@@ -96,6 +99,8 @@ def grow_tree(
     >>> tree.node_count, float(tree.threshold[0]), tree.value[1:, 0, 0].tolist()
     (3, 1.5, [1.0, 5.0])
     """
+    if find_split is None:
+        find_split = default_split_search(criterion)
     search = NodeSearch(
         X,
         criterion,
@@ -123,7 +128,7 @@ def grow_tree(
             "right": TREE_LEAF,
             "feature": TREE_UNDEFINED,
             "threshold": float(TREE_UNDEFINED),
-            "value": node_value(Y_t, w_t),
+            "value": node_value(Y_t, w_t, criterion),
             "impurity": impurity,
             "n": len(rows),
             "w": float(w_t.sum()),
@@ -148,6 +153,19 @@ def grow_tree(
         stack.append((rows[~goes_left], depth + 1, node_id, False))
         stack.append((rows[goes_left], depth + 1, node_id, True))
     return _assemble(nodes, search.width)
+
+
+def default_split_search(criterion: str) -> SplitFinder:
+    """The numerical split search ``grow_tree`` uses for ``criterion`` by default.
+
+    >>> default_split_search("gini").__name__
+    'prefix_sum_best_split'
+    >>> default_split_search("absolute_error").__name__
+    'running_median_best_split'
+    """
+    if criterion == "absolute_error":
+        return running_median_best_split
+    return prefix_sum_best_split
 
 
 def _assemble(nodes: list[dict], width: int) -> Tree:

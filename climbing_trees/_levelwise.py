@@ -36,8 +36,22 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._categorical import _principal_component_key, expand_pooled, pool_rare_levels
-from ._criteria import CLASSIFICATION_CRITERIA, impurity_from_statistics, total_weight
+from ._categorical import (
+    _auto,
+    _one_vs_rest,
+    _principal_component_key,
+    expand_pooled,
+    pool_rare_levels,
+)
+from ._categorical import _partition as _partition_search
+from ._criteria import (
+    CLASSIFICATION_CRITERIA,
+    STATISTICS_CRITERIA,
+    impurity_from_statistics,
+    node_statistics,
+    poisson_impurity,
+    total_weight,
+)
 from ._ties import TIE_RTOL, enough_decrease, midpoint_threshold
 from ._tree import TREE_LEAF, TREE_UNDEFINED, Tree
 
@@ -65,7 +79,9 @@ def grow_tree_levelwise(
     Y : ndarray of shape (n_samples, n_values)
         One-hot labels for classification, a target column for regression.
     sample_weight : ndarray of shape (n_samples,)
-    criterion : {"gini", "entropy", "log_loss", "squared_error"}
+    criterion : {"gini", "entropy", "log_loss", "squared_error", "poisson"}
+        Not ``"absolute_error"``: its medians have no prefix sums to
+        vectorise, and the estimators grow those trees with ``grow_tree``.
     max_depth, min_samples_split, min_samples_leaf, min_impurity_decrease
         The stopping rules of :func:`grow_tree`, with the same meaning.
     is_categorical, n_categories, categorical_split, min_samples_level
@@ -101,6 +117,11 @@ def grow_tree_levelwise(
     >>> fast.threshold.tolist() == slow.threshold.tolist()
     True
     """
+    if criterion not in STATISTICS_CRITERIA:
+        raise ValueError(
+            f"grow_tree_levelwise does not support criterion={criterion!r}, which has no "
+            "sufficient statistics; grow the tree with grow_tree instead."
+        )
     X = np.asarray(X, dtype=float)
     Y = np.asarray(Y, dtype=float)
     w = np.asarray(sample_weight, dtype=float)
@@ -150,9 +171,11 @@ def grow_tree_levelwise(
         Y_rows = Y[index_rows]
         w_node = np.bincount(node_of_pos, weights=w_rows, minlength=n_nodes)
         value = _segment_sum(w_rows[:, None] * Y_rows, node_of_pos, n_nodes) / w_node[:, None]
-        if regression:
+        if criterion == "squared_error":
             yc = Y_rows[:, 0] - value[node_of_pos, 0]
             phi = np.stack([w_rows, w_rows * yc, w_rows * yc * yc], axis=1)
+        elif regression:  # Poisson: no centring, the rows as grow_tree makes them
+            phi = node_statistics(Y_rows, w_rows, criterion)
         else:
             phi = Y_rows * w_rows[:, None]
         node_stats = _segment_sum(phi, node_of_pos, n_nodes)
@@ -345,6 +368,8 @@ def _impurity(parts: list, criterion: str):
         total, s1, s2 = parts
         mean = s1 / total
         return total, np.maximum(s2 / total - mean * mean, 0.0)
+    if criterion == "poisson":
+        return parts[0], poisson_impurity(*parts)
     total = _sum_last(parts)
     p = [part / total for part in parts]
     if criterion == "gini":
@@ -364,11 +389,28 @@ def _gains(left, stats, w_left, w_right, criterion):
     """Split *gains*: ``const - W_t * score`` for every candidate, bigger is better.
 
     Cheaper forms of the scores of :func:`climbing_trees.impurity_from_statistics`
-    (chapter 8 derives them); the constant is ``W_t`` for Gini, 0 for entropy
-    and the node's sum of squares for squared error.  ``left`` holds the
-    prefix sums of the statistic columns (class counts, or weighted sum of
-    centred targets), ``stats`` the node's totals.
+    (chapter 8 derives them); the constant is ``W_t`` for Gini, 0 for entropy,
+    the node's sum of squares for squared error, and 0 for Poisson deviance,
+    whose gain is minus the score times ``W_t``.  ``left`` holds the prefix
+    sums of the statistic columns (class counts; the weighted sum of centred
+    targets; or, for Poisson, all columns but the weight), ``stats`` the
+    node's totals.
     """
+    if criterion == "poisson":
+        # No cheaper form: W_L I_L = T_L - S_L log(S_L / W_L) is a difference of
+        # numbers much larger than itself in near-pure nodes, so its rounding
+        # noise can exceed the tie tolerance.  The gain is then grow_tree's own
+        # score (times -W_t), from the same prefix sums, so both builders see
+        # the same noise and pick the same split.  A side without a positive
+        # target has infinite impurity: refused.
+        right = [np.subtract(total, part) for total, part in zip(stats[1:], left, strict=True)]
+        with np.errstate(invalid="ignore"):
+            gain = w_left * poisson_impurity(w_left, *left)
+            gain += w_right * poisson_impurity(w_right, *right)
+        # NaN: a side whose sum of targets rounds to zero or below (a tiny target
+        # lost in S - S_left).  grow_tree's choose_best skips such a score; so here.
+        np.putmask(gain, np.isnan(gain), np.inf)
+        return np.negative(gain, out=gain)
     if criterion == "squared_error":
         s1_left = left[0]
         gain = s1_left * s1_left
@@ -403,7 +445,7 @@ _CHUNK_CELLS = 1 << 21
 
 def _block_gains(left_idx, i, cols, scanned, unit, stats, w_node, penalty, criterion):
     """Gains of every candidate of a block (some of its features), -inf if refused."""
-    regression = criterion == "squared_error"
+    regression = criterion not in CLASSIFICATION_CRITERIA
     c, d, positions = left_idx.shape
     # The segmented prefix sums: each block row restarts at zero.
     if unit:
@@ -455,7 +497,7 @@ def _best_splits(
     n_nodes = sizes.size
     d, width = Xt.shape
     dummy = rows.shape[1] - 1
-    regression = criterion == "squared_error"
+    regression = criterion not in CLASSIFICATION_CRITERIA
     best_f = np.full(n_nodes, -1, dtype=np.intp)
     best_t = np.full(n_nodes, np.nan)
     best_s = np.full(n_nodes, np.inf)
@@ -463,8 +505,12 @@ def _best_splits(
     tied = np.flatnonzero(has_ties)
     order_offset = (np.arange(d) * rows.shape[1])[None, :, None]  # rows[j] in rows.ravel()
     # Columns scanned: class counts (all but the last with unit weights, whose
-    # count is the row count minus the others), or the centred weighted target.
-    scanned = cols[1:2] if regression else (cols[:-1] if unit else cols)
+    # count is the row count minus the others), or the centred weighted target,
+    # or (Poisson) the weighted target and the count of positive targets.
+    if criterion == "poisson":
+        scanned = cols[1:]
+    else:
+        scanned = cols[1:2] if regression else (cols[:-1] if unit else cols)
     candidates = np.flatnonzero(searchable)
     for nodes in _size_classes(sizes[candidates], d):
         nodes = candidates[nodes]
@@ -642,12 +688,38 @@ def _categorical_splits(
         columns = np.argsort(~searched[nodes], axis=1, kind="stable")[:, :width]
         stats = np.take_along_axis(level_stats[nodes], columns[:, :, None], axis=1)
         block_counts = np.take_along_axis(counts[nodes], columns, axis=1)
-        score, left, wl, wr = _categorical_block(stats, block_counts, criterion, msl, method)
+        block = _categorical_block_by_node if criterion == "poisson" else _categorical_block
+        score, left, wl, wr = block(stats, block_counts, criterion, msl, method)
         best[nodes], w_left[nodes], w_right[nodes] = score, wl, wr
         rows_masks = np.zeros((len(nodes), n_levels), dtype=bool)
         np.put_along_axis(rows_masks, columns, left, axis=1)
         masks[nodes] = rows_masks
     return best, expand_pooled(masks, rare), present, w_left, w_right
+
+
+def _categorical_block_by_node(level_stats, counts, criterion, msl, method):
+    """:func:`_categorical_block` node by node, with grow_tree's own searches.
+
+    For Poisson deviance, whose exact scan adds a scan per level when some
+    levels have only zero targets (``_candidates_zero_levels``): a Python
+    loop over the block's nodes, calling the search ``grow_tree`` calls on
+    the same level statistics, so the same split comes out.
+    """
+    search = {"auto": _auto, "one_vs_rest": _one_vs_rest, "partition": _partition_search}
+    search = search[method]
+    n_nodes, n_levels = counts.shape
+    best = np.full(n_nodes, np.inf)
+    masks = np.zeros((n_nodes, n_levels), dtype=bool)
+    w_left, w_right = np.zeros(n_nodes), np.zeros(n_nodes)
+    for node in range(n_nodes):
+        split = search(level_stats[node], counts[node], criterion, msl)
+        if split is None:
+            continue
+        best[node] = split.score
+        masks[node, list(split.levels_left)] = True
+        w_left[node] = level_stats[node, masks[node], 0].sum()
+        w_right[node] = level_stats[node, ~masks[node], 0].sum()
+    return best, masks, w_left, w_right
 
 
 def _categorical_block(level_stats, counts, criterion, msl, method):
@@ -661,7 +733,7 @@ def _categorical_block(level_stats, counts, criterion, msl, method):
     n_nodes, n_levels = counts.shape
     present = counts > 0
     n_present = present.sum(axis=1)
-    regression = criterion == "squared_error"
+    regression = criterion not in CLASSIFICATION_CRITERIA
     node_sum = level_stats.sum(axis=1)  # the node's statistics, summed level by level
     columns = list(np.moveaxis(level_stats, -1, 0))
     w_level = columns[0] if regression else _sum_last(columns)

@@ -47,7 +47,7 @@ def naive_best_split(
     Y : ndarray of shape (n_samples, n_outputs)
         One-hot labels (classification) or a target column (regression).
     sample_weight : ndarray of shape (n_samples,)
-    criterion : {"gini", "entropy", "log_loss", "squared_error"}
+    criterion : {"gini", "entropy", "log_loss", "squared_error", "poisson", "absolute_error"}
     min_samples_leaf : int
         Candidates leaving fewer rows than this on either side are skipped.
 

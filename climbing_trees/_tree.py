@@ -124,6 +124,53 @@ class Tree:
             )
         return node
 
+    def decision_path(self, X: np.ndarray):
+        """Nodes visited by each row of ``X``, as a sparse indicator matrix.
+
+        Row ``i`` of the result has a 1 in column ``t`` when row ``i`` of
+        ``X`` passes through node ``t`` on its way from the root to its leaf,
+        as in scikit-learn's ``decision_path``: a CSR matrix of shape
+        ``(n_rows, node_count)`` with int64 entries, column indices in
+        visiting order (preorder ids grow along any root-to-leaf path).
+        Like :meth:`apply`, all rows descend together, one level per step.
+
+        Examples
+        --------
+        >>> from climbing_trees import grow_tree
+        >>> X = np.array([[0.0], [1.0], [2.0], [3.0]])
+        >>> tree = grow_tree(X, X, np.ones(4), criterion="squared_error")
+        >>> tree.decision_path(X[:1]).toarray().tolist()
+        [[1, 1, 1, 0, 0, 0, 0]]
+        """
+        from scipy import sparse
+        from sklearn import get_config
+
+        X = np.asarray(X, dtype=float)
+        n = len(X)
+        rows, nodes = [np.arange(n)], [np.zeros(n, dtype=np.intp)]
+        active, current = rows[0], nodes[0]
+        while active.size:
+            internal = self.children_left[current] != TREE_LEAF
+            active, current = active[internal], current[internal]
+            go_left = self._goes_left(current, X[active, self.feature[current]])
+            current = np.where(go_left, self.children_left[current], self.children_right[current])
+            rows.append(active)
+            nodes.append(current)
+        rows, nodes = np.concatenate(rows), np.concatenate(nodes)
+        order = np.lexsort((nodes, rows))  # by row, then along the path
+        indptr = np.zeros(n + 1, dtype=np.intp)
+        np.cumsum(np.bincount(rows, minlength=n), out=indptr[1:])
+        indices = nodes[order].astype(np.intp)
+        data = np.ones(len(indices), dtype=np.intp)
+        shape = (n, self.node_count)
+        # scikit-learn's configuration chooses between its two sparse types.
+        if get_config().get("sparse_interface", "spmatrix") == "sparray":
+            out = sparse.csr_array((data, indices, indptr), shape=shape)
+        else:
+            out = sparse.csr_matrix((data, indices, indptr), shape=shape)
+        out.indices, out.indptr = indices, indptr  # keep int64 indices, as scikit-learn
+        return out
+
     def apply_rowwise(self, X: np.ndarray) -> np.ndarray:
         """Leaf id reached by each row of ``X``, following one row at a time.
 

@@ -20,7 +20,9 @@ def random_problem(seed: int, criterion: str, *, weighted: bool, n_levels: int =
     """A small random split problem with many tied feature values.
 
     Returns ``(X, Y, w)`` with one-hot ``Y`` for classification criteria and a
-    column for squared error.
+    column for squared error; for Poisson deviance, non-negative counts with
+    many zeros (so that splits leaving a child without a positive target,
+    which are refused, come up often).
     """
     rng = np.random.default_rng(seed)
     n = int(rng.integers(2, 40))
@@ -28,6 +30,9 @@ def random_problem(seed: int, criterion: str, *, weighted: bool, n_levels: int =
     X = rng.integers(0, n_levels, size=(n, d)).astype(float)
     if criterion == "squared_error":
         Y = rng.normal(size=(n, 1))
+    elif criterion == "poisson":
+        Y = rng.poisson(0.8, size=(n, 1)).astype(float)
+        Y[0] = 1.0  # a positive sum
     else:
         Y = ct.one_hot(rng.integers(0, 3, size=n), 3)
     w = rng.uniform(0.1, 3.0, size=n) if weighted else np.ones(n)

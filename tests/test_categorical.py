@@ -31,6 +31,9 @@ def categorical_problem(seed: int, criterion: str, n_classes: int = 2):
     w = rng.uniform(0.1, 3.0, size=n)
     if criterion == "squared_error":
         Y = (rng.normal(size=k)[codes] + rng.normal(size=n))[:, None]
+    elif criterion == "poisson":  # counts with a mean per level; some levels all zero
+        Y = rng.poisson(rng.gamma(1.0, 2.0, size=k)[codes]).astype(float)[:, None]
+        Y[0] += 1.0  # a positive sum
     else:
         probs = rng.dirichlet(np.ones(n_classes), size=k)[codes]
         labels = (rng.uniform(size=(n, 1)) > probs.cumsum(axis=1)).sum(axis=1)
@@ -41,9 +44,10 @@ def categorical_problem(seed: int, criterion: str, n_classes: int = 2):
 def reference_score(codes, Y, w, criterion, levels_left) -> float:
     """Score of a partition recomputed from the rows, without level statistics."""
     left = np.isin(codes, levels_left)
-    parts = [
-        w[side].sum() * ct.node_impurity(Y[side], w[side], criterion) for side in (left, ~left)
-    ]
+    impurity = ct.node_impurity
+    if criterion == "poisson":  # the definition, sum w y log(y / mean) / W, row by row
+        impurity = lambda Y, w, criterion: ct.poisson_deviance(Y[:, 0], w)  # noqa: E731
+    parts = [w[side].sum() * impurity(Y[side], w[side], criterion) for side in (left, ~left)]
     return sum(parts) / w.sum()
 
 
@@ -54,7 +58,7 @@ def assert_scores_equal(a: float, b: float) -> None:
 # --- the searches ---------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("criterion", ["gini", "entropy", "squared_error"])
+@pytest.mark.parametrize("criterion", ["gini", "entropy", "squared_error", "poisson"])
 @pytest.mark.parametrize("seed", range(N_PROBLEMS))
 def test_partition_reaches_brute_force_optimum(seed, criterion):
     codes, Y, w = categorical_problem(seed, criterion)

@@ -24,6 +24,11 @@ def make_problem(seed: int, criterion: str, *, weights: str, ties: bool, n_class
     if criterion == "squared_error":
         y = rng.integers(0, 4, size=n).astype(float) if ties else rng.normal(size=n) * 10 + 3
         Y = y[:, None]
+    elif criterion == "poisson":  # counts, or continuous amounts; zeros in both
+        y = rng.poisson(1.0, size=n) if ties else rng.gamma(2.0, 3.0, size=n)
+        y = np.where(rng.random(n) < 0.3, 0.0, y)
+        y[0] = 1.0 + y[0]  # a positive target of positive weight (w[0] > 0 below)
+        Y = y[:, None]
     else:
         Y = ct.one_hot(rng.integers(0, n_classes, size=n), n_classes)
     if weights == "unit":
@@ -46,7 +51,7 @@ STOPPING = [
     {"min_impurity_decrease": 0.01},
     {"min_samples_split": 4, "min_samples_leaf": 2, "min_impurity_decrease": 0.001},
 ]
-CRITERIA = ["gini", "entropy", "log_loss", "squared_error"]
+CRITERIA = ["gini", "entropy", "log_loss", "squared_error", "poisson"]
 
 
 @pytest.mark.parametrize("seed", range(12))
@@ -76,7 +81,8 @@ def test_same_tree_under_each_stopping_rule(params, criterion):
 def test_constant_target_gives_a_single_leaf(criterion):
     rng = np.random.default_rng(0)
     X = rng.normal(size=(30, 3))
-    Y = np.full((30, 1), 2.5) if criterion == "squared_error" else ct.one_hot(np.ones(30, int), 2)
+    regression = criterion in ("squared_error", "poisson")
+    Y = np.full((30, 1), 2.5) if regression else ct.one_hot(np.ones(30, int), 2)
     fast = grow_tree_levelwise(X, Y, np.ones(30), criterion=criterion)
     assert_equivalent(fast, ct.grow_tree(X, Y, np.ones(30), criterion=criterion))
     assert fast.node_count == 1
@@ -87,7 +93,7 @@ def test_all_features_constant_gives_a_single_leaf(criterion):
     X = np.ones((20, 2))
     Y = (
         np.arange(20.0)[:, None]
-        if criterion == "squared_error"
+        if criterion in ("squared_error", "poisson")
         else ct.one_hot(np.arange(20) % 2, 2)
     )
     fast = grow_tree_levelwise(X, Y, np.ones(20), criterion=criterion)
@@ -209,7 +215,7 @@ def make_mixed_problem(seed: int, criterion: str, *, weights: str):
 
 
 @pytest.mark.parametrize("seed", range(10))
-@pytest.mark.parametrize("criterion", ["gini", "entropy", "squared_error"])
+@pytest.mark.parametrize("criterion", ["gini", "entropy", "squared_error", "poisson"])
 @pytest.mark.parametrize("weights", ["unit", "zeros"])
 @pytest.mark.parametrize("method", ["auto", "one_vs_rest", "partition"])
 def test_same_tree_with_categorical_features(seed, criterion, weights, method):
@@ -308,3 +314,20 @@ def test_presort_is_a_stable_argsort(seed, n_values):
     order, has_ties = _presort(Xt)
     np.testing.assert_array_equal(order, np.argsort(Xt, axis=1, kind="stable"))
     np.testing.assert_array_equal(has_ties, [len(np.unique(r)) < len(r) for r in Xt])
+
+
+def test_poisson_side_whose_sum_rounds_to_zero_is_skipped_by_both_builders():
+    """A target of 7.5e-131 among targets up to 667 vanishes from S - S_left: such a
+    candidate scores NaN, and neither builder may let it stop the search (found by
+    hypothesis in tests/test_properties.py)."""
+    rng = np.random.default_rng(0)
+    y = np.array(
+        [0, 1.75, 7, 667, 500, 0.99999, 1, 2**-7, 2**-6, 7.52781209e-131, 2**-5, 2**-4]
+        + [2**-3, 2.5, 6, 5, 4, 3, 8, 0.25, 1.5, 1.625, 1.22211326, 1.22321071, 2, 0.5]
+    )
+    X = rng.normal(size=(len(y), 3))
+    X[:, 1] = np.arange(len(y))[::-1]  # feature 1 scans the rows from the last
+    slow = ct.grow_tree(X, y[:, None], np.ones(len(y)), criterion="poisson")
+    fast = grow_tree_levelwise(X, y[:, None], np.ones(len(y)), criterion="poisson")
+    assert_equivalent(fast, slow)
+    assert slow.node_count > 1

@@ -44,8 +44,26 @@ CRITERIA = [
     (DecisionTreeClassifier, "gini"),
     (DecisionTreeClassifier, "entropy"),
     (DecisionTreeRegressor, "squared_error"),
+    (DecisionTreeRegressor, "poisson"),
+    (DecisionTreeRegressor, "absolute_error"),
 ]
-CRITERION_IDS = ["gini", "entropy", "squared_error"]
+CRITERION_IDS = ["gini", "entropy", "squared_error", "poisson", "absolute_error"]
+
+
+def for_criterion(criterion: str, y: np.ndarray) -> np.ndarray:
+    """Poisson deviance gets counts (``round(|y|)``); the others take ``y`` as drawn.
+
+    Counts keep every sum exact.  With arbitrary floats, a target smaller than
+    the rounding error of its node's sum vanishes from ``S - S_left``, and
+    whether that side counts as "all zero" then depends on the order of the
+    additions (see :func:`climbing_trees._criteria.poisson_impurity`).
+    """
+    if criterion != "poisson":
+        return y
+    y = np.round(np.abs(y))
+    if not (y > 0).any():
+        y[0] = 1.0  # a positive sum
+    return y
 
 
 @st.composite
@@ -82,13 +100,18 @@ def outputs(model, X):
 def training_loss(model, X, y, sample_weight=None) -> float:
     """Weighted mean, over training rows, of the loss of the prediction of their leaf.
 
-    Squared error for the regressor; for the classifier, the impurity (Gini or
-    entropy) of the class proportions of the row's leaf, which is the
-    criterion CART minimises.  Computed from predictions, not from
+    Squared error, absolute error or Poisson deviance for the regressor; for the
+    classifier, the impurity (Gini or entropy) of the class proportions of the
+    row's leaf, which is the criterion CART minimises.  Computed from predictions, not from
     ``tree_.impurity``.
     """
     w = np.ones(len(X)) if sample_weight is None else sample_weight
-    if isinstance(model, DecisionTreeRegressor):
+    if model.criterion == "absolute_error":
+        per_row = np.abs(y - model.predict(X))
+    elif model.criterion == "poisson":  # half Poisson deviance of the leaf's mean
+        m = model.predict(X)
+        per_row = np.where(y > 0, y * np.log(np.where(y > 0, y, 1.0) / m), 0.0) - y + m
+    elif isinstance(model, DecisionTreeRegressor):
         per_row = (y - model.predict(X)) ** 2
     else:
         impurity = gini if model.criterion == "gini" else entropy
@@ -132,6 +155,7 @@ def partition(leaf_ids: np.ndarray) -> list[frozenset[int]]:
 @given(data=st.data())
 def test_shuffling_rows_leaves_predictions_unchanged(Estimator, criterion, categorical, data):
     X, y = data.draw(datasets(task_of(Estimator)))
+    y = for_criterion(criterion, y)
     probe = np.vstack([X, X.mean(axis=0), X.min(axis=0) - 1.0, X.max(axis=0) + 1.0])
     if categorical:  # levels are recorded sorted, so their codes ignore row order too
         X = with_level_column(X, data)
@@ -167,6 +191,7 @@ def test_increasing_transform_of_a_feature_keeps_the_partition(
     # Integer-valued features spaced by at least 1 stay distinct after every
     # transform above, so the transform is strictly increasing in floats too.
     X, y = data.draw(datasets(task_of(Estimator)))
+    y = for_criterion(criterion, y)
     X = np.round(X)
     j = data.draw(st.integers(0, X.shape[1] - 1))
     X_t = X.copy()
@@ -189,10 +214,13 @@ def test_increasing_transform_of_a_feature_keeps_the_partition(
 def test_integer_weights_equal_repeated_rows(Estimator, criterion, categorical, data):
     distinct = data.draw(st.booleans())
     X, y = data.draw(datasets(task_of(Estimator), distinct=distinct))
+    y = for_criterion(criterion, y)
     if categorical:
         X = with_level_column(X, data)
     w = data.draw(hnp.arrays(np.int64, len(X), elements=st.integers(0, 3)))
     w[data.draw(st.integers(0, len(X) - 1))] = 1  # at least one row counts
+    if criterion == "poisson":  # ... and a positive target among the rows that count
+        w[np.argmax(y)] = max(w[np.argmax(y)], 1)
     max_depth = data.draw(st.none() | st.integers(1, 4))
     weighted = Estimator(criterion=criterion, max_depth=max_depth).fit(X, y, sample_weight=w)
     # A level carried only by rows of weight 0 is, in both fits, a level no node has
@@ -264,6 +292,7 @@ def test_predict_proba_rows_sum_to_one(data):
 @given(data=st.data())
 def test_every_leaf_keeps_min_samples_leaf_rows(Estimator, criterion, data):
     X, y = data.draw(datasets(task_of(Estimator), distinct=data.draw(st.booleans())))
+    y = for_criterion(criterion, y)
     min_samples_leaf = data.draw(st.integers(1, 8) | st.floats(0.01, 0.5))
     w = data.draw(st.none() | hnp.arrays(np.float64, len(X), elements=st.floats(0.1, 10.0)))
     model = Estimator(criterion=criterion, min_samples_leaf=min_samples_leaf)
@@ -287,6 +316,7 @@ def test_every_leaf_keeps_min_samples_leaf_rows(Estimator, criterion, data):
 @given(data=st.data())
 def test_training_loss_never_increases_with_depth(Estimator, criterion, data):
     X, y = data.draw(datasets(task_of(Estimator), distinct=data.draw(st.booleans())))
+    y = for_criterion(criterion, y)
     w = data.draw(st.none() | hnp.arrays(np.float64, len(X), elements=st.floats(0.1, 10.0)))
     losses = [
         training_loss(

@@ -8,7 +8,7 @@ from conftest import random_problem
 
 import climbing_trees as ct
 
-CRITERIA = ["gini", "entropy", "squared_error"]
+CRITERIA = ["gini", "entropy", "squared_error", "poisson"]
 FAST_SEARCHES = [ct.incremental_best_split, ct.prefix_sum_best_split]
 
 
