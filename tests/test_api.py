@@ -25,6 +25,7 @@ PARAMS = {
     "categorical_features": None,
     "categorical_split": "one_vs_rest",
     "min_samples_level": 3,
+    "max_categorical_candidates": 1000,
 }
 
 
