@@ -92,6 +92,7 @@ attributes in decision trees", Data Mining and Knowledge Discovery 3, 1999.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from typing import NamedTuple
 
@@ -439,27 +440,43 @@ def _auto(
     level_stats, counts, criterion, min_samples_leaf, max_candidates=MAX_CATEGORICAL_CANDIDATES
 ):
     """:func:`auto_split` from the level statistics on."""
+    multiclass = criterion in CLASSIFICATION_CRITERIA and level_stats.shape[1] > 2
+    plan = multiclass_plan(level_stats, counts, criterion, max_candidates) if multiclass else "scan"
+    present = np.flatnonzero(counts > 0)
+    stats, present_counts = level_stats[present], counts[present]
+    if plan == "exhaustive":  # every partition: exact, nothing else needed
+        sets = np.zeros((2 ** (len(present) - 1) - 1, len(present)), dtype=bool)
+        sets[:, :-1] = _exhaustive_sets(len(present))
+        candidates = _candidates_from_sets(sets, stats, present_counts, criterion)
+        split = _best_split(candidates, stats, criterion, min_samples_leaf)
+        if split is None:
+            return None
+        return split._replace(levels_left=tuple(int(present[c]) for c in split.levels_left))
     order = level_order(level_stats, counts, criterion)
     candidates = _candidates_sorted_scan(order, level_stats, counts, criterion)
-    if criterion in CLASSIFICATION_CRITERIA and level_stats.shape[1] > 2 and len(order) > 1:
-        # Three or more classes: the scan is a heuristic; one-vs-rest comes after
-        # it, then the exact search (or its fallback) on the present levels.
-        extra = _candidates_one_vs_rest(level_stats, counts, criterion)
-        candidates = _concatenate(candidates, extra)
-        present = np.flatnonzero(counts > 0)
-        best = _best_split(candidates, level_stats, criterion, min_samples_leaf)
-        start = None if best is None else np.isin(present, best.levels_left)
-        stats = level_stats[present]
-        sets = _multiclass_sets(
-            stats, counts[present], criterion, min_samples_leaf, max_candidates, start
-        )
-        if len(sets):
-            found = _candidates_from_sets(sets, stats, counts[present], criterion)
-            found = found._replace(
-                levels=lambda i: tuple(int(c) for c in present[np.flatnonzero(sets[i])])
-            )
-            candidates = _concatenate(candidates, found)
-    return _best_split(candidates, level_stats, criterion, min_samples_leaf)
+    if not multiclass or len(order) < 2:
+        return _best_split(candidates, level_stats, criterion, min_samples_leaf)
+    # Three or more classes: the scan is a heuristic; one-vs-rest comes after it,
+    # then the line cuts (or the heuristic's sets) over the present levels.
+    candidates = _concatenate(candidates, _candidates_one_vs_rest(level_stats, counts, criterion))
+    if plan == "scan":
+        return _best_split(candidates, level_stats, criterion, min_samples_leaf)
+    scores = candidate_scores(candidates, level_stats, criterion, min_samples_leaf)
+    parent = float(impurity_from_statistics(level_stats.sum(axis=0), criterion))
+    best = choose_best(scores, parent)
+    start = None if best < 0 else np.isin(present, candidates.levels(best))
+    sets = _multiclass_sets(stats, present_counts, criterion, min_samples_leaf, plan, start)
+    found = _candidates_from_sets(sets, stats, present_counts, criterion)
+    scores = np.concatenate([scores, candidate_scores(found, stats, criterion, min_samples_leaf)])
+    best = choose_best(scores, parent)
+    if best < 0:
+        return None
+    n = len(candidates.n_left)
+    if best < n:
+        levels = candidates.levels(best)
+    else:
+        levels = tuple(int(c) for c in present[np.flatnonzero(sets[best - n])])
+    return CategoricalSplit(0, levels, float(scores[best]))
 
 
 def brute_force_categorical_split(
@@ -514,14 +531,18 @@ def _brute_force(level_stats, counts, criterion, min_samples_leaf, one_level_sid
 #: this to a line is on it (proportions lie in [0, 1]; see :func:`_hyperplane_sets`).
 _GEOMETRY_TOL = 1e-10
 
+#: The ``"local"`` plan tries the line cuts in the principal plane up to this many.
+_LOCAL_LINE_CUTS = 20_000
+
 
 def multiclass_plan(level_stats, counts, criterion, max_candidates=MAX_CATEGORICAL_CANDIDATES):
     """Which exact or heuristic search ``"auto"`` runs at a node with 3+ class columns.
 
     With ``k`` present levels and ``c`` classes of positive weight at the node:
 
-    * ``"scan"`` when ``c <= 2``: the levels lie on one edge of the simplex and
-      the principal-component scan is the exact sorted scan;
+    * ``"scan"`` when ``c <= 2`` or ``k <= 3``: the levels lie on one edge of
+      the simplex and the principal-component scan is the exact sorted scan,
+      or the scan and one-vs-rest list every partition;
     * ``"exhaustive"`` when ``2**(k-1) - 1 <= max_candidates``: every partition;
     * ``"hyperplane"`` when ``c == 3`` and ``2 k' (k' - 1) <= max_candidates``
       (``k'`` levels of positive weight): every partition a line cuts in the
@@ -541,7 +562,7 @@ def multiclass_plan(level_stats, counts, criterion, max_candidates=MAX_CATEGORIC
     k = int((counts > 0).sum())
     weight = total_weight(level_stats, criterion)
     n_classes = int((level_stats[counts > 0].sum(axis=0) > 0).sum())
-    if n_classes <= 2:
+    if n_classes <= 2 or k <= 3:
         return "scan"
     if k <= 62 and 2 ** (k - 1) - 1 <= max_candidates:
         return "exhaustive"
@@ -551,13 +572,16 @@ def multiclass_plan(level_stats, counts, criterion, max_candidates=MAX_CATEGORIC
     return "local"
 
 
+@functools.lru_cache(maxsize=32)
 def _exhaustive_sets(k: int) -> np.ndarray:
     """All ``2**(k-1) - 1`` left sets over ``k`` levels, the last level always right.
 
     Row ``m - 1`` holds the bits of ``m = 1 .. 2**(k-1) - 1`` (bitmask order).
     """
     masks = np.arange(1, 2 ** (k - 1), dtype=np.int64)
-    return ((masks[:, None] >> np.arange(k - 1)) & 1).astype(bool)
+    sets = ((masks[:, None] >> np.arange(k - 1)) & 1).astype(bool)
+    sets.flags.writeable = False  # cached: shared by every call
+    return sets
 
 
 def _proportions(stats: np.ndarray) -> np.ndarray:
@@ -679,25 +703,19 @@ def _set_scores(sets, stats, counts, criterion, min_samples_leaf):
     return candidate_scores(candidates, stats, criterion, min_samples_leaf)
 
 
-def _multiclass_sets(stats, counts, criterion, min_samples_leaf, max_candidates, start):
-    """Left sets (bool rows over the rows of ``stats``, present levels) of the 3+ class search.
+def _multiclass_sets(stats, counts, criterion, min_samples_leaf, plan, start):
+    """Left sets (bool rows over the rows of ``stats``) of the ``"hyperplane"`` or ``"local"`` plan.
 
-    ``start`` is the left set of the best sorted-scan or one-vs-rest candidate
-    (or ``None``), where the local search starts.  See :func:`multiclass_plan`.
+    ``stats`` and ``counts`` hold the present levels only.  ``start`` is the
+    left set of the best sorted-scan or one-vs-rest candidate (or ``None``),
+    where the local search starts.  See :func:`multiclass_plan`.
     """
-    plan = multiclass_plan(stats, counts, criterion, max_candidates)
     k = len(counts)
-    if plan == "scan":
-        return np.zeros((0, k), dtype=bool)
-    if plan == "exhaustive":
-        sets = np.zeros((2 ** (k - 1) - 1, k), dtype=bool)
-        sets[:, :-1] = _exhaustive_sets(k)
-        return sets
     weight = total_weight(stats, criterion)
     positive = np.flatnonzero(weight > 0)
     classes = stats[positive].sum(axis=0) > 0
     p = _proportions(stats[positive][:, classes])
-    if plan == "hyperplane" or 2 * len(positive) * (len(positive) - 1) <= max_candidates:
+    if plan == "hyperplane" or 2 * len(positive) * (len(positive) - 1) <= _LOCAL_LINE_CUTS:
         # Three classes: the plane of the triangle, exact.  More: the plane of
         # the first two principal axes, a heuristic that contains the scan.
         points = p[:, :2] if p.shape[1] == 3 else _plane_coordinates(p, weight[positive])

@@ -660,9 +660,13 @@ def _categorical_splits(
     if not candidates.size:
         return best, masks, present, w_left, w_right
     if method == "auto" and criterion in CLASSIFICATION_CRITERIA and phi.shape[1] > 2:
-        # Three or more classes: grow_tree's own search, node by node, on the
-        # same level statistics cut to the same width (the node's largest code).
-        for node in candidates:
+        # Three or more classes: where multiclass_plan goes past the scan (3+
+        # classes and 4+ levels present), grow_tree's own search node by node,
+        # on the same level statistics cut to the same width (its largest code).
+        n_classes = ((level_stats * searched[:, :, None]).sum(axis=1) > 0).sum(axis=1)
+        beyond = (n_classes[candidates] >= 3) & (n_present[candidates] >= 4)
+        searched_alone, candidates = candidates[beyond], candidates[~beyond]
+        for node in searched_alone:
             width = int(np.flatnonzero(present[node])[-1]) + 1
             stats, node_counts = level_stats[node, :width], counts[node, :width]
             split = _auto(stats, node_counts, criterion, msl, max_candidates)
@@ -674,8 +678,8 @@ def _categorical_splits(
             w_left[node] = total_weight(stats[left].sum(axis=0), criterion)
             w_right[node] = total_weight(stats[~left].sum(axis=0), criterion)
             masks[node, :width] = left
-        return best, expand_pooled(masks, rare), present, w_left, w_right
-    for group in _size_classes(n_present[candidates], phi.shape[1]):
+    groups = _size_classes(n_present[candidates], phi.shape[1]) if candidates.size else []
+    for group in groups:
         nodes = candidates[group]
         width = int(n_present[nodes].max())
         # Present levels first, in code order; then absent ones (zero statistics).
