@@ -220,11 +220,12 @@ def _candidates_from_sets(sets: np.ndarray, level_stats, counts, criterion) -> C
     """Candidates given as a boolean matrix, one row per left set (brute force)."""
     mask = sets.astype(float)
     positive = (total_weight(level_stats, criterion) > 0).astype(float)
+    rows = np.asarray(counts, dtype=float)  # float products run in BLAS; exact below 2**53
     return Candidates(
         mask @ level_stats,
         (1.0 - mask) @ level_stats,
-        sets @ counts,
-        (~sets) @ counts,
+        mask @ rows,
+        (1.0 - mask) @ rows,
         mask @ positive,
         (1.0 - mask) @ positive,
         lambda i: tuple(int(c) for c in np.flatnonzero(sets[i])),
@@ -465,7 +466,9 @@ def _auto(
     parent = float(impurity_from_statistics(level_stats.sum(axis=0), criterion))
     best = choose_best(scores, parent)
     start = None if best < 0 else np.isin(present, candidates.levels(best))
-    sets = _multiclass_sets(stats, present_counts, criterion, min_samples_leaf, plan, start)
+    sets = _multiclass_sets(
+        stats, present_counts, criterion, min_samples_leaf, plan, start, max_candidates
+    )
     found = _candidates_from_sets(sets, stats, present_counts, criterion)
     scores = np.concatenate([scores, candidate_scores(found, stats, criterion, min_samples_leaf)])
     best = choose_best(scores, parent)
@@ -531,9 +534,6 @@ def _brute_force(level_stats, counts, criterion, min_samples_leaf, one_level_sid
 #: this to a line is on it (proportions lie in [0, 1]; see :func:`_hyperplane_sets`).
 _GEOMETRY_TOL = 1e-10
 
-#: The ``"local"`` plan tries the line cuts in the principal plane up to this many.
-_LOCAL_LINE_CUTS = 20_000
-
 
 def multiclass_plan(level_stats, counts, criterion, max_candidates=MAX_CATEGORICAL_CANDIDATES):
     """Which exact or heuristic search ``"auto"`` runs at a node with 3+ class columns.
@@ -547,7 +547,10 @@ def multiclass_plan(level_stats, counts, criterion, max_candidates=MAX_CATEGORIC
     * ``"hyperplane"`` when ``c == 3`` and ``2 k' (k' - 1) <= max_candidates``
       (``k'`` levels of positive weight): every partition a line cuts in the
       triangle of class proportions (:func:`_hyperplane_sets`), exact;
-    * ``"local"`` otherwise: a heuristic (:func:`_local_sets`).
+    * ``"local"`` otherwise, a heuristic: the line cuts in the plane of the
+      first two principal axes of the proportions when ``2 k' (k' - 1)`` fits
+      the budget, then single-level moves (:func:`_improve_by_moves`) from the
+      best of those and from the best scan or one-vs-rest candidate.
 
     >>> stats = np.array([[4.0, 0, 0], [0, 4, 0], [0, 0, 4], [2, 2, 0]])
     >>> multiclass_plan(stats, np.array([4, 4, 4, 4]), "gini")
@@ -703,7 +706,7 @@ def _set_scores(sets, stats, counts, criterion, min_samples_leaf):
     return candidate_scores(candidates, stats, criterion, min_samples_leaf)
 
 
-def _multiclass_sets(stats, counts, criterion, min_samples_leaf, plan, start):
+def _multiclass_sets(stats, counts, criterion, min_samples_leaf, plan, start, max_candidates):
     """Left sets (bool rows over the rows of ``stats``) of the ``"hyperplane"`` or ``"local"`` plan.
 
     ``stats`` and ``counts`` hold the present levels only.  ``start`` is the
@@ -715,7 +718,7 @@ def _multiclass_sets(stats, counts, criterion, min_samples_leaf, plan, start):
     positive = np.flatnonzero(weight > 0)
     classes = stats[positive].sum(axis=0) > 0
     p = _proportions(stats[positive][:, classes])
-    if plan == "hyperplane" or 2 * len(positive) * (len(positive) - 1) <= _LOCAL_LINE_CUTS:
+    if plan == "hyperplane" or 2 * len(positive) * (len(positive) - 1) <= max_candidates:
         # Three classes: the plane of the triangle, exact.  More: the plane of
         # the first two principal axes, a heuristic that contains the scan.
         points = p[:, :2] if p.shape[1] == 3 else _plane_coordinates(p, weight[positive])
