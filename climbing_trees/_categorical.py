@@ -65,8 +65,26 @@ tolerance of the minimum.
   the component's sign makes its largest-magnitude entry positive).  Levels
   with zero total weight have key NaN and sort last.
 * ``auto``: ``partition`` for regression and for two classes, where it is
-  exact; with three or more classes, the ``partition`` candidates followed by
-  the ``one_vs_rest`` candidates, so it is never worse than one-vs-rest.
+  exact.  With three or more classes :func:`multiclass_plan` picks, under the
+  budget ``max_categorical_candidates`` (default 16,384):
+
+  - ``"scan"`` (at most two classes or three levels present): the
+    ``partition`` candidates, then the ``one_vs_rest`` ones; exact there;
+  - ``"exhaustive"`` (``2**(k-1) - 1`` within the budget): every partition of
+    the present levels and nothing else, in bitmask order over the levels by
+    increasing code (the highest present level always right); exact, also
+    with ``min_samples_leaf``;
+  - ``"hyperplane"`` (three classes, ``2 k (k - 1)`` within the budget): the
+    ``partition`` candidates, the ``one_vs_rest`` ones, then the line cuts of
+    :func:`_hyperplane_sets` by pair of levels.  Some best partition is cut
+    by a line in the triangle of class proportions (Chou 1991; Coppersmith,
+    Hong and Hosking 1999): exact for ``min_samples_leaf=1``;
+  - ``"local"`` (otherwise): the ``partition`` and ``one_vs_rest`` candidates,
+    the line cuts in the plane of the first two principal axes when they fit
+    the budget, then the end points of single-level moves; a heuristic never
+    worse than the first two.
+
+  Ties go to the first candidate in that order.
 * Across features (numerical and categorical) the lowest feature index wins
   among equal scores, as for numerical splits.
 
@@ -86,6 +104,8 @@ References
 W. D. Fisher, "On grouping for maximum homogeneity", JASA 53, 1958.
 L. Breiman, J. Friedman, R. Olshen and C. Stone, *Classification and Regression
 Trees*, Wadsworth, 1984, section 4.2 (Theorem 4.5).
+P. A. Chou, "Optimal partitioning for classification and regression trees",
+IEEE Transactions on Pattern Analysis and Machine Intelligence 13, 1991.
 D. Coppersmith, S. J. Hong and J. R. M. Hosking, "Partitioning nominal
 attributes in decision trees", Data Mining and Knowledge Discovery 3, 1999.
 """
