@@ -65,8 +65,26 @@ tolerance of the minimum.
   the component's sign makes its largest-magnitude entry positive).  Levels
   with zero total weight have key NaN and sort last.
 * ``auto``: ``partition`` for regression and for two classes, where it is
-  exact; with three or more classes, the ``partition`` candidates followed by
-  the ``one_vs_rest`` candidates, so it is never worse than one-vs-rest.
+  exact.  With three or more classes :func:`multiclass_plan` picks, under the
+  budget ``max_categorical_candidates`` (default 16,384):
+
+  - ``"scan"`` (at most two classes or three levels present): the
+    ``partition`` candidates, then the ``one_vs_rest`` ones; exact there;
+  - ``"exhaustive"`` (``2**(k-1) - 1`` within the budget): every partition of
+    the present levels and nothing else, in bitmask order over the levels by
+    increasing code (the highest present level always right); exact, also
+    with ``min_samples_leaf``;
+  - ``"hyperplane"`` (three classes, ``2 k (k - 1)`` within the budget): the
+    ``partition`` candidates, the ``one_vs_rest`` ones, then the line cuts of
+    :func:`_hyperplane_sets` by pair of levels.  Some best partition is cut
+    by a line in the triangle of class proportions (Chou 1991; Coppersmith,
+    Hong and Hosking 1999): exact for ``min_samples_leaf=1``;
+  - ``"local"`` (otherwise): the ``partition`` and ``one_vs_rest`` candidates,
+    the line cuts in the plane of the first two principal axes when they fit
+    the budget, then the end points of single-level moves; a heuristic never
+    worse than the first two.
+
+  Ties go to the first candidate in that order.
 * Across features (numerical and categorical) the lowest feature index wins
   among equal scores, as for numerical splits.
 * Absolute error has no level statistics: :func:`absolute_error_split`
@@ -89,12 +107,15 @@ References
 W. D. Fisher, "On grouping for maximum homogeneity", JASA 53, 1958.
 L. Breiman, J. Friedman, R. Olshen and C. Stone, *Classification and Regression
 Trees*, Wadsworth, 1984, section 4.2 (Theorem 4.5).
+P. A. Chou, "Optimal partitioning for classification and regression trees",
+IEEE Transactions on Pattern Analysis and Machine Intelligence 13, 1991.
 D. Coppersmith, S. J. Hong and J. R. M. Hosking, "Partitioning nominal
 attributes in decision trees", Data Mining and Knowledge Discovery 3, 1999.
 """
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from typing import NamedTuple
 
@@ -109,9 +130,13 @@ from ._criteria import (
     total_weight,
     weighted_median,
 )
-from ._ties import choose_best
+from ._ties import TIE_RTOL, choose_best
 
 CATEGORICAL_SPLITS = ("auto", "one_vs_rest", "partition")
+
+#: Default of ``max_categorical_candidates``: the most candidate partitions the
+#: multiclass search of ``"auto"`` scores per feature and node (see :func:`multiclass_plan`).
+MAX_CATEGORICAL_CANDIDATES = 16_384
 
 
 class CategoricalSplit(NamedTuple):
@@ -220,11 +245,12 @@ def _candidates_from_sets(sets: np.ndarray, level_stats, counts, criterion) -> C
     """Candidates given as a boolean matrix, one row per left set (brute force)."""
     mask = sets.astype(float)
     positive = (total_weight(level_stats, criterion) > 0).astype(float)
+    rows = np.asarray(counts, dtype=float)  # float products run in BLAS; exact below 2**53
     return Candidates(
         mask @ level_stats,
         (1.0 - mask) @ level_stats,
-        sets @ counts,
-        (~sets) @ counts,
+        mask @ rows,
+        (1.0 - mask) @ rows,
         mask @ positive,
         (1.0 - mask) @ positive,
         lambda i: tuple(int(c) for c in np.flatnonzero(sets[i])),
@@ -469,14 +495,20 @@ def auto_split(
     sample_weight: np.ndarray,
     criterion: str,
     min_samples_leaf: int = 1,
+    max_candidates: int = MAX_CATEGORICAL_CANDIDATES,
 ) -> CategoricalSplit | None:
-    """The ``"auto"`` strategy: the exact sorted scan, plus one-vs-rest with 3+ classes.
+    """The ``"auto"`` strategy: the exact sorted scan, or with 3+ classes an exact search.
 
-    With three or more classes no exact shortcut is known; the principal
-    component scan of :func:`partition_split` is a heuristic, and adding the
-    one-vs-rest candidates (after the scan's, for ties) guarantees a score
-    never worse than :func:`one_vs_rest_split`.  Elsewhere this is
-    :func:`partition_split`.
+    Regression and two classes: :func:`partition_split` (exact).  With three
+    or more classes the candidates are, in this order (the first of equal
+    scores wins): the principal-component scan of :func:`partition_split`,
+    the one-vs-rest candidates, then those of the search
+    :func:`multiclass_plan` picks under the budget ``max_candidates``:
+    every partition, or every partition a line cuts in the triangle of class
+    proportions (three classes), both exact; else the line cuts in the plane
+    of the first two principal axes and single-level moves from the best
+    candidate, a heuristic.  So the score is never worse than the scan's or
+    one-vs-rest's.
 
     >>> codes = np.array([0, 1, 2, 0, 1, 2])
     >>> Y = np.eye(3)[[0, 1, 2, 0, 1, 2]]
@@ -486,19 +518,53 @@ def auto_split(
     if criterion == "absolute_error":
         return absolute_error_split(codes, Y, sample_weight, "auto", min_samples_leaf)
     level_stats, counts = level_statistics(codes, Y, sample_weight, criterion)
-    return _auto(level_stats, counts, criterion, min_samples_leaf)
+    return _auto(level_stats, counts, criterion, min_samples_leaf, max_candidates)
 
 
-def _auto(level_stats, counts, criterion, min_samples_leaf):
+def _auto(
+    level_stats, counts, criterion, min_samples_leaf, max_candidates=MAX_CATEGORICAL_CANDIDATES
+):
     """:func:`auto_split` from the level statistics on."""
+    multiclass = criterion in CLASSIFICATION_CRITERIA and level_stats.shape[1] > 2
+    plan = multiclass_plan(level_stats, counts, criterion, max_candidates) if multiclass else "scan"
+    present = np.flatnonzero(counts > 0)
+    stats, present_counts = level_stats[present], counts[present]
+    if plan == "exhaustive":  # every partition: exact, nothing else needed
+        sets = np.zeros((2 ** (len(present) - 1) - 1, len(present)), dtype=bool)
+        sets[:, :-1] = _exhaustive_sets(len(present))
+        candidates = _candidates_from_sets(sets, stats, present_counts, criterion)
+        split = _best_split(candidates, stats, criterion, min_samples_leaf)
+        if split is None:
+            return None
+        return split._replace(levels_left=tuple(int(present[c]) for c in split.levels_left))
     order = level_order(level_stats, counts, criterion)
     candidates = _candidates_sorted_scan(order, level_stats, counts, criterion)
     candidates = _with_zero_levels(candidates, level_stats, counts, criterion)
-    if criterion in CLASSIFICATION_CRITERIA and level_stats.shape[1] > 2 and len(order) > 1:
-        # Three or more classes: the scan is a heuristic; one-vs-rest comes after it.
-        extra = _candidates_one_vs_rest(level_stats, counts, criterion)
-        candidates = _concatenate(candidates, extra)
-    return _best_split(candidates, level_stats, criterion, min_samples_leaf)
+    if not multiclass or len(order) < 2:
+        return _best_split(candidates, level_stats, criterion, min_samples_leaf)
+    # Three or more classes: the scan is a heuristic; one-vs-rest comes after it,
+    # then the line cuts (or the heuristic's sets) over the present levels.
+    candidates = _concatenate(candidates, _candidates_one_vs_rest(level_stats, counts, criterion))
+    if plan == "scan":
+        return _best_split(candidates, level_stats, criterion, min_samples_leaf)
+    scores = candidate_scores(candidates, level_stats, criterion, min_samples_leaf)
+    parent = float(impurity_from_statistics(level_stats.sum(axis=0), criterion))
+    best = choose_best(scores, parent)
+    start = None if best < 0 else np.isin(present, candidates.levels(best))
+    sets = _multiclass_sets(
+        stats, present_counts, criterion, min_samples_leaf, plan, start, max_candidates
+    )
+    found = _candidates_from_sets(sets, stats, present_counts, criterion)
+    scores = np.concatenate([scores, candidate_scores(found, stats, criterion, min_samples_leaf)])
+    best = choose_best(scores, parent)
+    if best < 0:
+        return None
+    n = len(candidates.n_left)
+    if best < n:
+        levels = candidates.levels(best)
+    else:
+        levels = tuple(int(c) for c in present[np.flatnonzero(sets[best - n])])
+    return CategoricalSplit(0, levels, float(scores[best]))
 
 
 def brute_force_categorical_split(
@@ -615,6 +681,220 @@ def absolute_error_split(
         return None
     return CategoricalSplit(0, sets[best], float(scores[best]))
 
+# --- three or more classes: the exact search and its fallback ---------------------------------
+
+
+#: Two proportion points closer than this are one point; a point closer than
+#: this to a line is on it (proportions lie in [0, 1]; see :func:`_hyperplane_sets`).
+_GEOMETRY_TOL = 1e-10
+
+
+def multiclass_plan(level_stats, counts, criterion, max_candidates=MAX_CATEGORICAL_CANDIDATES):
+    """Which exact or heuristic search ``"auto"`` runs at a node with 3+ class columns.
+
+    With ``k`` present levels and ``c`` classes of positive weight at the node:
+
+    * ``"scan"`` when ``c <= 2`` or ``k <= 3``: the levels lie on one edge of
+      the simplex and the principal-component scan is the exact sorted scan,
+      or the scan and one-vs-rest list every partition;
+    * ``"exhaustive"`` when ``2**(k-1) - 1 <= max_candidates``: every partition;
+    * ``"hyperplane"`` when ``c == 3`` and ``2 k' (k' - 1) <= max_candidates``
+      (``k'`` levels of positive weight): every partition a line cuts in the
+      triangle of class proportions (:func:`_hyperplane_sets`), exact;
+    * ``"local"`` otherwise, a heuristic: the line cuts in the plane of the
+      first two principal axes of the proportions when ``2 k' (k' - 1)`` fits
+      the budget, then single-level moves (:func:`_improve_by_moves`) from the
+      best of those and from the best scan or one-vs-rest candidate.
+
+    >>> stats = np.array([[4.0, 0, 0], [0, 4, 0], [0, 0, 4], [2, 2, 0]])
+    >>> multiclass_plan(stats, np.array([4, 4, 4, 4]), "gini")
+    'exhaustive'
+    >>> multiclass_plan(stats, np.array([4, 4, 4, 4]), "gini", max_candidates=6)
+    'local'
+    >>> nine = np.vstack([stats, stats, [[1.0, 1, 1]]])
+    >>> multiclass_plan(nine, np.full(9, 3), "gini", max_candidates=200)  # 144 < 255
+    'hyperplane'
+    """
+    counts = np.asarray(counts)
+    k = int((counts > 0).sum())
+    weight = total_weight(level_stats, criterion)
+    n_classes = int((level_stats[counts > 0].sum(axis=0) > 0).sum())
+    if n_classes <= 2 or k <= 3:
+        return "scan"
+    if k <= 62 and 2 ** (k - 1) - 1 <= max_candidates:
+        return "exhaustive"
+    k_positive = int(((counts > 0) & (weight > 0)).sum())
+    if n_classes == 3 and 2 * k_positive * (k_positive - 1) <= max_candidates:
+        return "hyperplane"
+    return "local"
+
+
+@functools.lru_cache(maxsize=32)
+def _exhaustive_sets(k: int) -> np.ndarray:
+    """All ``2**(k-1) - 1`` left sets over ``k`` levels, the last level always right.
+
+    Row ``m - 1`` holds the bits of ``m = 1 .. 2**(k-1) - 1`` (bitmask order).
+    """
+    masks = np.arange(1, 2 ** (k - 1), dtype=np.int64)
+    sets = ((masks[:, None] >> np.arange(k - 1)) & 1).astype(bool)
+    sets.flags.writeable = False  # cached: shared by every call
+    return sets
+
+
+def _proportions(stats: np.ndarray) -> np.ndarray:
+    """Class proportions of levels of positive weight (rows of ``stats``)."""
+    return stats / stats.sum(axis=1, keepdims=True)
+
+
+def _hyperplane_sets(points: np.ndarray, tol: float = _GEOMETRY_TOL) -> np.ndarray:
+    """Every partition of 2-D ``points`` that a line cuts, as left sets (bool rows).
+
+    For each pair ``(i, j)``, ``i < j``, of distinct points, the line through
+    them splits the others into those strictly on its negative side ``S``
+    (cross product of ``q_j - q_i`` and ``q_l - q_i`` below ``-tol |q_j - q_i|``),
+    those on the line, and the rest.  Along the line the points on it are
+    ordered by ``t``, their coordinate in the direction ``q_j - q_i``.  The
+    candidates of the pair, in this order, are ``S``; ``S`` plus the points on
+    the line with ``t <= t_l`` for each point ``l`` on the line (by index);
+    ``S`` plus those with ``t >= t_l`` for each point ``l`` on the line past
+    ``i``.  A line is used once: only the pair whose points are the two ends
+    of the points on it.  In general position that is four candidates per
+    pair, ``2 k (k - 1)`` in all.
+
+    **Coverage.**  Let a line strictly separate ``A`` from ``B`` (both
+    nonempty, the points not all equal).  Move it parallel towards ``A``
+    until it first touches points of ``A``.  If it touches two distinct
+    points, the touched points are all of ``A`` on the line and ``B`` is
+    strictly on the other side: ``A = S`` plus all points on the line (or
+    ``B = S`` with the sides named the other way, a candidate with the empty
+    prefix).  If it touches one point ``a`` (and its copies), turn the line
+    about ``a`` until it meets another point ``b``; nothing crosses the line
+    before that.  Turning one way, the line meets ``B`` points only on one
+    ray from ``a`` and ``A`` points only on the other ray, so the points of
+    ``A`` on the final line are those at or behind ``a``: a prefix of the
+    on-line points ordered along the line one way or the other.  The line's
+    end pair lists ``S`` with every such prefix, and the complement of an
+    ascending prefix is a descending one, so one of the two sides of the
+    partition is listed whichever side ``S`` lies on.  Hence every
+    line-separable partition is a candidate.
+
+    Floating-point proportions are compared with the tolerance ``tol``:
+    points within it are one point, and a point within it of a line is on
+    the line (levels on an edge of the triangle, where a class is absent, are
+    collinear exactly in exact arithmetic and to rounding here).
+
+    Three points: every partition, each named by its side holding point 0
+    (``(0, 1, 2)`` is the empty cut, which the scores rule out).
+
+    >>> q = np.array([[0.0, 0.0], [1.0, 0.0], [0.0, 1.0]])
+    >>> sides = {tuple(np.flatnonzero(r if r[0] else ~r)) for r in _hyperplane_sets(q)}
+    >>> sorted(tuple(int(c) for c in side) for side in sides)
+    [(0,), (0, 1), (0, 1, 2), (0, 2)]
+    """
+    k = len(points)
+    i, j = np.triu_indices(k, 1)
+    d = points[j] - points[i]
+    length = np.hypot(d[:, 0], d[:, 1])
+    distinct = length > tol
+    i, j, d, length = i[distinct], j[distinct], d[distinct], length[distinct]
+    if not len(i):
+        return np.zeros((0, k), dtype=bool)
+    u = d / length[:, None]
+    rel = points[None, :, :] - points[i][:, None, :]  # (pairs, k, 2)
+    s = u[:, None, 0] * rel[:, :, 1] - u[:, None, 1] * rel[:, :, 0]  # signed distance
+    t = u[:, None, 0] * rel[:, :, 0] + u[:, None, 1] * rel[:, :, 1]  # along the line
+    on = np.abs(s) <= tol
+    # Keep only the pair at the two ends of the points on its line.
+    inside = np.where(on, (t >= -tol) & (t <= length[:, None] + tol), True).all(axis=1)
+    s, t, on = s[inside], t[inside], on[inside]
+    base = (s < 0) & ~on
+    pair_a, level_a = np.nonzero(on)  # ascending prefixes: t <= t_l
+    ascending = base[pair_a] | (on[pair_a] & (t[pair_a] <= t[pair_a, level_a, None] + tol))
+    past = t[pair_a, level_a] > tol
+    pair_d, level_d = pair_a[past], level_a[past]  # descending prefixes: t >= t_l
+    descending = base[pair_d] | (on[pair_d] & (t[pair_d] >= t[pair_d, level_d, None] - tol))
+    sets = np.concatenate([base, ascending, descending])
+    owner = np.concatenate([np.arange(len(base)), pair_a, pair_d])
+    return sets[np.argsort(owner, kind="stable")]
+
+
+def _plane_coordinates(p: np.ndarray, w: np.ndarray, dims: int = 2) -> np.ndarray:
+    """Coordinates of proportion vectors ``p`` in the plane of their first principal axes.
+
+    Exact (an affine, one-to-one map of the points' plane) when the points
+    span at most ``dims`` dimensions, as with three classes.
+    """
+    mean = (w @ p) / w.sum()
+    centred = p - mean
+    cov = (centred * w[:, None]).T @ centred / w.sum()
+    _, vectors = np.linalg.eigh(cov)
+    return centred @ vectors[:, ::-1][:, :dims]
+
+
+def _improve_by_moves(left, stats, counts, criterion, min_samples_leaf, parent):
+    """Move single levels across while that lowers the score; the final left set.
+
+    ``left`` is a bool row over the levels of ``stats``; each step scores
+    every single-level move and makes the best one if it beats the current
+    score by more than the tie tolerance (so it stops).
+    """
+    k = len(left)
+    flips = np.eye(k, dtype=bool)
+    current = _set_scores(left[None, :], stats, counts, criterion, min_samples_leaf)[0]
+    for _ in range(4 * k):
+        moved = left[None, :] ^ flips
+        scores = _set_scores(moved, stats, counts, criterion, min_samples_leaf)
+        if not np.isfinite(scores).any():
+            break
+        best = int(np.nanargmin(scores))
+        tol = TIE_RTOL * max(abs(parent), abs(scores[best]))
+        if np.isfinite(current) and not scores[best] < current - tol:
+            break
+        left, current = moved[best], scores[best]
+    return left
+
+
+def _set_scores(sets, stats, counts, criterion, min_samples_leaf):
+    """Scores (NaN: not allowed, as in :func:`candidate_scores`) of left sets over ``stats``."""
+    candidates = _candidates_from_sets(sets, stats, counts, criterion)
+    return candidate_scores(candidates, stats, criterion, min_samples_leaf)
+
+
+def _multiclass_sets(stats, counts, criterion, min_samples_leaf, plan, start, max_candidates):
+    """Left sets (bool rows over the rows of ``stats``) of the ``"hyperplane"`` or ``"local"`` plan.
+
+    ``stats`` and ``counts`` hold the present levels only.  ``start`` is the
+    left set of the best sorted-scan or one-vs-rest candidate (or ``None``),
+    where the local search starts.  See :func:`multiclass_plan`.
+    """
+    k = len(counts)
+    weight = total_weight(stats, criterion)
+    positive = np.flatnonzero(weight > 0)
+    classes = stats[positive].sum(axis=0) > 0
+    p = _proportions(stats[positive][:, classes])
+    if plan == "hyperplane" or 2 * len(positive) * (len(positive) - 1) <= max_candidates:
+        # Three classes: the plane of the triangle, exact.  More: the plane of
+        # the first two principal axes, a heuristic that contains the scan.
+        points = p[:, :2] if p.shape[1] == 3 else _plane_coordinates(p, weight[positive])
+        inner = _hyperplane_sets(points)
+        found = np.zeros((len(inner), k), dtype=bool)
+        found[:, positive] = inner
+    else:
+        found = np.zeros((0, k), dtype=bool)
+    if plan == "hyperplane":
+        return found
+    # Local improvement from the best candidate so far.
+    parent = float(impurity_from_statistics(stats.sum(axis=0), criterion))
+    starts = [] if start is None else [start]
+    if len(found):
+        scores = _set_scores(found, stats, counts, criterion, min_samples_leaf)
+        if np.isfinite(scores).any():
+            starts.append(found[int(np.nanargmin(scores))])
+    improved = [
+        _improve_by_moves(s, stats, counts, criterion, min_samples_leaf, parent) for s in starts
+    ]
+    return np.concatenate([found, np.array(improved, dtype=bool).reshape(-1, k)])
+
 
 #: The search behind each value of ``categorical_split``.
 CATEGORICAL_SEARCHES = {
@@ -633,6 +913,7 @@ def best_categorical_split(
     features: np.ndarray,
     method: str = "auto",
     min_samples_level: int = 1,
+    max_candidates: int = MAX_CATEGORICAL_CANDIDATES,
 ) -> CategoricalSplit | None:
     """Best split over the categorical columns ``features`` of ``X`` (codes as floats).
 
@@ -657,7 +938,10 @@ def best_categorical_split(
     for j in features:
         level_stats, counts = _level_sums(X[:, j], phi)
         level_stats, counts, rare = pool_rare_levels(level_stats, counts, min_samples_level)
-        split = search(level_stats, counts, criterion, min_samples_leaf)
+        if method == "auto":
+            split = search(level_stats, counts, criterion, min_samples_leaf, max_candidates)
+        else:
+            split = search(level_stats, counts, criterion, min_samples_leaf)
         if split is not None and rare.any():
             left = np.zeros(len(counts), dtype=bool)
             left[list(split.levels_left)] = True

@@ -93,6 +93,7 @@ class BaseDecisionTree(BaseEstimator):
         categorical_features="auto",
         categorical_split="auto",
         min_samples_level=1,
+        max_categorical_candidates=16_384,
     ):
         self.criterion = criterion
         self.max_depth = max_depth
@@ -104,6 +105,7 @@ class BaseDecisionTree(BaseEstimator):
         self.categorical_features = categorical_features
         self.categorical_split = categorical_split
         self.min_samples_level = min_samples_level
+        self.max_categorical_candidates = max_categorical_candidates
 
     def fit(self, X, y, sample_weight=None):
         """Grow a tree from the training set ``(X, y)``.
@@ -334,9 +336,15 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
         mean response (class-1 proportion with two classes; first principal
         component of the class proportions with more) and the ``k - 1``
         contiguous splits scanned; exact for two classes (Fisher 1958;
-        Breiman et al. 1984) (chapter 7).  ``"auto"``: ``"partition"``, plus
-        the one-vs-rest candidates with three or more classes, so never worse
-        than one-vs-rest.
+        Breiman et al. 1984) (chapter 7).  ``"auto"``: ``"partition"``; with
+        three or more classes also the one-vs-rest candidates and an exact
+        search within ``max_categorical_candidates``: every partition when
+        there are few levels, and with three classes every partition a line
+        cuts in the triangle of class proportions (some optimal split is one,
+        Coppersmith, Hong and Hosking 1999), ``O(k**2)`` candidates for ``k``
+        levels.  Past the budget a heuristic (line cuts in the plane of the
+        first two principal axes, then single-level moves) that is never
+        worse than the scan or one-vs-rest.
     min_samples_level : int, default=1
         At each node, the levels of a categorical feature with fewer rows
         than this are pooled into one group before the search, and the group
@@ -344,6 +352,14 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
         features with many rare levels, which can always find a partition
         that looks good on the training rows (chapter 7).  The default, 1,
         pools nothing.  Numerical features are unaffected.
+    max_categorical_candidates : int, default=16384
+        With ``categorical_split="auto"`` and three or more classes, the most
+        candidate partitions the exact search may score per categorical
+        feature and node.  All ``2**(k-1) - 1`` partitions are scored when
+        that fits (``k <= 15`` levels by default); with three classes the
+        ``2 k (k - 1)`` line cuts when they fit (``k <= 91`` by default);
+        otherwise the heuristic runs.  Lower it to fit faster, raise it to
+        stay exact with more levels.  Regression and two classes ignore it.
 
     Attributes
     ----------
@@ -406,6 +422,7 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
         categorical_features="auto",
         categorical_split="auto",
         min_samples_level=1,
+        max_categorical_candidates=16_384,
     ):
         super().__init__(
             criterion=criterion,
@@ -418,6 +435,7 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
             categorical_features=categorical_features,
             categorical_split=categorical_split,
             min_samples_level=min_samples_level,
+            max_categorical_candidates=max_categorical_candidates,
         )
         self.ccp_risk = ccp_risk
 
@@ -469,7 +487,8 @@ class DecisionTreeRegressor(RegressorMixin, BaseDecisionTree):
         As in :class:`DecisionTreeClassifier`; the risk ``R(t)`` of
         ``ccp_alpha`` is the node's share of the training weight times its
         squared error (there is no ``ccp_risk``).
-    categorical_features, categorical_split, min_samples_level
+    categorical_features, categorical_split, min_samples_level, \
+    max_categorical_candidates
         As in :class:`DecisionTreeClassifier`; ``"partition"`` (the default
         through ``"auto"``) is exact for squared error (Fisher 1958) and for
         Poisson deviance.  For absolute error it sorts the levels by their
@@ -525,6 +544,7 @@ class DecisionTreeRegressor(RegressorMixin, BaseDecisionTree):
         categorical_features="auto",
         categorical_split="auto",
         min_samples_level=1,
+        max_categorical_candidates=16_384,
     ):
         super().__init__(
             criterion=criterion,
@@ -537,6 +557,7 @@ class DecisionTreeRegressor(RegressorMixin, BaseDecisionTree):
             categorical_features=categorical_features,
             categorical_split=categorical_split,
             min_samples_level=min_samples_level,
+            max_categorical_candidates=max_categorical_candidates,
         )
 
     def _encode_target(self, y) -> np.ndarray:

@@ -12,7 +12,12 @@ from collections.abc import Callable
 
 import numpy as np
 
-from ._categorical import CategoricalSplit, best_categorical_split, categories_left_row
+from ._categorical import (
+    MAX_CATEGORICAL_CANDIDATES,
+    CategoricalSplit,
+    best_categorical_split,
+    categories_left_row,
+)
 from ._criteria import node_impurity, node_value
 from ._incremental import prefix_sum_best_split
 from ._median import running_median_best_split
@@ -38,6 +43,7 @@ def grow_tree(
     n_categories: np.ndarray | None = None,
     categorical_split: str = "auto",
     min_samples_level: int = 1,
+    max_categorical_candidates: int = MAX_CATEGORICAL_CANDIDATES,
 ) -> Tree:
     """Grow a tree depth first and return it as a :class:`Tree`.
 
@@ -81,6 +87,10 @@ def grow_tree(
         At each node, levels of a categorical column with fewer rows than this
         are pooled into one group that goes to one side
         (:func:`climbing_trees.pool_rare_levels`); 1 pools nothing.
+    max_categorical_candidates : int
+        With ``categorical_split="auto"`` and three or more classes, the most
+        candidate partitions the exact search may score per feature and node
+        (:func:`climbing_trees.multiclass_plan`); past it a heuristic runs.
 
     Notes
     -----
@@ -110,6 +120,7 @@ def grow_tree(
         n_categories,
         categorical_split,
         min_samples_level,
+        max_categorical_candidates,
     )
     depth_limit = np.inf if max_depth is None else max_depth
     W = float(sample_weight.sum())
@@ -206,10 +217,12 @@ class NodeSearch:
         n_categories,
         method,
         min_samples_level=1,
+        max_categorical_candidates=MAX_CATEGORICAL_CANDIDATES,
     ):
         self.X, self.criterion, self.min_samples_leaf = X, criterion, min_samples_leaf
         self.find_split, self.method = find_split, method
         self.min_samples_level = min_samples_level
+        self.max_categorical_candidates = max_categorical_candidates
         categorical = np.zeros(X.shape[1], bool) if is_categorical is None else is_categorical
         categorical = np.asarray(categorical, dtype=bool)
         self.cat_features = np.flatnonzero(categorical)
@@ -231,7 +244,15 @@ class NodeSearch:
             if split is not None:
                 splits.append(split._replace(feature=int(self.num_features[split.feature])))
         split = best_categorical_split(
-            X, Y, w, criterion, msl, self.cat_features, self.method, self.min_samples_level
+            X,
+            Y,
+            w,
+            criterion,
+            msl,
+            self.cat_features,
+            self.method,
+            self.min_samples_level,
+            self.max_categorical_candidates,
         )
         if split is not None:
             splits.append(split)

@@ -37,6 +37,7 @@ from __future__ import annotations
 import numpy as np
 
 from ._categorical import (
+    MAX_CATEGORICAL_CANDIDATES,
     _auto,
     _one_vs_rest,
     _principal_component_key,
@@ -70,6 +71,7 @@ def grow_tree_levelwise(
     n_categories: np.ndarray | None = None,
     categorical_split: str = "auto",
     min_samples_level: int = 1,
+    max_categorical_candidates: int = MAX_CATEGORICAL_CANDIDATES,
 ) -> Tree:
     """Grow a tree level by level; the result equals :func:`grow_tree`'s.
 
@@ -84,7 +86,8 @@ def grow_tree_levelwise(
         vectorise, and the estimators grow those trees with ``grow_tree``.
     max_depth, min_samples_split, min_samples_leaf, min_impurity_decrease
         The stopping rules of :func:`grow_tree`, with the same meaning.
-    is_categorical, n_categories, categorical_split, min_samples_level
+    is_categorical, n_categories, categorical_split, min_samples_level, \
+    max_categorical_candidates
         Categorical features (level codes in ``X``), as in :func:`grow_tree`;
         :mod:`climbing_trees._categorical` describes the format.
 
@@ -101,11 +104,12 @@ def grow_tree_levelwise(
     size class), never once per node or per row.  The numpy work per level
     is proportional to ``n_features`` times the number of rows still in
     nodes that may split, plus one sort of each feature at the start:
-    ``O(d n log n + d n depth)`` in all.  One exception: the sorted scan of a
-    categorical feature with three or more classes orders the levels of each
-    node along an eigenvector, computed node by node with ``grow_tree``'s own
-    function (its sign is fixed by its largest entry, which a different
-    rounding could flip).
+    ``O(d n log n + d n depth)`` in all.  One exception: a categorical
+    feature with three or more classes is searched node by node with
+    ``grow_tree``'s own function (:func:`climbing_trees.auto_split`'s exact
+    search, or, with ``"partition"``, the eigenvector that orders the levels,
+    whose sign is fixed by its largest entry, which a different rounding
+    could flip).
 
     Examples
     --------
@@ -236,6 +240,7 @@ def grow_tree_levelwise(
                     min_samples_leaf,
                     categorical_split,
                     min_samples_level,
+                    max_categorical_candidates,
                 )
             with np.errstate(invalid="ignore"):  # 0 * inf: a node without weight or split
                 enough = enough_decrease(w_node, W, impurity, best_s, min_impurity_decrease)
@@ -597,6 +602,7 @@ def _mixed_splits(
     min_samples_leaf,
     method,
     min_samples_level,
+    max_candidates,
 ):
     """Add the categorical features to the numerical winners of a level's nodes.
 
@@ -623,6 +629,7 @@ def _mixed_splits(
             min_samples_leaf,
             method,
             min_samples_level,
+            max_candidates,
         )
         score = np.where(searchable, score, np.inf)
         features.append(np.where(np.isfinite(score), j, np.iinfo(np.intp).max))
@@ -651,7 +658,17 @@ def _mixed_splits(
 
 
 def _categorical_splits(
-    codes, node_of_pos, n_nodes, n_levels, phi, searchable, criterion, msl, method, min_level
+    codes,
+    node_of_pos,
+    n_nodes,
+    n_levels,
+    phi,
+    searchable,
+    criterion,
+    msl,
+    method,
+    min_level,
+    max_candidates=MAX_CATEGORICAL_CANDIDATES,
 ):
     """Best split of one categorical feature in every node of a level.
 
@@ -662,6 +679,8 @@ def _categorical_splits(
     present levels, and each group is searched as one padded block.  Returns
     the score (``inf`` if no candidate is allowed), the levels sent left, the
     levels present, and the weights of both sides of each node's winner.
+    With ``"auto"`` and three or more classes each node calls grow_tree's
+    search (:func:`climbing_trees.auto_split`'s exact search) instead.
     """
     n_levels = max(n_levels, int(codes.max()) + 1 if codes.size else 0)
     pair = node_of_pos * n_levels + codes
@@ -681,7 +700,27 @@ def _categorical_splits(
     candidates = np.flatnonzero(searchable & (n_present >= 2))
     if not candidates.size:
         return best, masks, present, w_left, w_right
-    for group in _size_classes(n_present[candidates], phi.shape[1]):
+    if method == "auto" and criterion in CLASSIFICATION_CRITERIA and phi.shape[1] > 2:
+        # Three or more classes: where multiclass_plan goes past the scan (3+
+        # classes and 4+ levels present), grow_tree's own search node by node,
+        # on the same level statistics cut to the same width (its largest code).
+        n_classes = ((level_stats * searched[:, :, None]).sum(axis=1) > 0).sum(axis=1)
+        beyond = (n_classes[candidates] >= 3) & (n_present[candidates] >= 4)
+        searched_alone, candidates = candidates[beyond], candidates[~beyond]
+        for node in searched_alone:
+            width = int(np.flatnonzero(present[node])[-1]) + 1
+            stats, node_counts = level_stats[node, :width], counts[node, :width]
+            split = _auto(stats, node_counts, criterion, msl, max_candidates)
+            if split is None:
+                continue
+            left = np.zeros(width, dtype=bool)
+            left[list(split.levels_left)] = True
+            best[node] = split.score
+            w_left[node] = total_weight(stats[left].sum(axis=0), criterion)
+            w_right[node] = total_weight(stats[~left].sum(axis=0), criterion)
+            masks[node, :width] = left
+    groups = _size_classes(n_present[candidates], phi.shape[1]) if candidates.size else []
+    for group in groups:
         nodes = candidates[group]
         width = int(n_present[nodes].max())
         # Present levels first, in code order; then absent ones (zero statistics).

@@ -72,6 +72,13 @@ def resolve_hyperparameters(est, n_samples: int) -> dict:
             "(0 disables the rule)."
         )
     _check_int(est.min_samples_level, "min_samples_level", low=1, hint="(1 pools no level)")
+    _check_int(
+        est.max_categorical_candidates,
+        "max_categorical_candidates",
+        low=1,
+        hint="(the number of candidate partitions the exact multiclass search may score; "
+        "the default is 16384)",
+    )
     max_leaf_nodes = est.max_leaf_nodes
     if max_leaf_nodes is not None:
         _check_int(max_leaf_nodes, "max_leaf_nodes", low=2, hint="or None for no limit")
@@ -102,6 +109,7 @@ def resolve_hyperparameters(est, n_samples: int) -> dict:
         "min_samples_leaf": min_samples_leaf,
         "min_impurity_decrease": float(mid),
         "min_samples_level": int(est.min_samples_level),
+        "max_categorical_candidates": int(est.max_categorical_candidates),
     }
 
 

@@ -27,6 +27,7 @@ PARAMS = {
     "categorical_features": None,
     "categorical_split": "one_vs_rest",
     "min_samples_level": 3,
+    "max_categorical_candidates": 1000,
 }
 #: Parameters only the classifier has.
 CLASSIFIER_PARAMS = {"ccp_risk": "misclassification"}
