@@ -18,9 +18,9 @@ import pytest
 import sklearn
 from scipy import sparse
 from sklearn import tree as sk
+from test_sklearn_agreement import sklearn_stable_fit
 
 import climbing_trees as ct
-from tests.test_sklearn_agreement import sklearn_stable_fit
 
 
 @pytest.fixture(scope="module")

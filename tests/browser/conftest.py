@@ -140,7 +140,7 @@ async () => {
       .map(pre => ({
         cell_input: !!pre.closest(".cell_input"),
         overflow: pre.scrollWidth - pre.clientWidth,
-        line: pre.textContent.split("\n").reduce((a, b) => (b.length > a.length ? b : a), ""),
+        line: pre.textContent.split("\\n").reduce((a, b) => (b.length > a.length ? b : a), ""),
       })),
     links: [...document.querySelectorAll("a[href]")].map(a => a.href),
     sidebar: [...document.querySelectorAll("nav.bd-docs-nav a.reference")].map(a => ({
