@@ -61,16 +61,7 @@ def resolve_hyperparameters(est, n_samples: int) -> dict:
         est.min_samples_leaf, "min_samples_leaf", n_samples, min_int=1, frac_high=1.0
     )
     mid = est.min_impurity_decrease
-    if (
-        isinstance(mid, bool)
-        or not isinstance(mid, numbers.Real)
-        or not np.isfinite(mid)
-        or mid < 0
-    ):
-        raise ValueError(
-            f"min_impurity_decrease={mid!r} is invalid; use a finite number >= 0 "
-            "(0 disables the rule)."
-        )
+    _check_finite_nonnegative(mid, "min_impurity_decrease", "0 disables the rule")
     _check_int(est.min_samples_level, "min_samples_level", low=1, hint="(1 pools no level)")
     _check_int(
         est.max_categorical_candidates,
@@ -83,16 +74,11 @@ def resolve_hyperparameters(est, n_samples: int) -> dict:
     if max_leaf_nodes is not None:
         _check_int(max_leaf_nodes, "max_leaf_nodes", low=2, hint="or None for no limit")
     alpha = est.ccp_alpha
-    if (
-        isinstance(alpha, bool)
-        or not isinstance(alpha, numbers.Real)
-        or not np.isfinite(alpha)
-        or alpha < 0
-    ):
-        raise ValueError(
-            f"ccp_alpha={alpha!r} is invalid; use a finite number >= 0 (0 keeps the "
-            "grown tree; see cost_complexity_pruning_path for useful values)."
-        )
+    _check_finite_nonnegative(
+        alpha,
+        "ccp_alpha",
+        "0 keeps the grown tree; see cost_complexity_pruning_path for useful values",
+    )
     risk = getattr(est, "ccp_risk", "impurity")  # only the classifier has ccp_risk
     if not isinstance(risk, str) or risk not in ("impurity", "misclassification"):
         raise ValueError(
@@ -111,6 +97,16 @@ def resolve_hyperparameters(est, n_samples: int) -> dict:
         "min_samples_level": int(est.min_samples_level),
         "max_categorical_candidates": int(est.max_categorical_candidates),
     }
+
+
+def _check_finite_nonnegative(value, name: str, hint: str) -> None:
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, numbers.Real)
+        or not np.isfinite(value)
+        or value < 0
+    ):
+        raise ValueError(f"{name}={value!r} is invalid; use a finite number >= 0 ({hint}).")
 
 
 def _check_int(value, name: str, low: int, hint: str = "") -> None:
