@@ -295,7 +295,10 @@ def best_first_subtree(tree: Tree, max_leaf_nodes: int) -> np.ndarray:
     -----
     scikit-learn's best-first builder expands, at each step, the frontier
     node whose best split decreases the weighted impurity most.  The best
-    split of a node depends only on the node's rows, and the stopping rules
+    split of a node depends only on the node's rows (when every feature is
+    searched and no two features give an equal best split; otherwise
+    scikit-learn's random feature order, consumed in another node order by its
+    two builders, can pick other splits), and the stopping rules
     (``max_depth``, ``min_samples_*``, ``min_impurity_decrease``, purity) only
     on the node and its split, so the candidate splits it meets are exactly
     the internal nodes of the full tree grown depth first with the same
