@@ -15,8 +15,12 @@ with their total weights and weighted sums.  Then
 
 so after each insertion the absolute error is O(1) away, and the insertion
 itself costs O(log n) per heap move.  With unit weights an insertion moves at
-most one value between the heaps; with weights it moves as many as change
-sides, which is still one or two in practice but up to n in the worst case.
+most one value between the heaps.  With weights it moves as many as change
+sides: a row of weight w moves at most about w / (2 w_min) + 2 values, so a
+sweep costs O(n log n) when the ratio of the largest to the smallest weight is
+bounded, and O(n^2 log n) in the worst case (a stream of light rows followed by
+heavy rows far on either side).  scikit-learn's Fenwick tree costs O(log n) per
+row whatever the weights.
 The split search sweeps each sorted feature twice: forwards for the left
 children, backwards for the right ones.
 """
@@ -42,6 +46,14 @@ class RunningMedian:
     smallest value of ``high``, or, when ``low`` weighs exactly half, the
     midpoint of the largest value of ``low`` and the smallest of ``high``.
 
+    Notes
+    -----
+    "Exactly half" compares running floating-point sums, so the rule is
+    followed exactly when the weight sums are exact in binary (unit, integer
+    or dyadic weights).  With other weights a tie at half the weight may
+    resolve to the other median; the absolute error is then the same up to
+    rounding.
+
     Examples
     --------
     >>> running = RunningMedian()
@@ -60,7 +72,7 @@ class RunningMedian:
         self.w_low = self.s_low = self.w_high = self.s_high = 0.0
 
     def add(self, y: float, w: float) -> None:
-        """Insert value ``y`` of weight ``w > 0``; O(log n) per heap move (see the module)."""
+        """Insert value ``y`` of weight ``w > 0``: O(log n) per heap move."""
         if self.low and y <= -self.low[0][0]:
             heapq.heappush(self.low, (-y, w))
             self.w_low += w
@@ -84,7 +96,10 @@ class RunningMedian:
         self.s_low += sign * w * y
         self.w_high -= sign * w
         self.s_high -= sign * w * y
-        heapq.heappush(self.low, (-y, w)) if to_low else heapq.heappush(self.high, (y, w))
+        if to_low:
+            heapq.heappush(self.low, (-y, w))
+        else:
+            heapq.heappush(self.high, (y, w))
 
     def median(self) -> float:
         """The weighted median of the values added so far."""
@@ -101,7 +116,8 @@ class RunningMedian:
 def prefix_absolute_errors(y: np.ndarray, w: np.ndarray) -> np.ndarray:
     """``out[i]``: absolute error of ``y[: i + 1]`` about its weighted median.
 
-    One :class:`RunningMedian` fed the rows in order: O(n log n) in all.
+    One :class:`RunningMedian` fed the rows in order: O(n log n) in all with
+    unit weights or a bounded ratio of weights (see the module docstring).
     """
     running, out = RunningMedian(), np.empty(len(y))
     for i, (value, weight) in enumerate(zip(y.tolist(), w.tolist(), strict=True)):
@@ -121,9 +137,11 @@ def running_median_best_split(
 
     Same parameters, result and tie rules as
     :func:`climbing_trees.naive_best_split` (which is its oracle), for
-    ``criterion="absolute_error"`` only.  Each feature costs O(N log N):
-    the sort, then a forward sweep giving the absolute error of every left
-    child and a backward sweep giving that of every right child.  The
+    ``criterion="absolute_error"`` only.  Each feature costs O(N log N)
+    with unit weights or a bounded ratio of weights (O(N^2 log N) in the
+    worst case, see the module docstring): the sort, then a forward sweep
+    giving the absolute error of every left child and a backward sweep
+    giving that of every right child.  The
     target is first shifted by the node's median, which changes no
     absolute error but keeps the running sums small.
 
@@ -151,7 +169,8 @@ def running_median_best_split(
         x_sorted = X[order, j]
         pos = split_positions(x_sorted)
         n_left = pos + 1
-        pos = pos[(n_left >= min_samples_leaf) & (n_samples - n_left >= min_samples_leaf)]
+        keep = (n_left >= min_samples_leaf) & (n_samples - n_left >= min_samples_leaf)
+        pos = pos[keep]
         if not pos.size:
             continue
         y_sorted, w_sorted = y[order], w[order]
