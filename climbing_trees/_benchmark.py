@@ -283,9 +283,7 @@ def memory_case(n: int, n_levels: int, min_samples_leaf: int = 5) -> dict:
         "from climbing_trees._benchmark import _memory_child\n"
         f"print(json.dumps(_memory_child({n}, {n_levels}, {min_samples_leaf})))\n"
     )
-    out = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, check=True
-    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
