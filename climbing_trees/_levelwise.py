@@ -22,11 +22,13 @@ the same tree (the same arrays, node for node) but pays the overhead once per
 4. **Vectorised choice.**  Scores of all candidates are computed together,
    and each node takes its winner under the tie rule of
    :func:`climbing_trees.choose_best`.
-5. **Categorical features.**  One ``bincount`` over (node, level) pairs
-   gives the level statistics of all nodes of a level; nodes with similar
-   numbers of present levels are padded into one block, and the sorted-scan
-   and one-vs-rest candidates of :mod:`climbing_trees._categorical` are
-   scored block by block.
+5. **Categorical features.**  One sort finds the (node, level) pairs
+   present at the level, and one ``bincount`` over them gives the level
+   statistics of all its nodes, so memory follows the rows, never nodes
+   times levels; nodes with similar numbers of present levels are padded
+   into one block, and the sorted-scan and one-vs-rest candidates of
+   :mod:`climbing_trees._categorical` are scored block by block.  The
+   winners' sets stay compact (:mod:`climbing_trees._category_sets`).
 
 Finally the nodes, numbered level by level (breadth first), are renumbered in
 depth-first preorder so the :class:`Tree` equals ``grow_tree``'s.
