@@ -26,7 +26,10 @@ lengths), so two trees with the same sets have the same arrays.
 Membership is one ``np.searchsorted``: the key ``node * 2**32 + code`` of every
 stored level, in node order and then code order, is one sorted array; a row
 at ``node`` with code ``c`` looks up its own key, and goes to the side
-opposite ``categories_unseen_left[node]`` exactly when it finds it.
+opposite ``categories_unseen_left[node]`` exactly when it finds it
+(:func:`goes_left`).  A tree whose categorical rows are small enough routes
+through a table of them instead, built when first needed and never stored
+(:class:`SetRouter`).
 """
 
 from __future__ import annotations
@@ -90,10 +93,11 @@ def membership_keys(start, stop, levels) -> np.ndarray:
 
 
 def goes_left(keys, unseen_left, nodes, x, n_levels) -> np.ndarray:
-    """Whether codes ``x`` (floats) at categorical ``nodes`` go left.
+    """Whether codes ``x`` (floats) at categorical ``nodes`` go left, by searching ``keys``.
 
-    A code outside ``0 .. n_levels - 1`` (unseen at fit: -1) is never
-    stored, so it follows ``unseen_left``.
+    ``keys`` are the sorted keys of :func:`membership_keys`.  A code outside
+    ``0 .. n_levels - 1`` (unseen at fit: -1) is never stored, so it follows
+    ``unseen_left``.
     """
     nodes = np.asarray(nodes, dtype=np.int64)
     inside = (x >= 0) & (x < n_levels)
@@ -105,6 +109,49 @@ def goes_left(keys, unseen_left, nodes, x, n_levels) -> np.ndarray:
     else:
         found = np.zeros(query.shape, dtype=bool)
     return np.asarray(unseen_left)[nodes] != found
+
+
+#: Largest number of (node, level) entries of the table :class:`SetRouter`
+#: builds to route rows; past it, it searches the sorted keys instead.
+TABLE_ENTRIES = 1 << 24
+
+
+class SetRouter:
+    """Which way codes go at categorical nodes, for many rows at once.
+
+    Built once per tree (and once per depth while growing).  When the rows of
+    the categorical ``nodes`` fit in :data:`TABLE_ENTRIES` booleans, it keeps
+    them as a table and a lookup is one fancy index.  Otherwise it keeps the
+    sorted keys ``node * 2**32 + code`` of the stored levels
+    (:func:`membership_keys`): a row at ``node`` with code ``c`` searches for
+    its key and goes against ``unseen_left[node]`` exactly when it finds it.
+    Either way memory follows the stored levels, or is bounded; the answers
+    are the same.
+    """
+
+    def __init__(self, unseen_left, start, stop, levels, width: int, nodes: np.ndarray):
+        self.unseen_left = np.asarray(unseen_left, dtype=bool)
+        self.n_levels = int(width) - 1
+        nodes = np.asarray(nodes, dtype=np.intp)
+        self.table = self.row_of = self.keys = None
+        if len(nodes) * int(width) <= TABLE_ENTRIES:
+            self.row_of = np.zeros(len(self.unseen_left), dtype=np.intp)
+            self.row_of[nodes] = np.arange(len(nodes))
+            self.table = dense_rows(self.unseen_left, start, stop, levels, int(width), nodes)
+        else:
+            self.keys = membership_keys(start, stop, levels)
+
+    def goes_left(self, nodes: np.ndarray, x: np.ndarray) -> np.ndarray:
+        """Whether codes ``x`` (floats) at categorical ``nodes`` go left.
+
+        A code outside ``0 .. n_levels - 1`` (unseen at fit: -1) is never
+        stored, so it follows ``unseen_left``.
+        """
+        inside = (x >= 0) & (x < self.n_levels)
+        if self.table is not None:
+            codes = np.where(inside, x, -1).astype(np.intp)  # -1: the last column
+            return self.table[self.row_of[nodes], codes]
+        return goes_left(self.keys, self.unseen_left, nodes, x, self.n_levels)
 
 
 def dense_rows(unseen_left, start, stop, levels, width: int, nodes=None) -> np.ndarray:

@@ -45,7 +45,7 @@ from ._categorical import (
     _principal_component_key,
 )
 from ._categorical import _partition as _partition_search
-from ._category_sets import goes_left, pack
+from ._category_sets import SetRouter, pack
 from ._criteria import (
     CLASSIFICATION_CRITERIA,
     STATISTICS_CRITERIA,
@@ -281,8 +281,12 @@ def grow_tree_levelwise(
         go_left = x <= kept_threshold
         if cat_features.size:
             i = np.flatnonzero(np.isnan(kept_threshold))
-            keys = (set_node.astype(np.int64) << 32) + set_level
-            go_left[i] = goes_left(keys, unseen_left, kept_node[i], x[i], width - 1)
+            n_listed = np.bincount(set_node, minlength=n_nodes)
+            stop = np.cumsum(n_listed)
+            router = SetRouter(
+                unseen_left, stop - n_listed, stop, set_level, width, np.unique(kept_node[i])
+            )
+            go_left[i] = router.goes_left(kept_node[i], x[i])
         rows, sizes = _partition(rows, kept_rows, kept_node, go_left, sizes, split)
         depth += 1
     return _preorder_tree(levels, width)
@@ -706,16 +710,29 @@ def _categorical_splits(
     """
     n_levels = max(n_levels, int(codes.max()) + 1 if codes.size else 0)
     pair = node_of_pos.astype(np.int64) * n_levels + codes
-    keys, inverse = np.unique(pair, return_inverse=True)
+    size = n_nodes * n_levels
+    if size <= _DENSE_PAIRS_PER_ROW * len(pair) + _DENSE_PAIRS_MIN:
+        # Few (node, level) cells for the rows: count all of them, keep those present.
+        dense_counts = np.bincount(pair, minlength=size)
+        keys = np.flatnonzero(dense_counts)
+        sums = [
+            np.bincount(pair, weights=phi[:, c], minlength=size)[keys] for c in range(phi.shape[1])
+        ]
+        pair_counts = dense_counts[keys]
+    else:
+        # Many levels: the pairs that occur, by one sort of the rows.
+        keys, inverse = np.unique(pair, return_inverse=True)
+        sums = [
+            np.bincount(inverse, weights=phi[:, c], minlength=len(keys))
+            for c in range(phi.shape[1])
+        ]
+        pair_counts = np.bincount(inverse, minlength=len(keys))
+    # Either way each pair's sums add its rows in index order, as grow_tree's
+    # bincount does, so the bits are the same.
+    pair_stats = np.stack(sums, axis=-1)
     pair_node = (keys // n_levels).astype(np.intp)
     pair_level = (keys % n_levels).astype(np.intp)
     n_pairs = len(keys)
-    # Each pair's sums add its rows in index order, as grow_tree's bincount does.
-    pair_stats = np.stack(
-        [np.bincount(inverse, weights=phi[:, c], minlength=n_pairs) for c in range(phi.shape[1])],
-        axis=-1,
-    )
-    pair_counts = np.bincount(inverse, minlength=n_pairs)
     stats, counts, group = _pool_pairs(pair_stats, pair_counts, pair_node, n_nodes, min_level)
     # The pairs searched (after pooling), still by node then code.
     searched = np.flatnonzero(counts > 0)
@@ -782,6 +799,13 @@ def _categorical_splits(
         rare = group >= 0
         pair_left[rare] = pair_left[group[rare]]
     return best, pair_node, pair_level, pair_left, w_left, w_right
+
+
+#: Level statistics are summed over every (node, level) cell of a depth when
+#: there are at most this many cells per row (plus _DENSE_PAIRS_MIN), over the
+#: cells that occur otherwise: memory stays a few times that of the rows.
+_DENSE_PAIRS_PER_ROW = 4
+_DENSE_PAIRS_MIN = 1 << 16
 
 
 def _pool_pairs(stats, counts, pair_node, n_nodes, min_level):

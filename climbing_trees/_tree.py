@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._category_sets import LEVEL_DTYPE, dense_rows, goes_left, membership_keys
+from ._category_sets import LEVEL_DTYPE, SetRouter, dense_rows
 
 #: ``children_left``/``children_right`` value of a leaf.
 TREE_LEAF = -1
@@ -107,15 +107,21 @@ class Tree:
             self.categories_levels,
         )
 
-    def _membership_keys(self) -> np.ndarray:
-        """Sorted keys of the stored levels, built on first use and kept (see flat_tables)."""
-        sources = self._sets()
-        cached = self.__dict__.get("_keys_cache")
+    def _router(self) -> SetRouter:
+        """The :class:`SetRouter` of the categorical nodes, built on first use and kept.
+
+        Rebuilt when one of the arrays it comes from has been replaced, like
+        :meth:`flat_tables`.
+        """
+        sources = (self.threshold, self.children_left, *self._sets())
+        cached = self.__dict__.get("_router_cache")
         if cached is not None and all(a is b for a, b in zip(cached[0], sources, strict=True)):
             return cached[1]
-        keys = membership_keys(self.categories_start, self.categories_stop, self.categories_levels)
-        self.__dict__["_keys_cache"] = (sources, keys)
-        return keys
+        router = SetRouter(
+            *self._sets(), self.categories_width, np.flatnonzero(self.is_categorical_split)
+        )
+        self.__dict__["_router_cache"] = (sources, router)
+        return router
 
     @property
     def is_categorical_split(self) -> np.ndarray:
@@ -127,13 +133,7 @@ class Tree:
         go_left = x <= self.threshold[nodes]  # False wherever the threshold is NaN
         categorical = np.isnan(self.threshold[nodes])
         if categorical.any():
-            go_left[categorical] = goes_left(
-                self._membership_keys(),
-                self.categories_unseen_left,
-                nodes[categorical],
-                x[categorical],
-                self.categories_width - 1,
-            )
+            go_left[categorical] = self._router().goes_left(nodes[categorical], x[categorical])
         return go_left
 
     @property
@@ -337,8 +337,8 @@ class Tree:
                 break
             level = np.concatenate([self.children_left[level], self.children_right[level]])
             depth += 1
-        keys = self._membership_keys() if categorical is not None else None
-        tables = (next_pos, feature, threshold, at_leaf, categorical, keys, depth)
+        router = self._router() if categorical is not None else None
+        tables = (next_pos, feature, threshold, at_leaf, categorical, router, depth)
         self.__dict__["_flat_cache"] = (sources, tables)
         return tables
 
@@ -346,12 +346,12 @@ class Tree:
         state = self.__dict__.copy()
         # Rebuilt on demand: pickles hold only the arrays.
         state.pop("_flat_cache", None)
-        state.pop("_keys_cache", None)
+        state.pop("_router_cache", None)
         return state
 
     def _descend(self, X: np.ndarray, tables: tuple) -> np.ndarray:
         """The loop of :meth:`apply_flat` on one block of rows."""
-        next_pos, feature, threshold, at_leaf, categorical, keys, depth = tables
+        next_pos, feature, threshold, at_leaf, categorical, router, depth = tables
         n, d = X.shape
         flat = X.ravel()
         rows = np.arange(n)
@@ -372,13 +372,7 @@ class Tree:
             np.less_equal(xs, ts, out=g)  # False wherever the threshold is NaN
             if categorical is not None:
                 cat = np.flatnonzero(categorical.take(pos))
-                g[cat] = goes_left(
-                    keys,
-                    self.categories_unseen_left,
-                    pos[cat] // 2,
-                    xs[cat],
-                    self.categories_width - 1,
-                )
+                g[cat] = router.goes_left(pos[cat] // 2, xs[cat])
             np.add(pos, g, out=pos)
             next_pos.take(pos, out=pos, mode="clip")
             step += 1
