@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._category_sets import LEVEL_DTYPE, SetRouter, dense_rows
+from ._category_sets import LEVEL_DTYPE, SetRouter, dense_rows, pack
 
 #: ``children_left``/``children_right`` value of a leaf.
 TREE_LEAF = -1
@@ -348,6 +348,19 @@ class Tree:
         state.pop("_flat_cache", None)
         state.pop("_router_cache", None)
         return state
+
+    def __setstate__(self, state: dict) -> None:
+        dense = state.pop("categories_left", None)
+        self.__dict__.update(state)
+        if dense is not None:
+            # Pickled before the sets were stored compactly: one row per node.
+            dense = np.asarray(dense, dtype=bool)
+            unseen_left = dense[:, -1].copy()
+            owner, levels = np.nonzero(dense[:, :-1] != unseen_left[:, None])
+            start, stop, levels = pack(owner, levels, len(dense))
+            self.categories_unseen_left, self.categories_levels = unseen_left, levels
+            self.categories_start, self.categories_stop = start, stop
+            self.categories_width = dense.shape[1]
 
     def _descend(self, X: np.ndarray, tables: tuple) -> np.ndarray:
         """The loop of :meth:`apply_flat` on one block of rows."""

@@ -249,6 +249,17 @@ def test_pickle_round_trip_and_size():
     assert len(data) < tree.node_count * tree.categories_width / 8
 
 
+def test_a_tree_pickled_with_the_table_of_rows_loads_compact():
+    X, y = high_cardinality(3)
+    tree = ct.DecisionTreeRegressor(min_samples_leaf=2, categorical_features=[0]).fit(X, y).tree_
+    # The state such a tree had: the table in place of the compact arrays.
+    state = {k: v for k, v in tree.__getstate__().items() if not k.startswith("categories")}
+    state["categories_left"] = tree.categories_left
+    old = ct.Tree.__new__(ct.Tree)
+    old.__setstate__(state)
+    assert_same_tree(old, tree)
+
+
 def test_prune_repacks_and_predicts_like_the_dense_rows(route_by):
     X, y = high_cardinality(2)
     tree = ct.DecisionTreeRegressor(min_samples_leaf=2, categorical_features=[0]).fit(X, y).tree_
