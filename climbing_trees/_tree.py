@@ -265,7 +265,7 @@ class Tree:
                 if t == t:
                     go_left = x <= t
                 else:  # NaN threshold: a categorical node, test set membership (chapter 6)
-                    inside = 0 <= x < width and int(x) in listed[node]
+                    inside = 0 <= x < width and int(x) in listed.get(node, ())
                     go_left = unseen_left[node] != inside
                 node = left[node] if go_left else right[node]
             leaves.append(node)
