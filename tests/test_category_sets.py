@@ -323,3 +323,14 @@ def test_min_samples_level_reduces_held_out_error_on_many_noise_levels():
             ).fit(X[:n], y[:n])
             errors[m].append(np.mean((model.predict(X[n:]) - y[n:]) ** 2))
     assert np.mean(errors[5]) < 0.8 * np.mean(errors[1])
+
+
+def test_exports_abbreviate_long_sets():
+    X, y = high_cardinality(5)
+    model = ct.DecisionTreeRegressor(max_depth=2, categorical_features=[0]).fit(X, y)
+    assert np.isnan(model.tree_.threshold[0])
+    text = ct.export_text(model, feature_names=["id", "x"])
+    first = text.splitlines()[0]
+    assert " more" in first and first.count(",") <= 34
+    dot = ct.export_graphviz(model, feature_names=["id", "x"])
+    assert " more" in dot
