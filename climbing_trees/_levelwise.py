@@ -698,8 +698,9 @@ def _categorical_splits(
     The candidates and their order are those of
     :mod:`climbing_trees._categorical` (sorted scan and/or one-vs-rest), for
     all nodes at once.  Level statistics are ``bincount`` sums over the
-    ``(node, level)`` pairs *present* at the level (found by one sort of the
-    rows), so memory grows with the rows, never with nodes times levels.
+    ``(node, level)`` pairs *present* at the level: picked out of a count of
+    every cell when there are few cells per row, else found by one sort of
+    the rows, so memory grows with the rows, never with nodes times levels.
     Nodes are then grouped by their number of present levels, and each group
     is searched as one padded block.  Returns the score of each node (``inf``
     if no candidate is allowed), the present pairs (node, level, sorted), the
@@ -759,9 +760,9 @@ def _categorical_splits(
         beyond = (n_classes[candidates] >= 3) & (n_present[candidates] >= 4)
         searched_alone, candidates = candidates[beyond], candidates[~beyond]
         # The largest code present at each node (before pooling): its last pair.
-        last_present = pair_level[np.cumsum(np.bincount(pair_node, minlength=n_nodes)) - 1]
+        last_pair = np.cumsum(np.bincount(pair_node, minlength=n_nodes)) - 1
         for node in searched_alone:
-            width = int(last_present[node]) + 1
+            width = int(pair_level[last_pair[node]]) + 1
             here = slice(s_start[node], s_start[node] + n_present[node])
             node_stats = np.zeros((width, phi.shape[1]))
             node_stats[s_level[here]] = s_stats[here]
