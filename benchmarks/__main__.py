@@ -6,6 +6,9 @@ Run from the repository root::
                                          # absolute-error and Poisson cases, medians of 5 runs
     python -m benchmarks --repeats 9     # more runs per case
     python -m benchmarks --scaling       # 1,000 to 1,000,000 rows, exponent and peak memory
+    python -m benchmarks --memory        # high-cardinality categorical fits: peak memory
+                                         # of a fresh process, pickle size, fit time
+    python -m benchmarks --memory --cases 1000000:100000   # other rows:levels cases
 
 The timing code lives in :mod:`climbing_trees._benchmark` so that chapter 8
 of the book can run it too.
@@ -25,6 +28,7 @@ from climbing_trees._benchmark import (
     benchmark_cases,
     benchmark_table,
     fitted_exponent,
+    memory_case,
     peak_memory,
     scaling,
     synthetic_regression,
@@ -83,6 +87,24 @@ def run_scaling(repeats: int, max_n: int) -> None:
     print(f"({_load()})")
 
 
+#: rows:levels of ``--memory`` (the table of the high-cardinality issue).
+MEMORY_CASES = ("20000:1000", "50000:5000", "100000:20000")
+
+
+def run_memory(cases: list[str]) -> None:
+    rows = []
+    for case in cases:
+        n, levels = (int(part) for part in case.split(":"))
+        rows.append(memory_case(n, levels))
+        print(f"{n:,} rows, {levels:,} levels done", flush=True)
+    table = pd.DataFrame(rows)
+    print("DecisionTreeRegressor(min_samples_leaf=5), one categorical and one numerical column,")
+    print("each case fitted in a fresh process (peak memory: ru_maxrss of that process)")
+    with pd.option_context("display.width", 200, "display.max_columns", 20):
+        print(table.to_string(index=False, float_format=lambda x: f"{x:.4g}"))
+    print(f"({_load()})")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(
         prog="python -m benchmarks", description=__doc__.split("\n")[0]
@@ -90,9 +112,17 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=5, help="runs per library and case")
     parser.add_argument("--scaling", action="store_true", help="fit 1,000 to 1,000,000 rows")
     parser.add_argument("--max-n", type=int, default=1_000_000, help="largest n of --scaling")
+    parser.add_argument(
+        "--memory", action="store_true", help="high-cardinality fits: memory and pickle size"
+    )
+    parser.add_argument(
+        "--cases", nargs="+", default=list(MEMORY_CASES), help="rows:levels of --memory"
+    )
     args = parser.parse_args()
     np.seterr(all="ignore")
-    if args.scaling:
+    if args.memory:
+        run_memory(args.cases)
+    elif args.scaling:
         run_scaling(args.repeats, args.max_n)
     else:
         run_suite(args.repeats)

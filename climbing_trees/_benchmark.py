@@ -9,6 +9,11 @@ on the machine hits both, and each time reported is a median over repeats.
 
 from __future__ import annotations
 
+import json
+import pickle
+import resource
+import subprocess
+import sys
 import time
 import tracemalloc
 from collections.abc import Callable
@@ -259,3 +264,51 @@ def peak_memory(fn: Callable[[], object]) -> int:
         return tracemalloc.get_traced_memory()[1]
     finally:
         tracemalloc.stop()
+
+
+def memory_case(n: int, n_levels: int, min_samples_leaf: int = 5) -> dict:
+    """Fit a high-cardinality regression tree in a fresh process; time, memory, sizes.
+
+    The child process builds :func:`synthetic_categorical` data with one
+    categorical column of ``n_levels`` levels and one numerical column, fits
+    ``DecisionTreeRegressor(min_samples_leaf=min_samples_leaf)`` at full
+    depth, and reports the fit time, the node count, the bytes of the tree's
+    categorical sets, the pickle size of the estimator and the peak resident
+    memory of the whole process (``ru_maxrss``, so the interpreter, numpy and
+    the data are included).  A fresh process per case keeps one case's peak
+    from hiding another's.
+    """
+    code = (
+        "import json\n"
+        "from climbing_trees._benchmark import _memory_child\n"
+        f"print(json.dumps(_memory_child({n}, {n_levels}, {min_samples_leaf})))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def _memory_child(n: int, n_levels: int, min_samples_leaf: int) -> dict:
+    """The measurement of :func:`memory_case`, run inside the child process."""
+    X, y = synthetic_categorical(n, n_levels, d=1)
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    model = DecisionTreeRegressor(min_samples_leaf=min_samples_leaf, categorical_features=[0])
+    start = time.perf_counter()
+    model.fit(X, y)
+    seconds = time.perf_counter() - start
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss  # KiB on Linux
+    tree = model.tree_
+    sets = sum(
+        np.asarray(value).nbytes
+        for name, value in vars(tree).items()
+        if name.startswith("categories") and isinstance(value, np.ndarray)
+    )
+    return {
+        "rows": n,
+        "levels": n_levels,
+        "fit (s)": seconds,
+        "nodes": int(tree.node_count),
+        "sets (MiB)": sets / 2**20,
+        "pickle (MiB)": len(pickle.dumps(model)) / 2**20,
+        "peak memory (MiB)": peak / 2**10,
+        "before fit (MiB)": before / 2**10,
+    }

@@ -27,14 +27,19 @@ the fitted :class:`climbing_trees.Tree` and any other tree builder.
    (``"auto"``, ``"one_vs_rest"`` or ``"partition"``).
 3. **Storing.**  A categorical internal node has ``feature[node] = j`` and
    ``threshold[node] = NaN`` (NaN marks a categorical node; numerical nodes
-   keep their threshold and leaves ``TREE_UNDEFINED``).  The set goes in
-   ``Tree.categories_left``, a bool array of shape
-   ``(node_count, max_levels + 1)`` with ``max_levels = max(n_categories)``
-   (0 without categorical features).  In the row of a categorical node,
+   keep their threshold and leaves ``TREE_UNDEFINED``).  Its set is, in
+   principle, a *row* of bools over ``max_levels + 1`` columns with
+   ``max_levels = max(n_categories)`` (0 without categorical features):
    entry ``c`` is True when code ``c`` goes left; the last column (index
    ``-1``, so code ``-1`` indexes it directly) says where *unseen* codes go.
-   Rows of numerical nodes and leaves are all False.  Build a row with
-   :func:`categories_left_row`.
+   Build a row with :func:`categories_left_row`.  The tree stores the row
+   compactly (:mod:`climbing_trees._category_sets`):
+   ``Tree.categories_unseen_left[node]`` (the last entry) and the sorted
+   codes whose entry differs from it, a slice of ``Tree.categories_levels``
+   given by ``categories_start`` and ``categories_stop``; numerical nodes
+   and leaves store nothing.  ``Tree.categories_left`` (all rows, rows of
+   other nodes all False) and ``Tree.categories_left_row(node)`` give the
+   rows back.
 4. **Unseen levels.**  A code that no training row of the node carried
    (a level unseen at fit, a level absent from this node, or a code past
    ``n_categories[j]``) goes to the child with the larger training weight
@@ -95,7 +100,8 @@ Another builder (for example the level-wise one) reproduces these splits
 exactly by summing the per-level statistics itself and calling the searches
 that start from them, ``_one_vs_rest``, ``_partition``, ``_auto`` and
 ``_brute_force``, all with the signature ``(level_stats, counts, criterion,
-min_samples_leaf)``, and then :func:`categories_left_row`.
+min_samples_leaf)``, and then :func:`categories_left_row` (or its compact
+form, as the level-wise builder does).
 
 ``min_samples_leaf`` counts the rows of the whole left and right sides, and a
 side must have positive weight.  The sorted scan is exact for the unconstrained
@@ -1012,7 +1018,7 @@ def categories_left_row(
     weight_right: float,
     width: int,
 ) -> np.ndarray:
-    """The ``Tree.categories_left`` row of a categorical node.
+    """The ``Tree.categories_left`` row of a categorical node (stored compactly).
 
     ``present`` is a bool array over codes (levels with rows at the node);
     ``width`` is ``max_levels + 1``.  Absent codes and the last column (unseen

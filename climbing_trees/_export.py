@@ -32,6 +32,11 @@ def _leaf_text(model, node: int, decimals: int) -> str:
     return f"value: [{value[0]:.{decimals}f}]"
 
 
+#: Most levels listed per side of a categorical split by export_text and
+#: export_graphviz (plot_tree lists 6); the rest are counted, ``... 980 more``.
+LEVELS_SHOWN = 32
+
+
 def _level_set(levels: list[str], unseen: bool, limit: int | None) -> str:
     """``{a, b, c}``, ending with ``<unseen>`` if unseen levels go this way."""
     shown = levels if limit is None or len(levels) <= limit else levels[:limit]
@@ -43,30 +48,34 @@ def _level_set(levels: list[str], unseen: bool, limit: int | None) -> str:
     return "{" + ", ".join(items) + "}"
 
 
-def _reachable_levels(tree) -> dict[int, np.ndarray]:
+def _reachable_levels(tree, max_depth: int | None = None) -> dict[int, np.ndarray]:
     """For each categorical node, which codes of its feature can reach it.
 
     A level sent away by a categorical ancestor on the same feature never
     arrives, so the text of a node leaves it out.  Entry ``-1`` is for
     levels unseen at fit, which follow the last column of
-    ``categories_left`` down the tree.
+    ``categories_left`` down the tree.  Nodes deeper than ``max_depth`` (not
+    shown) are skipped: each mask has ``max_levels + 1`` entries.
     """
     reach: dict[int, np.ndarray] = {}
-    stack: list[tuple[int, dict[int, np.ndarray]]] = [(0, {})]
-    everything = np.ones(tree.categories_left.shape[1], dtype=bool)
+    stack: list[tuple[int, dict[int, np.ndarray], int]] = [(0, {}, 0)]
+    everything = np.ones(tree.categories_width, dtype=bool)
     while stack:
-        node, masks = stack.pop()
-        if tree.children_left[node] == TREE_LEAF:
+        node, masks, depth = stack.pop()
+        if tree.children_left[node] == TREE_LEAF or (max_depth is not None and depth > max_depth):
             continue
         j = int(tree.feature[node])
         if not np.isnan(tree.threshold[node]):
-            stack += [(tree.children_left[node], masks), (tree.children_right[node], masks)]
+            stack += [
+                (tree.children_left[node], masks, depth + 1),
+                (tree.children_right[node], masks, depth + 1),
+            ]
             continue
         mask = masks.get(j, everything)
         reach[node] = mask
-        row = tree.categories_left[node]
-        stack.append((tree.children_left[node], {**masks, j: mask & row}))
-        stack.append((tree.children_right[node], {**masks, j: mask & ~row}))
+        row = tree.categories_left_row(node)
+        stack.append((tree.children_left[node], {**masks, j: mask & row}, depth + 1))
+        stack.append((tree.children_right[node], {**masks, j: mask & ~row}, depth + 1))
     return reach
 
 
@@ -81,14 +90,15 @@ def _level_sets(
     tree = model.tree_
     j = tree.feature[node]
     categories = getattr(model, "categories_", None)
-    row = tree.categories_left[node]
+    row = tree.categories_left_row(node)
     if reach is None:
         reach = np.ones_like(row)
     n_levels = len(categories[j]) if categories is not None else row.size - 1
     labels = [str(c) for c in categories[j]] if categories is not None else None
     labels = labels or [str(c) for c in range(n_levels)]
-    left = [labels[c] for c in range(n_levels) if row[c] and reach[c]]
-    right = [labels[c] for c in range(n_levels) if not row[c] and reach[c]]
+    codes = np.arange(n_levels)
+    left = [labels[c] for c in codes[row[:n_levels] & reach[:n_levels]]]
+    right = [labels[c] for c in codes[~row[:n_levels] & reach[:n_levels]]]
     return (
         _level_set(left, bool(row[-1] and reach[-1]), limit),
         _level_set(right, bool(not row[-1] and reach[-1]), limit),
@@ -199,7 +209,9 @@ def export_text(
     A categorical split (chapter 6) is written as the set of levels going
     each way, ``colour in {red, blue}``, leaving out levels that a
     categorical ancestor on the same feature already sent elsewhere;
-    ``<unseen>`` marks the side that takes levels never seen at fit.
+    ``<unseen>`` marks the side that takes levels never seen at fit.  A side
+    with more than 32 levels lists the first 32 and counts the others
+    (``... 980 more``).
 
     Examples
     --------
@@ -223,7 +235,7 @@ def export_text(
         labels = _class_names(model, class_names)
     elif class_names is not None:
         raise ValueError("class_names is for classifiers; leave it out for a regressor.")
-    reach = _reachable_levels(tree)
+    reach = _reachable_levels(tree, max_depth)
     lines: list[str] = []
 
     def leaf(node: int, indent: str) -> None:
@@ -252,7 +264,9 @@ def export_text(
         if tree.children_left[node] == TREE_LEAF:
             leaf(node, indent)
             return
-        left_text, right_text = _split_text(model, node, names, decimals, reach=reach.get(node))
+        left_text, right_text = _split_text(
+            model, node, names, decimals, limit=LEVELS_SHOWN, reach=reach.get(node)
+        )
         lines.append(f"{indent} {left_text}")
         walk(tree.children_left[node], depth + 1)
         lines.append(f"{indent} {right_text}")
@@ -477,7 +491,7 @@ def export_graphviz(
             return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
         return text.replace('"', r"\"")
 
-    reach = _reachable_levels(tree)
+    reach = _reachable_levels(tree, max_depth)
 
     def node_label(node: int) -> str:
         labels = (label == "root" and node == 0) or label == "all"
@@ -488,7 +502,7 @@ def export_graphviz(
             j = tree.feature[node]
             feature = escape(names[j]) if names is not None else f"x{chars[1]}{j}{chars[2]}"
             if np.isnan(tree.threshold[node]):  # categorical: the levels going left
-                levels = _level_sets(model, node, reach=reach.get(node))[0]
+                levels = _level_sets(model, node, LEVELS_SHOWN, reach=reach.get(node))[0]
                 text += f"{feature} in {escape(levels)}{chars[4]}"
             else:
                 threshold = round(tree.threshold[node], precision)

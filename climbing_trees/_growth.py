@@ -18,6 +18,7 @@ from ._categorical import (
     best_categorical_split,
     categories_left_row,
 )
+from ._category_sets import encode_row, pack
 from ._criteria import node_impurity, node_value
 from ._incremental import prefix_sum_best_split
 from ._median import running_median_best_split
@@ -180,11 +181,21 @@ def default_split_search(criterion: str) -> SplitFinder:
 
 
 def _assemble(nodes: list[dict], width: int) -> Tree:
-    """The :class:`Tree` of a list of node dicts (ids in list order)."""
-    categories_left = np.zeros((len(nodes), width), dtype=bool)
-    for i, n in enumerate(nodes):
-        if n["categories_left"] is not None:
-            categories_left[i] = n["categories_left"]
+    """The :class:`Tree` of a list of node dicts (ids in list order).
+
+    A categorical node's set arrives compact, ``(unseen_left, levels)``
+    (:func:`climbing_trees._category_sets.encode_row`), and is packed here.
+    """
+    sets = [(i, n["categories_left"]) for i, n in enumerate(nodes) if n["categories_left"]]
+    unseen_left = np.zeros(len(nodes), dtype=bool)
+    unseen_left[[i for i, s in sets if s[0]]] = True
+    owners = [np.full(len(s[1]), i) for i, s in sets]
+    levels = [s[1] for _, s in sets]
+    start, stop, levels = pack(
+        np.concatenate(owners) if sets else np.zeros(0, np.intp),
+        np.concatenate(levels) if sets else np.zeros(0, np.intp),
+        len(nodes),
+    )
     return Tree(
         children_left=np.array([n["left"] for n in nodes], dtype=np.intp),
         children_right=np.array([n["right"] for n in nodes], dtype=np.intp),
@@ -194,7 +205,11 @@ def _assemble(nodes: list[dict], width: int) -> Tree:
         impurity=np.array([n["impurity"] for n in nodes], dtype=float),
         n_node_samples=np.array([n["n"] for n in nodes], dtype=np.intp),
         weighted_n_node_samples=np.array([n["w"] for n in nodes], dtype=float),
-        categories_left=categories_left,
+        categories_unseen_left=unseen_left,
+        categories_start=start,
+        categories_stop=stop,
+        categories_levels=levels,
+        categories_width=width,
     )
 
 
@@ -262,12 +277,14 @@ class NodeSearch:
         return splits[choose_best(np.array([s.score for s in splits]), impurity)]
 
     def route(self, rows, split, w):
-        """``(threshold, goes_left, categories_left row)`` of a split of ``rows``.
+        """``(threshold, goes_left, set)`` of a split of ``rows``.
 
-        A numerical split sends ``x <= threshold`` left and has no row of
-        levels.  A categorical split has threshold NaN and a
+        A numerical split sends ``x <= threshold`` left and has no set.  A
+        categorical split has threshold NaN and its
         :func:`climbing_trees.categories_left_row` (unseen levels go to the
-        heavier side).
+        heavier side) in compact form, ``(unseen_left, levels)``
+        (:func:`climbing_trees._category_sets.encode_row`), so that the tree
+        keeps no row of ``max_levels + 1`` entries per node.
         """
         x = self.X[rows, split.feature]
         if not isinstance(split, CategoricalSplit):
@@ -276,11 +293,8 @@ class NodeSearch:
         goes_left = np.isin(codes, split.levels_left)
         present = np.bincount(codes, minlength=self.width - 1) > 0
         weights = w[goes_left].sum(), w[~goes_left].sum()
-        return (
-            np.nan,
-            goes_left,
-            categories_left_row(split.levels_left, present, *weights, self.width),
-        )
+        row = categories_left_row(split.levels_left, present, *weights, self.width)
+        return np.nan, goes_left, encode_row(row)
 
 
 def is_pure(Y: np.ndarray, sample_weight: np.ndarray) -> bool:

@@ -22,11 +22,13 @@ the same tree (the same arrays, node for node) but pays the overhead once per
 4. **Vectorised choice.**  Scores of all candidates are computed together,
    and each node takes its winner under the tie rule of
    :func:`climbing_trees.choose_best`.
-5. **Categorical features.**  One ``bincount`` over (node, level) pairs
-   gives the level statistics of all nodes of a level; nodes with similar
-   numbers of present levels are padded into one block, and the sorted-scan
-   and one-vs-rest candidates of :mod:`climbing_trees._categorical` are
-   scored block by block.
+5. **Categorical features.**  One sort finds the (node, level) pairs
+   present at the level, and one ``bincount`` over them gives the level
+   statistics of all its nodes, so memory follows the rows, never nodes
+   times levels; nodes with similar numbers of present levels are padded
+   into one block, and the sorted-scan and one-vs-rest candidates of
+   :mod:`climbing_trees._categorical` are scored block by block.  The
+   winners' sets stay compact (:mod:`climbing_trees._category_sets`).
 
 Finally the nodes, numbered level by level (breadth first), are renumbered in
 depth-first preorder so the :class:`Tree` equals ``grow_tree``'s.
@@ -41,10 +43,9 @@ from ._categorical import (
     _auto,
     _one_vs_rest,
     _principal_component_key,
-    expand_pooled,
-    pool_rare_levels,
 )
 from ._categorical import _partition as _partition_search
+from ._category_sets import SetRouter, pack
 from ._criteria import (
     CLASSIFICATION_CRITERIA,
     STATISTICS_CRITERIA,
@@ -197,7 +198,10 @@ def grow_tree_levelwise(
         )
         feature = np.full(n_nodes, TREE_UNDEFINED, dtype=np.intp)
         threshold = np.full(n_nodes, float(TREE_UNDEFINED))
-        sets = np.zeros((n_nodes, width), dtype=bool)  # categories_left rows
+        # Categorical sets, compact: where unseen levels go, and the (node, level)
+        # pairs that go the other way, sorted (see climbing_trees._category_sets).
+        unseen_left = np.zeros(n_nodes, dtype=bool)
+        set_node = set_level = np.zeros(0, dtype=np.intp)
         split = np.zeros(n_nodes, dtype=bool)
         if searchable.any() and d:
             best_f = np.full(n_nodes, -1, dtype=np.intp)
@@ -223,14 +227,13 @@ def grow_tree_levelwise(
                 )
                 best_f = np.where(best_f >= 0, num_features[np.maximum(best_f, 0)], -1)
             if cat_features.size:
-                best_f, best_t, best_s, sets = _mixed_splits(
+                best_f, best_t, best_s, (unseen_left, set_node, set_level) = _mixed_splits(
                     best_f,
                     best_t,
                     best_s,
                     codes,
                     cat_features,
                     n_categories,
-                    width,
                     index_rows,
                     node_of_pos,
                     phi,
@@ -247,7 +250,9 @@ def grow_tree_levelwise(
             split = (best_f >= 0) & enough
             feature[split] = best_f[split]
             threshold[split] = best_t[split]
-            sets[~split] = False
+            unseen_left &= split
+            keep = split[set_node]
+            set_node, set_level = set_node[keep], set_level[keep]
 
         levels.append(
             {
@@ -258,13 +263,15 @@ def grow_tree_levelwise(
                 "n": sizes,
                 "w": w_node,
                 "split": split,
-                "categories_left": sets,
+                "unseen_left": unseen_left,
+                "set_node": set_node,
+                "set_level": set_level,
             }
         )
         if not split.any():
             break
-        # Which way each row of a split node goes: x <= threshold, or its level's
-        # entry in categories_left (the threshold is NaN at categorical nodes).
+        # Which way each row of a split node goes: x <= threshold, or membership
+        # of its level in the node's set (the threshold is NaN at categorical nodes).
         keep = split[node_of_pos]
         kept_rows = np.compress(keep, index_rows)
         kept_node = np.compress(keep, node_of_pos)
@@ -274,10 +281,15 @@ def grow_tree_levelwise(
         go_left = x <= kept_threshold
         if cat_features.size:
             i = np.flatnonzero(np.isnan(kept_threshold))
-            go_left[i] = sets[kept_node[i], x[i].astype(np.intp)]
+            n_listed = np.bincount(set_node, minlength=n_nodes)
+            stop = np.cumsum(n_listed)
+            router = SetRouter(
+                unseen_left, stop - n_listed, stop, set_level, width, np.unique(kept_node[i])
+            )
+            go_left[i] = router.goes_left(kept_node[i], x[i])
         rows, sizes = _partition(rows, kept_rows, kept_node, go_left, sizes, split)
         depth += 1
-    return _preorder_tree(levels)
+    return _preorder_tree(levels, width)
 
 
 def _presort(Xt: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -592,7 +604,6 @@ def _mixed_splits(
     codes,
     cat_features,
     n_categories,
-    width,
     index_rows,
     node_of_pos,
     phi,
@@ -610,7 +621,9 @@ def _mixed_splits(
     tie rule), then the first of the numerical winner and those splits, by
     feature index, whose score is within the tie tolerance of the best.
     Returns feature, threshold (NaN at categorical splits), score and the
-    ``categories_left`` rows of every node.
+    compact sets of the winners (:mod:`climbing_trees._category_sets`):
+    ``(unseen_left, set_node, set_level)``, where unseen levels go and the
+    (node, level) pairs that go the other way, sorted by node and level.
     """
     n_nodes = len(impurity)
     features = [np.where(best_f >= 0, best_f, np.iinfo(np.intp).max)]
@@ -618,7 +631,7 @@ def _mixed_splits(
     sets = []
     for j in cat_features:
         n_levels = int(n_categories[j])
-        score, left_levels, present, w_left, w_right = _categorical_splits(
+        score, pair_node, pair_level, pair_left, w_left, w_right = _categorical_splits(
             codes[j][index_rows],
             node_of_pos,
             n_nodes,
@@ -634,11 +647,11 @@ def _mixed_splits(
         score = np.where(searchable, score, np.inf)
         features.append(np.where(np.isfinite(score), j, np.iinfo(np.intp).max))
         scores.append(score)
-        # The categories_left rows: unseen levels go to the heavier side.
-        row = np.repeat((w_left > w_right)[:, None], width, axis=1)
-        row[:, :n_levels][present[:, :n_levels]] = False
-        row[:, :n_levels] |= left_levels[:, :n_levels]
-        sets.append(row)
+        # The categories_left row, compact: unseen (and absent) levels go to the
+        # heavier side; the present levels that go the other way are listed.
+        unseen_left = w_left > w_right
+        listed = (pair_left != unseen_left[pair_node]) & (pair_level < n_levels)
+        sets.append((unseen_left, pair_node[listed], pair_level[listed]))
     features = np.stack(features, axis=1)
     scores = np.stack(scores, axis=1)
     by_feature = np.argsort(features, axis=1, kind="stable")
@@ -652,8 +665,18 @@ def _mixed_splits(
     choice = by_feature[nodes, first]  # 0: numerical, 1 + c: categorical feature c
     feature = np.where(found, features[nodes, first], -1)
     threshold = np.where(choice == 0, best_t, np.nan)
-    all_sets = np.stack([np.zeros((n_nodes, width), dtype=bool), *sets], axis=1)
-    chosen_sets = all_sets[nodes, choice] & (found & (choice > 0))[:, None]
+    categorical = found & (choice > 0)
+    unseen_left = np.zeros(n_nodes, dtype=bool)
+    set_node, set_level = [np.zeros(0, dtype=np.intp)], [np.zeros(0, dtype=np.intp)]
+    for c, (unseen, pair_node, pair_level) in enumerate(sets):
+        chosen = categorical & (choice == c + 1)
+        unseen_left |= unseen & chosen
+        keep = chosen[pair_node]
+        set_node.append(pair_node[keep])
+        set_level.append(pair_level[keep])
+    set_node, set_level = np.concatenate(set_node), np.concatenate(set_level)
+    order = np.lexsort((set_level, set_node))
+    chosen_sets = (unseen_left, set_node[order], set_level[order])
     return feature, threshold, np.where(found, best, np.inf), chosen_sets
 
 
@@ -674,66 +697,151 @@ def _categorical_splits(
 
     The candidates and their order are those of
     :mod:`climbing_trees._categorical` (sorted scan and/or one-vs-rest), for
-    all nodes at once: level statistics are ``bincount`` sums over
-    ``(node, level)`` pairs.  Nodes are then grouped by their number of
-    present levels, and each group is searched as one padded block.  Returns
-    the score (``inf`` if no candidate is allowed), the levels sent left, the
-    levels present, and the weights of both sides of each node's winner.
-    With ``"auto"`` and three or more classes each node calls grow_tree's
-    search (:func:`climbing_trees.auto_split`'s exact search) instead.
+    all nodes at once.  Level statistics are ``bincount`` sums over the
+    ``(node, level)`` pairs *present* at the level: picked out of a count of
+    every cell when there are few cells per row, else found by one sort of
+    the rows, so memory grows with the rows, never with nodes times levels.
+    Nodes are then grouped by their number of present levels, and each group
+    is searched as one padded block.  Returns the score of each node (``inf``
+    if no candidate is allowed), the present pairs (node, level, sorted), the
+    side of each pair in its node's winner (True: left), and the weights of
+    both sides of each node's winner.  With ``"auto"`` and three or more
+    classes each node calls grow_tree's search
+    (:func:`climbing_trees.auto_split`'s exact search) instead.
     """
     n_levels = max(n_levels, int(codes.max()) + 1 if codes.size else 0)
-    pair = node_of_pos * n_levels + codes
+    pair = node_of_pos.astype(np.int64) * n_levels + codes
     size = n_nodes * n_levels
-    level_stats = np.stack(
-        [np.bincount(pair, weights=phi[:, c], minlength=size) for c in range(phi.shape[1])],
-        axis=-1,
-    ).reshape(n_nodes, n_levels, -1)
-    counts = np.bincount(pair, minlength=size).reshape(n_nodes, n_levels)
-    present = counts > 0  # before pooling: where unseen levels go is decided by these
-    level_stats, counts, rare = pool_rare_levels(level_stats, counts, min_level)
-    searched = counts > 0
-    n_present = searched.sum(axis=1)
+    if size <= _DENSE_PAIRS_PER_ROW * len(pair) + _DENSE_PAIRS_MIN:
+        # Few (node, level) cells for the rows: count all of them, keep those present.
+        dense_counts = np.bincount(pair, minlength=size)
+        keys = np.flatnonzero(dense_counts)
+        sums = [
+            np.bincount(pair, weights=phi[:, c], minlength=size)[keys] for c in range(phi.shape[1])
+        ]
+        pair_counts = dense_counts[keys]
+    else:
+        # Many levels: the pairs that occur, by one sort of the rows.
+        keys, inverse = np.unique(pair, return_inverse=True)
+        sums = [
+            np.bincount(inverse, weights=phi[:, c], minlength=len(keys))
+            for c in range(phi.shape[1])
+        ]
+        pair_counts = np.bincount(inverse, minlength=len(keys))
+    # Either way each pair's sums add its rows in index order, as grow_tree's
+    # bincount does, so the bits are the same.
+    pair_stats = np.stack(sums, axis=-1)
+    pair_node = (keys // n_levels).astype(np.intp)
+    pair_level = (keys % n_levels).astype(np.intp)
+    n_pairs = len(keys)
+    stats, counts, group = _pool_pairs(pair_stats, pair_counts, pair_node, n_nodes, min_level)
+    # The pairs searched (after pooling), still by node then code.
+    searched = np.flatnonzero(counts > 0)
+    s_node, s_level = pair_node[searched], pair_level[searched]
+    s_stats, s_counts = stats[searched], counts[searched]
+    n_present = np.bincount(s_node, minlength=n_nodes)
+    s_start = np.cumsum(n_present) - n_present
     best = np.full(n_nodes, np.inf)
-    masks = np.zeros((n_nodes, n_levels), dtype=bool)
+    s_left = np.zeros(len(searched), dtype=bool)
     w_left, w_right = np.zeros(n_nodes), np.zeros(n_nodes)
     candidates = np.flatnonzero(searchable & (n_present >= 2))
-    if not candidates.size:
-        return best, masks, present, w_left, w_right
     if method == "auto" and criterion in CLASSIFICATION_CRITERIA and phi.shape[1] > 2:
         # Three or more classes: where multiclass_plan goes past the scan (3+
         # classes and 4+ levels present), grow_tree's own search node by node,
         # on the same level statistics cut to the same width (its largest code).
-        n_classes = ((level_stats * searched[:, :, None]).sum(axis=1) > 0).sum(axis=1)
+        class_sums = np.stack(
+            [
+                np.bincount(s_node, weights=s_stats[:, c], minlength=n_nodes)
+                for c in range(phi.shape[1])
+            ],
+            axis=1,
+        )
+        n_classes = (class_sums > 0).sum(axis=1)
         beyond = (n_classes[candidates] >= 3) & (n_present[candidates] >= 4)
         searched_alone, candidates = candidates[beyond], candidates[~beyond]
+        # The largest code present at each node (before pooling): its last pair.
+        last_pair = np.cumsum(np.bincount(pair_node, minlength=n_nodes)) - 1
         for node in searched_alone:
-            width = int(np.flatnonzero(present[node])[-1]) + 1
-            stats, node_counts = level_stats[node, :width], counts[node, :width]
-            split = _auto(stats, node_counts, criterion, msl, max_candidates)
+            width = int(pair_level[last_pair[node]]) + 1
+            here = slice(s_start[node], s_start[node] + n_present[node])
+            node_stats = np.zeros((width, phi.shape[1]))
+            node_stats[s_level[here]] = s_stats[here]
+            node_counts = np.zeros(width, dtype=counts.dtype)
+            node_counts[s_level[here]] = s_counts[here]
+            split = _auto(node_stats, node_counts, criterion, msl, max_candidates)
             if split is None:
                 continue
             left = np.zeros(width, dtype=bool)
             left[list(split.levels_left)] = True
             best[node] = split.score
-            w_left[node] = total_weight(stats[left].sum(axis=0), criterion)
-            w_right[node] = total_weight(stats[~left].sum(axis=0), criterion)
-            masks[node, :width] = left
+            w_left[node] = total_weight(node_stats[left].sum(axis=0), criterion)
+            w_right[node] = total_weight(node_stats[~left].sum(axis=0), criterion)
+            s_left[here] = left[s_level[here]]
     groups = _size_classes(n_present[candidates], phi.shape[1]) if candidates.size else []
-    for group in groups:
-        nodes = candidates[group]
+    for group_nodes in groups:
+        nodes = candidates[group_nodes]
         width = int(n_present[nodes].max())
-        # Present levels first, in code order; then absent ones (zero statistics).
-        columns = np.argsort(~searched[nodes], axis=1, kind="stable")[:, :width]
-        stats = np.take_along_axis(level_stats[nodes], columns[:, :, None], axis=1)
-        block_counts = np.take_along_axis(counts[nodes], columns, axis=1)
+        # Present levels first, in code order; then padding (zero statistics).
+        offset = np.arange(width)
+        valid = offset < n_present[nodes][:, None]
+        positions = (s_start[nodes][:, None] + offset)[valid]
+        block_stats = np.zeros((len(nodes), width, phi.shape[1]))
+        block_stats[valid] = s_stats[positions]
+        block_counts = np.zeros((len(nodes), width), dtype=counts.dtype)
+        block_counts[valid] = s_counts[positions]
         block = _categorical_block_by_node if criterion == "poisson" else _categorical_block
-        score, left, wl, wr = block(stats, block_counts, criterion, msl, method)
+        score, left, wl, wr = block(block_stats, block_counts, criterion, msl, method)
         best[nodes], w_left[nodes], w_right[nodes] = score, wl, wr
-        rows_masks = np.zeros((len(nodes), n_levels), dtype=bool)
-        np.put_along_axis(rows_masks, columns, left, axis=1)
-        masks[nodes] = rows_masks
-    return best, expand_pooled(masks, rare), present, w_left, w_right
+        s_left[positions] = left[valid]
+    pair_left = np.zeros(n_pairs, dtype=bool)
+    pair_left[searched] = s_left
+    if group is not None:
+        # Pooled levels go to their group's side (expand_pooled).
+        rare = group >= 0
+        pair_left[rare] = pair_left[group[rare]]
+    return best, pair_node, pair_level, pair_left, w_left, w_right
+
+
+#: Level statistics are summed over every (node, level) cell of a depth when
+#: there are at most this many cells per row (plus _DENSE_PAIRS_MIN), over the
+#: cells that occur otherwise: memory stays a few times that of the rows.
+_DENSE_PAIRS_PER_ROW = 4
+_DENSE_PAIRS_MIN = 1 << 16
+
+
+def _pool_pairs(stats, counts, pair_node, n_nodes, min_level):
+    """:func:`climbing_trees.pool_rare_levels` on the present (node, level) pairs.
+
+    Pairs come by node, then code.  The rare pairs of a node (fewer than
+    ``min_level`` rows) are summed, in code order, into the node's first
+    rare pair; the others get zero rows.  Returns the new statistics and
+    counts, and for each pair the index of its group's pair (-1 if not rare),
+    or ``None`` when nothing is pooled.
+    """
+    rare = counts < min_level
+    if not rare.any():
+        return stats, counts, None
+    rare_pairs = np.flatnonzero(rare)
+    rare_node = pair_node[rare_pairs]
+    nodes, first = np.unique(rare_node, return_index=True)
+    group_pair = rare_pairs[first]  # the lowest rare code of each node
+    pooled = np.stack(
+        [
+            np.bincount(rare_node, weights=stats[rare_pairs, c], minlength=n_nodes)
+            for c in range(stats.shape[1])
+        ],
+        axis=1,
+    )
+    pooled_counts = np.bincount(rare_node, weights=counts[rare_pairs], minlength=n_nodes)
+    stats = np.where(rare[:, None], 0.0, stats)
+    stats[group_pair] = pooled[nodes]
+    counts = np.where(rare, 0, counts)
+    counts[group_pair] = pooled_counts[nodes].astype(counts.dtype)
+    group = np.full(len(counts), -1, dtype=np.intp)
+    owner = np.full(n_nodes, -1, dtype=np.intp)
+    owner[nodes] = group_pair
+    group[rare_pairs] = owner[rare_node]
+    return stats, counts, group
 
 
 def _categorical_block_by_node(level_stats, counts, criterion, msl, method):
@@ -890,7 +998,7 @@ def _partition(rows, kept_rows, kept_node, go_left, sizes, split):
     return new_rows, child_sizes
 
 
-def _preorder_tree(levels: list[dict]) -> Tree:
+def _preorder_tree(levels: list[dict], width: int) -> Tree:
     """Assemble the Tree, renumbering nodes from level order to preorder."""
     counts = [lv["n"].size for lv in levels]
     base = np.cumsum([0] + counts)
@@ -935,9 +1043,10 @@ def _preorder_tree(levels: list[dict]) -> Tree:
     children_left[pre[inner]] = pre[left[inner]]
     children_right[pre[inner]] = pre[right[inner]]
     value = arrange("value", float)
-    sets = np.concatenate([lv["categories_left"] for lv in levels])
-    categories_left = np.empty_like(sets)
-    categories_left[pre] = sets
+    # Categorical sets: level-order node ids to preorder, then packed by node.
+    set_nodes = np.concatenate([base[li] + lv["set_node"] for li, lv in enumerate(levels)])
+    set_levels = np.concatenate([lv["set_level"] for lv in levels])
+    start, stop, set_levels = pack(pre[set_nodes], set_levels, total)
     return Tree(
         children_left=children_left,
         children_right=children_right,
@@ -947,5 +1056,9 @@ def _preorder_tree(levels: list[dict]) -> Tree:
         impurity=arrange("impurity", float),
         n_node_samples=arrange("n", np.intp),
         weighted_n_node_samples=arrange("w", float),
-        categories_left=categories_left,
+        categories_unseen_left=arrange("unseen_left", bool),
+        categories_start=start,
+        categories_stop=stop,
+        categories_levels=set_levels,
+        categories_width=width,
     )

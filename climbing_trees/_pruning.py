@@ -34,6 +34,7 @@ from sklearn.metrics import check_scoring
 from sklearn.model_selection import check_cv
 from sklearn.utils import Bunch
 
+from ._category_sets import select
 from ._tree import TREE_LEAF, TREE_UNDEFINED, Tree
 
 #: The kinds of node risk :func:`node_risk` knows.
@@ -338,7 +339,10 @@ def prune(tree: Tree, inside: np.ndarray) -> Tree:
     nodes keep their order, so ids stay in depth-first preorder; a node that
     becomes a leaf keeps its ``value``, ``impurity`` and sample counts (every
     node stores them) and loses its test (``feature``, ``threshold`` and its
-    ``categories_left`` row).  Every other per-node array is indexed the same way.
+    categorical set).  Every other per-node array is indexed the same way; the
+    shared array of categorical levels is re-packed for the kept nodes
+    (:func:`climbing_trees._category_sets.select`), so a pruned tree stores
+    no level of a removed node.
     """
     inside = np.asarray(inside, dtype=bool)
     left, right = tree.children_left, tree.children_right
@@ -355,14 +359,19 @@ def prune(tree: Tree, inside: np.ndarray) -> Tree:
     becomes_leaf = np.zeros(tree.node_count, dtype=bool)
     becomes_leaf[internal[~kids_in]] = True
     fields = {}
+    shared = {"categories_levels", "categories_width"}  # not indexed by node
     for f in dataclasses.fields(Tree):
-        fields[f.name] = np.asarray(getattr(tree, f.name))[inside].copy()
+        if f.name not in shared:
+            fields[f.name] = np.asarray(getattr(tree, f.name))[inside].copy()
     leaf = becomes_leaf[inside] | (left[inside] == TREE_LEAF)
+    sets = select(*tree._sets(), inside, leaf)
+    names = ("categories_unseen_left", "categories_start", "categories_stop", "categories_levels")
+    fields.update(zip(names, sets, strict=True))
+    fields["categories_width"] = tree.categories_width
     fields["children_left"] = np.where(leaf, TREE_LEAF, new_id[left[inside]]).astype(left.dtype)
     fields["children_right"] = np.where(leaf, TREE_LEAF, new_id[right[inside]]).astype(right.dtype)
     fields["feature"][leaf] = TREE_UNDEFINED
     fields["threshold"][leaf] = TREE_UNDEFINED
-    fields["categories_left"][leaf] = False
     return Tree(**fields)
 
 

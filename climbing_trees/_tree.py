@@ -15,6 +15,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ._category_sets import LEVEL_DTYPE, SetRouter, dense_rows, pack
+
 #: ``children_left``/``children_right`` value of a leaf.
 TREE_LEAF = -1
 #: ``feature``/``threshold`` value of a leaf.
@@ -42,11 +44,18 @@ class Tree:
         Number of training rows that reached each node.
     weighted_n_node_samples : ndarray of float
         Total sample weight that reached each node.
-    categories_left : ndarray of bool, shape (node_count, max_levels + 1)
-        Categorical splits (chapter 6).  A categorical node has ``threshold``
-        NaN; rows whose level code ``c`` has ``categories_left[node, c]`` True
-        go left.  The last column is for codes unseen at fit (code -1).  Rows
-        of other nodes are all False.  Defaults to one all-False column.
+    categories_unseen_left, categories_start, categories_stop : ndarray
+        Categorical splits (chapter 6), stored compactly (chapter 7, "High
+        cardinality"; :mod:`climbing_trees._category_sets`).  A categorical
+        node has ``threshold`` NaN.  Levels unseen at fit (code -1) and levels
+        absent from the node's training rows go left when
+        ``categories_unseen_left[node]`` is True; the levels listed in
+        ``categories_levels[categories_start[node]:categories_stop[node]]``
+        go the other way.  Other nodes: False and an empty slice.
+    categories_levels : ndarray of int32
+        The listed levels of all nodes, node after node, each node's sorted.
+    categories_width : int
+        ``max_levels + 1``: the length of a :attr:`categories_left` row.
         The format is described in :mod:`climbing_trees._categorical`.
     """
 
@@ -58,11 +67,61 @@ class Tree:
     impurity: np.ndarray
     n_node_samples: np.ndarray
     weighted_n_node_samples: np.ndarray
-    categories_left: np.ndarray | None = None
+    categories_unseen_left: np.ndarray | None = None
+    categories_start: np.ndarray | None = None
+    categories_stop: np.ndarray | None = None
+    categories_levels: np.ndarray | None = None
+    categories_width: int = 1
 
     def __post_init__(self) -> None:
-        if self.categories_left is None:
-            self.categories_left = np.zeros((self.node_count, 1), dtype=bool)
+        if self.categories_unseen_left is None:
+            self.categories_unseen_left = np.zeros(self.node_count, dtype=bool)
+        if self.categories_start is None:
+            self.categories_start = np.zeros(self.node_count, dtype=np.intp)
+            self.categories_stop = np.zeros(self.node_count, dtype=np.intp)
+        if self.categories_levels is None:
+            self.categories_levels = np.zeros(0, dtype=LEVEL_DTYPE)
+        self.categories_width = int(self.categories_width)
+
+    @property
+    def categories_left(self) -> np.ndarray:
+        """Bool array ``(node_count, max_levels + 1)``: True where a level goes left.
+
+        Entry ``[node, c]`` says whether code ``c`` goes left at a categorical
+        node; the last column is for unseen codes (code -1).  Rows of other
+        nodes are all False.  Built from the compact arrays on each access
+        (``node_count x (max_levels + 1)`` bytes); :meth:`categories_left_row`
+        builds one row.
+        """
+        return dense_rows(*self._sets(), self.categories_width)
+
+    def categories_left_row(self, node: int) -> np.ndarray:
+        """The row of :attr:`categories_left` of one node (bool, ``max_levels + 1``)."""
+        return dense_rows(*self._sets(), self.categories_width, nodes=[node])[0]
+
+    def _sets(self) -> tuple:
+        return (
+            self.categories_unseen_left,
+            self.categories_start,
+            self.categories_stop,
+            self.categories_levels,
+        )
+
+    def _router(self) -> SetRouter:
+        """The :class:`SetRouter` of the categorical nodes, built on first use and kept.
+
+        Rebuilt when one of the arrays it comes from has been replaced, like
+        :meth:`flat_tables`.
+        """
+        sources = (self.threshold, self.children_left, *self._sets())
+        cached = self.__dict__.get("_router_cache")
+        if cached is not None and all(a is b for a, b in zip(cached[0], sources, strict=True)):
+            return cached[1]
+        router = SetRouter(
+            *self._sets(), self.categories_width, np.flatnonzero(self.is_categorical_split)
+        )
+        self.__dict__["_router_cache"] = (sources, router)
+        return router
 
     @property
     def is_categorical_split(self) -> np.ndarray:
@@ -74,11 +133,7 @@ class Tree:
         go_left = x <= self.threshold[nodes]  # False wherever the threshold is NaN
         categorical = np.isnan(self.threshold[nodes])
         if categorical.any():
-            width = self.categories_left.shape[1] - 1
-            c = x[categorical]
-            # Codes outside 0..max_levels-1 (unseen at fit: -1) use the last column.
-            codes = np.where((c >= 0) & (c < width), c, -1).astype(np.intp)
-            go_left[categorical] = self.categories_left[nodes[categorical], codes]
+            go_left[categorical] = self._router().goes_left(nodes[categorical], x[categorical])
         return go_left
 
     @property
@@ -194,7 +249,14 @@ class Tree:
         # Plain Python lists: scalar look-ups in them are faster than in numpy arrays.
         left, right = self.children_left.tolist(), self.children_right.tolist()
         feature, threshold = self.feature.tolist(), self.threshold.tolist()
-        sets, width = self.categories_left.tolist(), self.categories_left.shape[1] - 1
+        # Each categorical node's levels that go against its unseen levels' side.
+        unseen_left, width = self.categories_unseen_left.tolist(), self.categories_width - 1
+        bounds = zip(self.categories_start.tolist(), self.categories_stop.tolist(), strict=True)
+        listed = {
+            node: set(self.categories_levels[start:stop].tolist())
+            for node, (start, stop) in enumerate(bounds)
+            if stop > start
+        }
         leaves = []
         for row in np.asarray(X, dtype=float).tolist():
             node = 0
@@ -203,7 +265,8 @@ class Tree:
                 if t == t:
                     go_left = x <= t
                 else:  # NaN threshold: a categorical node, test set membership (chapter 6)
-                    go_left = sets[node][int(x) if 0 <= x < width else -1]
+                    inside = 0 <= x < width and int(x) in listed.get(node, ())
+                    go_left = unseen_left[node] != inside
                 node = left[node] if go_left else right[node]
             leaves.append(node)
         return np.array(leaves, dtype=np.intp)
@@ -251,7 +314,7 @@ class Tree:
             self.children_right,
             self.feature,
             self.threshold,
-            self.categories_left,
+            *self._sets(),
         )
         cached = self.__dict__.get("_flat_cache")
         if cached is not None and all(a is b for a, b in zip(cached[0], sources, strict=True)):
@@ -274,19 +337,34 @@ class Tree:
                 break
             level = np.concatenate([self.children_left[level], self.children_right[level]])
             depth += 1
-        width = self.categories_left.shape[1] - 1
-        tables = (next_pos, feature, threshold, at_leaf, categorical, width, depth)
+        router = self._router() if categorical is not None else None
+        tables = (next_pos, feature, threshold, at_leaf, categorical, router, depth)
         self.__dict__["_flat_cache"] = (sources, tables)
         return tables
 
     def __getstate__(self) -> dict:
         state = self.__dict__.copy()
-        state.pop("_flat_cache", None)  # rebuilt on demand: pickles hold only the arrays
+        # Rebuilt on demand: pickles hold only the arrays.
+        state.pop("_flat_cache", None)
+        state.pop("_router_cache", None)
         return state
+
+    def __setstate__(self, state: dict) -> None:
+        dense = state.pop("categories_left", None)
+        self.__dict__.update(state)
+        if dense is not None:
+            # Pickled before the sets were stored compactly: one row per node.
+            dense = np.asarray(dense, dtype=bool)
+            unseen_left = dense[:, -1].copy()
+            owner, levels = np.nonzero(dense[:, :-1] != unseen_left[:, None])
+            start, stop, levels = pack(owner, levels, len(dense))
+            self.categories_unseen_left, self.categories_levels = unseen_left, levels
+            self.categories_start, self.categories_stop = start, stop
+            self.categories_width = dense.shape[1]
 
     def _descend(self, X: np.ndarray, tables: tuple) -> np.ndarray:
         """The loop of :meth:`apply_flat` on one block of rows."""
-        next_pos, feature, threshold, at_leaf, categorical, width, depth = tables
+        next_pos, feature, threshold, at_leaf, categorical, router, depth = tables
         n, d = X.shape
         flat = X.ravel()
         rows = np.arange(n)
@@ -307,9 +385,7 @@ class Tree:
             np.less_equal(xs, ts, out=g)  # False wherever the threshold is NaN
             if categorical is not None:
                 cat = np.flatnonzero(categorical.take(pos))
-                c = xs[cat]
-                codes = np.where((c >= 0) & (c < width), c, -1).astype(np.intp)
-                g[cat] = self.categories_left[pos[cat] // 2, codes]
+                g[cat] = router.goes_left(pos[cat] // 2, xs[cat])
             np.add(pos, g, out=pos)
             next_pos.take(pos, out=pos, mode="clip")
             step += 1

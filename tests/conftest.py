@@ -70,6 +70,13 @@ def assert_same_tree(a: ct.Tree, b: ct.Tree) -> None:
 
 EXACT_FIELDS = ("children_left", "children_right", "feature", "n_node_samples")
 FLOAT_FIELDS = ("value", "impurity", "weighted_n_node_samples")
+SET_FIELDS = (
+    "categories_unseen_left",
+    "categories_start",
+    "categories_stop",
+    "categories_levels",
+    "categories_width",
+)
 
 
 def assert_equivalent(fast: ct.Tree, slow: ct.Tree) -> None:
@@ -78,13 +85,15 @@ def assert_equivalent(fast: ct.Tree, slow: ct.Tree) -> None:
         np.testing.assert_array_equal(getattr(fast, name), getattr(slow, name), err_msg=name)
     # Thresholds are copied from the data: equal bits (NaN marks categorical nodes).
     np.testing.assert_array_equal(fast.threshold, slow.threshold, err_msg="threshold")
+    for name in SET_FIELDS:  # categorical sets: the compact arrays, exactly
+        np.testing.assert_array_equal(getattr(fast, name), getattr(slow, name), err_msg=name)
     np.testing.assert_array_equal(fast.categories_left, slow.categories_left)
     for name in FLOAT_FIELDS:
         np.testing.assert_allclose(
             getattr(fast, name), getattr(slow, name), rtol=1e-12, atol=1e-12, err_msg=name
         )
     # Every field of the dataclass is covered above.
-    covered = set(EXACT_FIELDS) | set(FLOAT_FIELDS) | {"threshold", "categories_left"}
+    covered = set(EXACT_FIELDS) | set(FLOAT_FIELDS) | set(SET_FIELDS) | {"threshold"}
     assert covered == {f.name for f in dataclasses.fields(ct.Tree)}
 
 

@@ -7,6 +7,7 @@ import dataclasses
 import numpy as np
 import pandas as pd
 import pytest
+from conftest import SET_FIELDS
 from sklearn import tree as sk
 from sklearn.model_selection import GridSearchCV, KFold
 from test_sklearn_agreement import same_partition, sklearn_stable_fit
@@ -208,19 +209,26 @@ def test_prune_keeps_every_array_consistent(mixed_frame):
     inside = ct.ccp_subtree(tree, ct.cost_complexity_path(tree).ccp_alphas[-4])
     pruned = ct.prune(tree, inside)
     kept = np.flatnonzero(inside)
+    sets = set(SET_FIELDS)
     for field in dataclasses.fields(ct.Tree):
         if field.name in ("children_left", "children_right", "feature", "threshold"):
             continue
-        if field.name == "categories_left":
-            internal = pruned.children_left != ct.TREE_LEAF
-            np.testing.assert_array_equal(
-                getattr(pruned, field.name)[internal], tree.categories_left[kept][internal]
-            )
-            assert not pruned.categories_left[~internal].any()
-        else:
+        if field.name not in sets:
             np.testing.assert_array_equal(
                 getattr(pruned, field.name), getattr(tree, field.name)[kept]
             )
+    # The categorical sets, read through the dense view: kept at internal nodes,
+    # gone at the new leaves.
+    internal = pruned.children_left != ct.TREE_LEAF
+    np.testing.assert_array_equal(
+        pruned.categories_left[internal], tree.categories_left[kept][internal]
+    )
+    assert not pruned.categories_left[~internal].any()
+    # Re-packed: the shared array holds the kept nodes' levels only, in node order.
+    lengths = pruned.categories_stop - pruned.categories_start
+    assert lengths.sum() == len(pruned.categories_levels) < len(tree.categories_levels)
+    np.testing.assert_array_equal(pruned.categories_start, np.cumsum(lengths) - lengths)
+    assert not lengths[~internal].any()
     # Preorder ids: every child id is larger than its parent's, left subtree first.
     internal = np.flatnonzero(pruned.children_left != ct.TREE_LEAF)
     np.testing.assert_array_equal(pruned.children_left[internal], internal + 1)
