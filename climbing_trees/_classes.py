@@ -28,12 +28,16 @@ from ._validation import (
 MAX_ABS_TARGET = 1e150
 
 
-def _all_finite(X: np.ndarray) -> bool:
-    """Whether a float array holds no NaN or infinity (a sum first: one pass, no copy)."""
+def _no_infinity(X: np.ndarray) -> bool:
+    """Whether a float array holds no infinity; NaN (missing) is allowed.
+
+    A sum first: one pass, no copy.  A NaN or an overflowing sum sends the
+    check to ``isinf``, value by value.
+    """
     with np.errstate(over="ignore", invalid="ignore"):
         if np.isfinite(X.sum()):
             return True
-    return bool(np.isfinite(X).all())  # the sum overflowed, or something is not finite
+    return not bool(np.isinf(X).any())
 
 
 def _encode_numeric_levels(X: np.ndarray, categories: list) -> np.ndarray | None:
@@ -129,7 +133,7 @@ class BaseDecisionTree(BaseEstimator):
                 X, learner.categorical_features
             )
             X, y = validate_data(
-                learner, X, y, dtype=np.float64, ensure_all_finite=True, y_numeric=False
+                learner, X, y, dtype=np.float64, ensure_all_finite="allow-nan", y_numeric=False
             )
             y = column_or_1d(y, warn=True)
             Y = learner._encode_target(y)
@@ -211,9 +215,10 @@ class BaseDecisionTree(BaseEstimator):
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
-        # What fit accepts: dense X without missing values, whose columns may be
-        # categorical, with levels of any hashable type, strings included (chapter 6).
-        tags.input_tags.allow_nan = False
+        # What fit accepts: dense X, with missing values (NaN; chapter 10), whose
+        # columns may be categorical, with levels of any hashable type, strings
+        # included (chapter 6).
+        tags.input_tags.allow_nan = True
         tags.input_tags.sparse = False
         tags.input_tags.categorical = True
         tags.input_tags.string = True
@@ -233,9 +238,9 @@ class BaseDecisionTree(BaseEstimator):
             and X.shape[0] >= 1
             and X.shape[1] == self.n_features_in_
             and not hasattr(self, "feature_names_in_")
-            and _all_finite(X)
+            and _no_infinity(X)
         ):
-            # The common case, decided in microseconds: a finite float array of
+            # The common case, decided in microseconds: a float array of
             # the right width, no names to compare, and nothing to encode or only
             # numeric levels.  Anything else takes the full checks below, which
             # raise the usual messages.
@@ -251,7 +256,9 @@ class BaseDecisionTree(BaseEstimator):
                 # reordered DataFrame would be reported as text in a numerical column.
                 validate_data(self, X, reset=False, skip_check_array=True)
             X = encode_categorical(X, categories=list(self.categories_))[0]
-            return validate_data(self, X, reset=False, dtype=np.float64, ensure_all_finite=True)
+            return validate_data(
+                self, X, reset=False, dtype=np.float64, ensure_all_finite="allow-nan"
+            )
 
     def apply(self, X) -> np.ndarray:
         """Index of the leaf that each row of ``X`` lands in."""

@@ -50,6 +50,8 @@ def grow_tree(
     Parameters
     ----------
     X : ndarray of shape (n_samples, n_features)
+        NaN in a numerical column is a missing value (chapter 10): each split
+        learns where such rows go (:mod:`climbing_trees._missing`).
     Y : ndarray of shape (n_samples, n_values)
         One-hot labels for classification, a target column for regression.
     sample_weight : ndarray of shape (n_samples,)
@@ -144,6 +146,7 @@ def grow_tree(
             "n": len(rows),
             "w": float(w_t.sum()),
             "categories_left": None,
+            "missing_go_to_left": False,
         }
         nodes.append(node)
         if (
@@ -160,6 +163,7 @@ def grow_tree(
             continue
         node["feature"] = split.feature
         node["threshold"], goes_left, node["categories_left"] = search.route(rows, split, w_t)
+        node["missing_go_to_left"] = bool(getattr(split, "missing_go_to_left", False))
         # Push the right child first so that the left child is numbered next.
         stack.append((rows[~goes_left], depth + 1, node_id, False))
         stack.append((rows[goes_left], depth + 1, node_id, True))
@@ -195,6 +199,7 @@ def _assemble(nodes: list[dict], width: int) -> Tree:
         n_node_samples=np.array([n["n"] for n in nodes], dtype=np.intp),
         weighted_n_node_samples=np.array([n["w"] for n in nodes], dtype=float),
         categories_left=categories_left,
+        missing_go_to_left=np.array([n["missing_go_to_left"] for n in nodes], dtype=bool),
     )
 
 
@@ -264,14 +269,15 @@ class NodeSearch:
     def route(self, rows, split, w):
         """``(threshold, goes_left, categories_left row)`` of a split of ``rows``.
 
-        A numerical split sends ``x <= threshold`` left and has no row of
-        levels.  A categorical split has threshold NaN and a
+        A numerical split sends ``x <= threshold`` left, and a missing ``x``
+        the way of ``split.missing_go_to_left``; it has no row of levels.  A categorical split has threshold NaN and a
         :func:`climbing_trees.categories_left_row` (unseen levels go to the
         heavier side).
         """
         x = self.X[rows, split.feature]
         if not isinstance(split, CategoricalSplit):
-            return split.threshold, x <= split.threshold, None
+            goes_left = np.where(np.isnan(x), split.missing_go_to_left, x <= split.threshold)
+            return split.threshold, goes_left, None
         codes = x.astype(np.intp)
         goes_left = np.isin(codes, split.levels_left)
         present = np.bincount(codes, minlength=self.width - 1) > 0

@@ -363,6 +363,7 @@ def prune(tree: Tree, inside: np.ndarray) -> Tree:
     fields["feature"][leaf] = TREE_UNDEFINED
     fields["threshold"][leaf] = TREE_UNDEFINED
     fields["categories_left"][leaf] = False
+    fields["missing_go_to_left"][leaf] = False  # a leaf sends nothing anywhere
     return Tree(**fields)
 
 

@@ -48,6 +48,13 @@ class Tree:
         go left.  The last column is for codes unseen at fit (code -1).  Rows
         of other nodes are all False.  Defaults to one all-False column.
         The format is described in :mod:`climbing_trees._categorical`.
+    missing_go_to_left : ndarray of bool
+        Where a row whose feature is missing (NaN) goes at each numerical
+        node (chapter 10, scikit-learn's name): the direction learned at fit
+        when the node had missing values for its feature, else the child
+        with more training rows (the right one on equal counts).  False at
+        leaves and categorical nodes (a missing level is a level).  Defaults
+        to that count rule at every numerical node.
     """
 
     children_left: np.ndarray
@@ -59,10 +66,17 @@ class Tree:
     n_node_samples: np.ndarray
     weighted_n_node_samples: np.ndarray
     categories_left: np.ndarray | None = None
+    missing_go_to_left: np.ndarray | None = None
 
     def __post_init__(self) -> None:
         if self.categories_left is None:
             self.categories_left = np.zeros((self.node_count, 1), dtype=bool)
+        if self.missing_go_to_left is None:
+            inner = (self.children_left != TREE_LEAF) & ~np.isnan(self.threshold)
+            n = self.n_node_samples
+            bigger = n[self.children_left] > n[self.children_right]
+            self.missing_go_to_left = inner & bigger
+
 
     @property
     def is_categorical_split(self) -> np.ndarray:
@@ -72,6 +86,9 @@ class Tree:
     def _goes_left(self, nodes: np.ndarray, x: np.ndarray) -> np.ndarray:
         """Whether values ``x`` at internal ``nodes`` go left: ``<=`` or set membership."""
         go_left = x <= self.threshold[nodes]  # False wherever the threshold is NaN
+        missing = np.isnan(x)  # a missing value follows its node's direction
+        if missing.any():
+            go_left[missing] = self.missing_go_to_left[nodes[missing]]
         categorical = np.isnan(self.threshold[nodes])
         if categorical.any():
             width = self.categories_left.shape[1] - 1
@@ -195,13 +212,14 @@ class Tree:
         left, right = self.children_left.tolist(), self.children_right.tolist()
         feature, threshold = self.feature.tolist(), self.threshold.tolist()
         sets, width = self.categories_left.tolist(), self.categories_left.shape[1] - 1
+        missing_left = self.missing_go_to_left.tolist()
         leaves = []
         for row in np.asarray(X, dtype=float).tolist():
             node = 0
             while left[node] != TREE_LEAF:
                 x, t = row[feature[node]], threshold[node]
                 if t == t:
-                    go_left = x <= t
+                    go_left = x <= t if x == x else missing_left[node]  # x == x: not NaN
                 else:  # NaN threshold: a categorical node, test set membership (chapter 6)
                     go_left = sets[node][int(x) if 0 <= x < width else -1]
                 node = left[node] if go_left else right[node]
@@ -252,6 +270,7 @@ class Tree:
             self.feature,
             self.threshold,
             self.categories_left,
+            self.missing_go_to_left,
         )
         cached = self.__dict__.get("_flat_cache")
         if cached is not None and all(a is b for a, b in zip(cached[0], sources, strict=True)):
@@ -275,7 +294,8 @@ class Tree:
             level = np.concatenate([self.children_left[level], self.children_right[level]])
             depth += 1
         width = self.categories_left.shape[1] - 1
-        tables = (next_pos, feature, threshold, at_leaf, categorical, width, depth)
+        missing_left = np.repeat(self.missing_go_to_left, 2)
+        tables = (next_pos, feature, threshold, at_leaf, categorical, width, depth, missing_left)
         self.__dict__["_flat_cache"] = (sources, tables)
         return tables
 
@@ -286,8 +306,9 @@ class Tree:
 
     def _descend(self, X: np.ndarray, tables: tuple) -> np.ndarray:
         """The loop of :meth:`apply_flat` on one block of rows."""
-        next_pos, feature, threshold, at_leaf, categorical, width, depth = tables
+        next_pos, feature, threshold, at_leaf, categorical, width, depth, missing_left = tables
         n, d = X.shape
+        has_missing = bool(np.isnan(X).any())  # one pass; none: no extra work per step
         flat = X.ravel()
         rows = np.arange(n)
         base = rows * d
@@ -305,6 +326,9 @@ class Tree:
             flat.take(i, out=xs, mode="clip")
             threshold.take(pos, out=ts, mode="clip")
             np.less_equal(xs, ts, out=g)  # False wherever the threshold is NaN
+            if has_missing:  # a NaN x goes its node's learned way
+                nan = np.flatnonzero(np.isnan(xs))
+                g[nan] = missing_left.take(pos[nan])
             if categorical is not None:
                 cat = np.flatnonzero(categorical.take(pos))
                 c = xs[cat]

@@ -6,9 +6,8 @@ call these checks.  Every rejected input raises ``ValueError`` or
 ``fit`` validates everything before it changes the model, so a failed
 ``fit`` leaves a fitted model as it was.  Rejected today:
 
-* NaN or infinity in a numerical column of ``X``, NaN or None in a
-  categorical one (infinity there is a level like any other), NaN or infinity
-  in ``y``;
+* infinity in a numerical column of ``X`` (NaN there is a missing value,
+  chapter 10), NaN or infinity in ``y``;
 * ``X`` that is empty, 1-D, 3-D, sparse, complex, or has duplicate column
   names, or mixes datetime and numeric columns; text in a column declared
   numerical; ``X`` and ``y`` of different lengths;
@@ -227,8 +226,8 @@ _HINTS: tuple[tuple[str, str], ...] = (
     ),
     (
         "contains NaN",
-        "This tree does not handle missing values yet: drop those rows or fill them "
-        "in (for example with sklearn.impute.SimpleImputer).",
+        "Missing values are allowed in X (chapter 10) but not in y or sample_weight: "
+        "drop the rows whose target is missing.",
     ),
     ("0 sample(s)", "Pass at least one row."),
     ("Expected unique column names", "Give every column of X its own name."),

@@ -68,7 +68,13 @@ def assert_same_tree(a: ct.Tree, b: ct.Tree) -> None:
         )
 
 
-EXACT_FIELDS = ("children_left", "children_right", "feature", "n_node_samples")
+EXACT_FIELDS = (
+    "children_left",
+    "children_right",
+    "feature",
+    "n_node_samples",
+    "missing_go_to_left",
+)
 FLOAT_FIELDS = ("value", "impurity", "weighted_n_node_samples")
 
 

@@ -211,12 +211,14 @@ def test_prune_keeps_every_array_consistent(mixed_frame):
     for field in dataclasses.fields(ct.Tree):
         if field.name in ("children_left", "children_right", "feature", "threshold"):
             continue
-        if field.name == "categories_left":
+        if field.name in ("categories_left", "missing_go_to_left"):
+            # Per-node routing: kept at internal nodes, cleared at the new leaves.
             internal = pruned.children_left != ct.TREE_LEAF
             np.testing.assert_array_equal(
-                getattr(pruned, field.name)[internal], tree.categories_left[kept][internal]
+                getattr(pruned, field.name)[internal],
+                getattr(tree, field.name)[kept][internal],
             )
-            assert not pruned.categories_left[~internal].any()
+            assert not getattr(pruned, field.name)[~internal].any()
         else:
             np.testing.assert_array_equal(
                 getattr(pruned, field.name), getattr(tree, field.name)[kept]

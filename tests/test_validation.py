@@ -44,7 +44,6 @@ def with_value(X, row, col, value):
 @pytest.mark.parametrize(
     ("bad", "problem", "fix"),
     [
-        (np.nan, "contains NaN", "SimpleImputer"),
         (np.inf, "contains infinity", "finite"),
         (-np.inf, "contains infinity", "finite"),
     ],
@@ -359,7 +358,7 @@ def test_probabilities_before_fit(data, method):
 # ---------------------------------------------------------------- failed fit changes nothing
 
 BAD_FITS = {
-    "nan-X": lambda X, y: ((with_value(X, 0, 0, np.nan), y), {}),
+    "nan-y": lambda X, y: ((X, with_value(y.astype(float)[:, None], 0, 0, np.nan)[:, 0]), {}),
     "short-y": lambda X, y: ((X, y[:-1]), {}),
     "1d-X": lambda X, y: ((X[:, 0], y), {}),
     "inf-X": lambda X, y: ((with_value(X, 2, 1, np.inf), y), {}),
@@ -405,7 +404,7 @@ def test_failed_fit_leaves_an_unfitted_model_unfitted(Estimator, data):
     X, y = data
     model = Estimator()
     with pytest.raises(ValueError):
-        model.fit(with_value(X, 0, 0, np.nan), y)
+        model.fit(with_value(X, 0, 0, np.inf), y)
     assert not any(k.endswith("_") for k in vars(model))
     with pytest.raises(NotFittedError):
         model.predict(X)
