@@ -270,7 +270,8 @@ class NodeSearch:
         """``(threshold, goes_left, categories_left row)`` of a split of ``rows``.
 
         A numerical split sends ``x <= threshold`` left, and a missing ``x``
-        the way of ``split.missing_go_to_left``; it has no row of levels.  A categorical split has threshold NaN and a
+        the way of ``split.missing_go_to_left``; it has no row of levels.  A
+        categorical split has threshold NaN and a
         :func:`climbing_trees.categories_left_row` (unseen levels go to the
         heavier side).
         """

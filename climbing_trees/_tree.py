@@ -77,7 +77,6 @@ class Tree:
             bigger = n[self.children_left] > n[self.children_right]
             self.missing_go_to_left = inner & bigger
 
-
     @property
     def is_categorical_split(self) -> np.ndarray:
         """True at internal nodes that split a categorical feature (threshold NaN)."""

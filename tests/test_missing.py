@@ -80,7 +80,7 @@ def test_candidates_and_their_order():
     assert ct.column_candidates(np.array([np.nan, np.nan])).position.size == 0
     # min_samples_leaf counts the missing rows on their side.
     c = ct.column_candidates(np.array([1.0, 2.0, 3.0, np.nan]), min_samples_leaf=2)
-    assert list(zip(c.threshold.tolist(), c.missing_left.tolist())) == [
+    assert list(zip(c.threshold.tolist(), c.missing_left.tolist(), strict=True)) == [
         (2.5, False),
         (1.5, True),
     ]
@@ -135,9 +135,7 @@ def test_builders_equal_on_a_larger_problem_with_mixed_columns():
     is_cat = np.array([False, True, False])
     for criterion in ["gini", "entropy"]:
         slow = ct.grow_tree(X, Y, np.ones(n), criterion=criterion, is_categorical=is_cat)
-        fast = ct.grow_tree_levelwise(
-            X, Y, np.ones(n), criterion=criterion, is_categorical=is_cat
-        )
+        fast = ct.grow_tree_levelwise(X, Y, np.ones(n), criterion=criterion, is_categorical=is_cat)
         assert_equivalent(fast, slow)
         assert slow.missing_go_to_left[~np.isnan(slow.threshold)].any()
         assert not slow.missing_go_to_left[np.isnan(slow.threshold)].any()

@@ -87,7 +87,8 @@ def test_the_shortcut_lets_missing_values_through():
     X_missing = X.copy()
     X_missing[7, 1] = np.nan
     np.testing.assert_array_equal(
-        model.predict(X_missing), model.predict(X_missing.tolist())  # fast and full paths
+        model.predict(X_missing),
+        model.predict(X_missing.tolist()),  # fast and full paths
     )
 
 
