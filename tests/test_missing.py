@@ -7,6 +7,8 @@ import pickle
 import numpy as np
 import pytest
 from conftest import as_float32_exact, assert_equivalent, random_problem
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from sklearn import tree as sk
 from sklearn.base import clone
 
@@ -314,14 +316,21 @@ def test_pruning_keeps_missing_directions():
 
 def test_export_text_and_plot_tree_with_missing_values():
     X, y = problem(9, "gini", 0.3, False)
-    X[:50, 4] = np.nan
-    model = ct.DecisionTreeClassifier(max_depth=3).fit(X, y)
-    text = ct.export_text(model)
-    assert "feature_" in text
+    params = {"max_depth": 3, "min_samples_leaf": 5}
+    ours = ct.DecisionTreeClassifier(**params).fit(X, y)
+    theirs = sklearn_tie_free(sk.DecisionTreeClassifier, X, y, None, **params)
+    assert ct.export_text(ours) == sk.export_text(theirs)  # the same characters
+    # A "present against missing" split reads as a threshold of inf.
+    Xm = X.copy()
+    Xm[: len(y) // 3, 4] = np.nan
+    target = np.isnan(Xm[:, 4]).astype(int)
+    model = ct.DecisionTreeClassifier(max_depth=1).fit(Xm, target)
+    assert model.tree_.threshold[0] == np.inf
+    assert "feature_4 <= inf" in ct.export_text(model)
     import matplotlib
 
     matplotlib.use("Agg")
-    ct.plot_tree(model)
+    assert len(ct.plot_tree(model)) == 3
 
 
 # --- missing values in categorical columns: one more level ---------------------------------
@@ -403,3 +412,70 @@ def test_missing_category_unseen_at_fit_goes_to_the_heavier_side():
     heavier_left = t.weighted_n_node_samples[1] > t.weighted_n_node_samples[2]
     leaf = model.apply(pd.DataFrame({"size": pd.Series([None], dtype=object)}))[0]
     assert leaf == (1 if heavier_left else 2)
+
+
+# --- properties (hypothesis) ---------------------------------------------------------------
+
+
+PROPERTY_SETTINGS = settings(
+    max_examples=50,
+    deadline=None,
+    derandomize=True,
+    database=None,
+    suppress_health_check=[HealthCheck.too_slow],
+)
+
+
+@st.composite
+def holey_problem(draw):
+    """Up to 30 rows of 1-3 features with a few values each, some of them missing."""
+    n = draw(st.integers(4, 30))
+    d = draw(st.integers(1, 3))
+    cells = st.one_of(st.integers(0, 4).map(float), st.just(np.nan))
+    X = np.array(draw(st.lists(cells, min_size=n * d, max_size=n * d))).reshape(n, d)
+    y = np.array(draw(st.lists(st.integers(0, 2), min_size=n, max_size=n)))
+    criterion = draw(st.sampled_from(["gini", "entropy", "squared_error", "absolute_error"]))
+    return X, y, criterion
+
+
+def _fit(X, y, criterion, **params):
+    cls = (
+        ct.DecisionTreeClassifier if criterion in ("gini", "entropy") else ct.DecisionTreeRegressor
+    )
+    return cls(criterion=criterion, **params).fit(X, y)
+
+
+@PROPERTY_SETTINGS
+@given(holey_problem(), st.randoms(use_true_random=False))
+def test_row_order_does_not_change_the_tree(problem, random):
+    X, y, criterion = problem
+    perm = np.array(random.sample(range(len(y)), len(y)))
+    a = _fit(X, y, criterion).tree_
+    b = _fit(X[perm], y[perm], criterion).tree_
+    for name in ["feature", "threshold", "children_left", "n_node_samples"]:
+        np.testing.assert_array_equal(getattr(a, name), getattr(b, name), err_msg=name)
+    np.testing.assert_array_equal(a.missing_go_to_left, b.missing_go_to_left)
+    np.testing.assert_allclose(a.value, b.value, rtol=1e-12, atol=1e-12)
+
+
+@PROPERTY_SETTINGS
+@given(holey_problem())
+def test_a_column_never_missing_splits_as_without_missing_values(problem):
+    X, y, criterion = problem
+    X[:, 0] = np.nan_to_num(X[:, 0], nan=2.5)  # column 0 is never missing
+    tree = _fit(X, y, criterion).tree_
+    inner = (tree.children_left >= 0) & (tree.feature == 0)
+    n = tree.n_node_samples
+    # Its nodes have finite thresholds between two present values, and missing
+    # values at predict time go to the child with more training rows.
+    assert np.all(np.isfinite(tree.threshold[inner]))
+    bigger = n[tree.children_left[inner]] > n[tree.children_right[inner]]
+    np.testing.assert_array_equal(tree.missing_go_to_left[inner], bigger)
+    # Without any missing value the tree is the one the search without the
+    # missing-value candidates builds: the same as scanning thresholds only.
+    complete = np.nan_to_num(X, nan=-1.0)
+    for j in range(X.shape[1]):
+        c = ct.column_candidates(complete[:, j])
+        values = np.unique(complete[:, j])
+        np.testing.assert_array_equal(c.threshold, (values[:-1] + values[1:]) / 2)
+        assert not c.missing_left.any()
