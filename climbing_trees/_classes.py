@@ -98,6 +98,8 @@ class BaseDecisionTree(BaseEstimator):
         categorical_split="auto",
         min_samples_level=1,
         max_categorical_candidates=16_384,
+        missing_values="learn",
+        max_surrogates=5,
     ):
         self.criterion = criterion
         self.max_depth = max_depth
@@ -110,6 +112,8 @@ class BaseDecisionTree(BaseEstimator):
         self.categorical_split = categorical_split
         self.min_samples_level = min_samples_level
         self.max_categorical_candidates = max_categorical_candidates
+        self.missing_values = missing_values
+        self.max_surrogates = max_surrogates
 
     def fit(self, X, y, sample_weight=None):
         """Grow a tree from the training set ``(X, y)``.
@@ -155,7 +159,13 @@ class BaseDecisionTree(BaseEstimator):
         n_categories = np.array([0 if c is None else len(c) for c in learner.categories_])
         # The level-wise builder grows the same trees faster; absolute error has no
         # prefix sums for it to vectorise, so the depth-first builder grows those.
-        builder = grow_tree if learner.criterion == "absolute_error" else grow_tree_levelwise
+        surrogate = params.pop("missing_values") == "surrogate"
+        max_surrogates = params.pop("max_surrogates")
+        extra = {}
+        if surrogate:  # surrogate splits: depth first only (chapter 10)
+            extra = {"missing_values": "surrogate", "max_surrogates": max_surrogates}
+        depth_first = learner.criterion == "absolute_error" or surrogate
+        builder = grow_tree if depth_first else grow_tree_levelwise
         learner.tree_ = builder(
             X,
             Y,
@@ -164,6 +174,7 @@ class BaseDecisionTree(BaseEstimator):
             is_categorical=learner.is_categorical_,
             n_categories=n_categories,
             categorical_split=categorical_split,
+            **extra,
         )
         tree = learner.tree_  # report the caller's weights, not the rescaled ones
         tree.weighted_n_node_samples = tree.weighted_n_node_samples * weight_scale
@@ -367,6 +378,20 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
         ``2 k (k - 1)`` line cuts when they fit (``k <= 91`` by default);
         otherwise the heuristic runs.  Lower it to fit faster, raise it to
         stay exact with more levels.  Regression and two classes ignore it.
+    missing_values : {"learn", "surrogate"}, default="learn"
+        What to do with NaN in numerical columns (chapter 10).  ``"learn"``:
+        scikit-learn's rule; each split learns which side missing values go
+        to, and where none were seen at a node they go to the child with
+        more training rows.  ``"surrogate"``: CART's and rpart's rule; the
+        split is chosen on the rows where its feature is present, and rows
+        missing it follow the first of up to ``max_surrogates`` surrogate
+        splits on other features that they have, then the child with more
+        training rows.  Surrogate trees are grown depth first (``grow_tree``).
+        Missing values in categorical columns are a level of their own
+        either way.
+    max_surrogates : int, default=5
+        With ``missing_values="surrogate"``: the most surrogate splits kept
+        per node (0 sends every missing value to the heavier side).
 
     Attributes
     ----------
@@ -430,6 +455,8 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
         categorical_split="auto",
         min_samples_level=1,
         max_categorical_candidates=16_384,
+        missing_values="learn",
+        max_surrogates=5,
     ):
         super().__init__(
             criterion=criterion,
@@ -443,6 +470,8 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
             categorical_split=categorical_split,
             min_samples_level=min_samples_level,
             max_categorical_candidates=max_categorical_candidates,
+            missing_values=missing_values,
+            max_surrogates=max_surrogates,
         )
         self.ccp_risk = ccp_risk
 
@@ -501,6 +530,10 @@ class DecisionTreeRegressor(RegressorMixin, BaseDecisionTree):
         Poisson deviance.  For absolute error it sorts the levels by their
         weighted median and is a heuristic that can miss the best partition
         (:func:`climbing_trees.absolute_error_split`).
+    missing_values, max_surrogates
+        NaN in numerical columns: scikit-learn's learned direction
+        (``"learn"``) or CART's surrogate splits (``"surrogate"``), as in
+        :class:`DecisionTreeClassifier`.
 
     Attributes
     ----------
@@ -552,6 +585,8 @@ class DecisionTreeRegressor(RegressorMixin, BaseDecisionTree):
         categorical_split="auto",
         min_samples_level=1,
         max_categorical_candidates=16_384,
+        missing_values="learn",
+        max_surrogates=5,
     ):
         super().__init__(
             criterion=criterion,
@@ -565,6 +600,8 @@ class DecisionTreeRegressor(RegressorMixin, BaseDecisionTree):
             categorical_split=categorical_split,
             min_samples_level=min_samples_level,
             max_categorical_candidates=max_categorical_candidates,
+            missing_values=missing_values,
+            max_surrogates=max_surrogates,
         )
 
     def _encode_target(self, y) -> np.ndarray:

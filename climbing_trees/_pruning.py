@@ -364,6 +364,10 @@ def prune(tree: Tree, inside: np.ndarray) -> Tree:
     fields["threshold"][leaf] = TREE_UNDEFINED
     fields["categories_left"][leaf] = False
     fields["missing_go_to_left"][leaf] = False  # a leaf sends nothing anywhere
+    fields["surrogate_feature"][leaf] = -1
+    fields["surrogate_threshold"][leaf] = np.nan
+    fields["surrogate_below_left"][leaf] = False
+    fields["surrogate_levels"][leaf] = 0
     return Tree(**fields)
 
 

@@ -55,6 +55,17 @@ class Tree:
         with more training rows (the right one on equal counts).  False at
         leaves and categorical nodes (a missing level is a level).  Defaults
         to that count rule at every numerical node.
+    surrogate_feature, surrogate_threshold, surrogate_below_left : ndarray
+        Surrogate splits (``missing_values="surrogate"``, chapter 10), shape
+        ``(node_count, max_surrogates)``, best first; feature -1 where a
+        node has fewer.  A row missing its node's feature takes the first
+        surrogate that can place it, then ``missing_go_to_left``.  Numerical
+        surrogates send ``x <= threshold`` left when ``surrogate_below_left``
+        (right otherwise); categorical ones have threshold NaN and use
+        ``surrogate_levels``, shape ``(node_count, max_surrogates, width)``
+        (1: left, 2: right, 0: cannot place; last column: unseen codes).
+        :mod:`climbing_trees._surrogates` describes them.  Zero columns
+        (the default) when the tree has none.
     """
 
     children_left: np.ndarray
@@ -67,6 +78,10 @@ class Tree:
     weighted_n_node_samples: np.ndarray
     categories_left: np.ndarray | None = None
     missing_go_to_left: np.ndarray | None = None
+    surrogate_feature: np.ndarray | None = None
+    surrogate_threshold: np.ndarray | None = None
+    surrogate_below_left: np.ndarray | None = None
+    surrogate_levels: np.ndarray | None = None
 
     def __post_init__(self) -> None:
         if self.categories_left is None:
@@ -76,18 +91,71 @@ class Tree:
             n = self.n_node_samples
             bigger = n[self.children_left] > n[self.children_right]
             self.missing_go_to_left = inner & bigger
+        if self.surrogate_feature is None:
+            self.surrogate_feature = np.full((self.node_count, 0), -1, dtype=np.intp)
+        k = self.surrogate_feature.shape[1]
+        if self.surrogate_threshold is None:
+            self.surrogate_threshold = np.full((self.node_count, k), np.nan)
+        if self.surrogate_below_left is None:
+            self.surrogate_below_left = np.zeros((self.node_count, k), dtype=bool)
+        if self.surrogate_levels is None:
+            self.surrogate_levels = np.zeros((self.node_count, k, 1), dtype=np.int8)
+
+    def _missing_left(self, nodes: np.ndarray, X_rows: np.ndarray) -> np.ndarray:
+        """Where rows missing their node's feature go: surrogates, then the default.
+
+        ``X_rows`` holds the full rows (every feature), one per entry of ``nodes``.
+        A Python loop over surrogate ranks (at most ``max_surrogates``), not rows.
+        """
+        go_left = self.missing_go_to_left[nodes].copy()
+        todo = np.arange(len(nodes))
+        width = self.surrogate_levels.shape[2] - 1
+        for rank in range(self.surrogate_feature.shape[1]):
+            if not todo.size:
+                break
+            f = self.surrogate_feature[nodes[todo], rank]
+            usable = f >= 0
+            todo, f = todo[usable], f[usable]
+            x = X_rows[todo, f]
+            t = self.surrogate_threshold[nodes[todo], rank]
+            categorical = np.isnan(t)
+            side = np.where(
+                (x <= t) == self.surrogate_below_left[nodes[todo], rank], 1, -1
+            )  # numerical; NaN x is handled below
+            side[np.isnan(x)] = 0
+            if categorical.any():
+                c = x[categorical]
+                codes = np.where((c >= 0) & (c < width), c, -1).astype(np.intp)
+                state = self.surrogate_levels[nodes[todo[categorical]], rank, codes]
+                side[categorical] = np.where(state == 1, 1, np.where(state == 2, -1, 0))
+            placed = side != 0
+            go_left[todo[placed]] = side[placed] > 0
+            todo = todo[~placed]
+        return go_left
+
+    @property
+    def has_surrogates(self) -> bool:
+        """Whether some node has a surrogate split."""
+        return bool((self.surrogate_feature >= 0).any())
 
     @property
     def is_categorical_split(self) -> np.ndarray:
         """True at internal nodes that split a categorical feature (threshold NaN)."""
         return (self.children_left != TREE_LEAF) & np.isnan(self.threshold)
 
-    def _goes_left(self, nodes: np.ndarray, x: np.ndarray) -> np.ndarray:
-        """Whether values ``x`` at internal ``nodes`` go left: ``<=`` or set membership."""
+    def _goes_left(self, nodes: np.ndarray, x: np.ndarray, X_rows=None) -> np.ndarray:
+        """Whether values ``x`` at internal ``nodes`` go left: ``<=`` or set membership.
+
+        A missing ``x`` follows the node's surrogates (``X_rows``: the rows'
+        full feature values, needed only then), then ``missing_go_to_left``.
+        """
         go_left = x <= self.threshold[nodes]  # False wherever the threshold is NaN
         missing = np.isnan(x)  # a missing value follows its node's direction
         if missing.any():
-            go_left[missing] = self.missing_go_to_left[nodes[missing]]
+            if X_rows is not None and self.has_surrogates:
+                go_left[missing] = self._missing_left(nodes[missing], X_rows[missing])
+            else:
+                go_left[missing] = self.missing_go_to_left[nodes[missing]]
         categorical = np.isnan(self.threshold[nodes])
         if categorical.any():
             width = self.categories_left.shape[1] - 1
@@ -134,7 +202,7 @@ class Tree:
             current = node[active]
             internal = self.children_left[current] != TREE_LEAF
             active, current = active[internal], current[internal]
-            go_left = self._goes_left(current, X[active, self.feature[current]])
+            go_left = self._goes_left(current, X[active, self.feature[current]], X[active])
             node[active] = np.where(
                 go_left, self.children_left[current], self.children_right[current]
             )
@@ -168,7 +236,7 @@ class Tree:
         while active.size:
             internal = self.children_left[current] != TREE_LEAF
             active, current = active[internal], current[internal]
-            go_left = self._goes_left(current, X[active, self.feature[current]])
+            go_left = self._goes_left(current, X[active, self.feature[current]], X[active])
             current = np.where(go_left, self.children_left[current], self.children_right[current])
             rows.append(active)
             nodes.append(current)
@@ -212,13 +280,19 @@ class Tree:
         feature, threshold = self.feature.tolist(), self.threshold.tolist()
         sets, width = self.categories_left.tolist(), self.categories_left.shape[1] - 1
         missing_left = self.missing_go_to_left.tolist()
+        surrogates = self.has_surrogates
         leaves = []
-        for row in np.asarray(X, dtype=float).tolist():
+        X = np.asarray(X, dtype=float)
+        for i, row in enumerate(X.tolist()):
             node = 0
             while left[node] != TREE_LEAF:
                 x, t = row[feature[node]], threshold[node]
-                if t == t:
-                    go_left = x <= t if x == x else missing_left[node]  # x == x: not NaN
+                if t == t and x != x and surrogates:  # missing: surrogates, then default
+                    go_left = bool(self._missing_left(np.array([node]), X[i : i + 1])[0])
+                elif t == t and x != x:  # missing: the node's direction
+                    go_left = missing_left[node]
+                elif t == t:
+                    go_left = x <= t
                 else:  # NaN threshold: a categorical node, test set membership (chapter 6)
                     go_left = sets[node][int(x) if 0 <= x < width else -1]
                 node = left[node] if go_left else right[node]
@@ -270,6 +344,7 @@ class Tree:
             self.threshold,
             self.categories_left,
             self.missing_go_to_left,
+            self.surrogate_feature,
         )
         cached = self.__dict__.get("_flat_cache")
         if cached is not None and all(a is b for a, b in zip(cached[0], sources, strict=True)):
@@ -308,6 +383,7 @@ class Tree:
         next_pos, feature, threshold, at_leaf, categorical, width, depth, missing_left = tables
         n, d = X.shape
         has_missing = bool(np.isnan(X).any())  # one pass; none: no extra work per step
+        surrogates = self.has_surrogates
         flat = X.ravel()
         rows = np.arange(n)
         base = rows * d
@@ -325,9 +401,12 @@ class Tree:
             flat.take(i, out=xs, mode="clip")
             threshold.take(pos, out=ts, mode="clip")
             np.less_equal(xs, ts, out=g)  # False wherever the threshold is NaN
-            if has_missing:  # a NaN x goes its node's learned way
+            if has_missing:  # a NaN x goes its node's learned way (or its surrogates')
                 nan = np.flatnonzero(np.isnan(xs))
-                g[nan] = missing_left.take(pos[nan])
+                if surrogates and nan.size:
+                    g[nan] = self._missing_left(pos[nan] // 2, X[rows[nan]])
+                else:
+                    g[nan] = missing_left.take(pos[nan])
             if categorical is not None:
                 cat = np.flatnonzero(categorical.take(pos))
                 c = xs[cat]

@@ -69,6 +69,13 @@ def resolve_hyperparameters(est, n_samples: int) -> dict:
         hint="(the number of candidate partitions the exact multiclass search may score; "
         "the default is 16384)",
     )
+    missing_values = est.missing_values
+    if not isinstance(missing_values, str) or missing_values not in ("learn", "surrogate"):
+        raise ValueError(
+            f"missing_values={missing_values!r} is not supported; use 'learn' (scikit-learn's "
+            "learned direction) or 'surrogate' (CART's surrogate splits)."
+        )
+    _check_int(est.max_surrogates, "max_surrogates", low=0, hint="(0 keeps no surrogate)")
     max_leaf_nodes = est.max_leaf_nodes
     if max_leaf_nodes is not None:
         _check_int(max_leaf_nodes, "max_leaf_nodes", low=2, hint="or None for no limit")
@@ -95,6 +102,8 @@ def resolve_hyperparameters(est, n_samples: int) -> dict:
         "min_impurity_decrease": float(mid),
         "min_samples_level": int(est.min_samples_level),
         "max_categorical_candidates": int(est.max_categorical_candidates),
+        "missing_values": missing_values,
+        "max_surrogates": int(est.max_surrogates),
     }
 
 

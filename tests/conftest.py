@@ -74,6 +74,10 @@ EXACT_FIELDS = (
     "feature",
     "n_node_samples",
     "missing_go_to_left",
+    "surrogate_feature",
+    "surrogate_threshold",
+    "surrogate_below_left",
+    "surrogate_levels",
 )
 FLOAT_FIELDS = ("value", "impurity", "weighted_n_node_samples")
 
