@@ -470,24 +470,40 @@ _CHUNK_CELLS = 1 << 21
 
 
 def _block_gains(
-    left_idx, i, cols, scan, unit, stats, w_node, penalty, criterion, missing=None, n_missing=0
+    left_idx,
+    i,
+    cols,
+    scan,
+    unit,
+    stats,
+    w_node,
+    penalty,
+    criterion,
+    missing=None,
+    n_missing=0,
+    prefix=None,
 ):
     """Gains of every candidate of a block (some of its features), -inf if refused.
 
     ``cols[scan]`` are the statistic columns scanned.  With ``missing`` (the
     missing rows' sums, one ``(c, features, 1)`` array per column of ``cols``)
     and their count ``n_missing``, the missing rows join every left child.
+    Returns the gains and the segmented prefix sums, which a second call on
+    the same block (the missing-left scan) passes back as ``prefix``.
     """
     regression = criterion not in CLASSIFICATION_CRITERIA
     c, d, positions = left_idx.shape
     # The segmented prefix sums: each block row restarts at zero.
+    if prefix is None:
+        weights = None
+        if regression and not unit:
+            weights = np.cumsum(cols[0].take(left_idx), axis=-1)
+        prefix = ([np.cumsum(col.take(left_idx), axis=-1) for col in cols[scan]], weights)
+    left, w_left = list(prefix[0]), prefix[1]
     if unit:
         w_left = i + 1.0 + n_missing  # total weight of a prefix = its row count
-    elif regression:
-        w_left = np.cumsum(cols[0].take(left_idx), axis=-1)
-        if missing is not None:
-            w_left = w_left + missing[0]
-    left = [np.cumsum(col.take(left_idx), axis=-1) for col in cols[scan]]
+    elif regression and missing is not None:
+        w_left = w_left + missing[0]
     if missing is not None:
         left = [part + extra for part, extra in zip(left, missing[scan], strict=True)]
     if not regression and unit:
@@ -508,7 +524,7 @@ def _block_gains(
     gains += penalty
     if empty is not None:
         np.putmask(gains, empty, -np.inf)
-    return gains
+    return gains, prefix
 
 
 def _best_splits(
@@ -554,6 +570,7 @@ def _best_splits(
         scan = slice(1, None)
     else:
         scan = slice(1, 2) if regression else (slice(0, -1) if unit else slice(None))
+    needed = set(range(len(cols))[scan]) | ({0} if regression and not unit else set())
     candidates = np.flatnonzero(searchable)
     for nodes in _size_classes(sizes[candidates], d * passes):
         nodes = candidates[nodes]
@@ -576,14 +593,16 @@ def _best_splits(
         # Missing rows end each segment: their count and summed statistics per
         # (node, feature), the sums in row order with the present rows as zeros.
         n_missing = np.zeros((c, d), dtype=np.intp)
-        missing = [np.zeros((c, d)) for _ in cols]
+        # Only the columns the scan reads (the winners get all of theirs below).
+        missing = [np.zeros((c, d)) if k in needed else None for k in range(len(cols))]
         if with_missing.size:
             sub = idx[:, with_missing]
             is_nan = np.isnan(Xflat.take(sub + (with_missing * width)[None, :, None]))
             n_missing[:, with_missing] = is_nan.sum(axis=-1)
             only_missing = np.where(is_nan, sub, width - 1)  # row width - 1: padding
-            for col, out in zip(cols, missing, strict=True):
-                out[:, with_missing] = np.cumsum(col.take(only_missing), axis=-1)[..., -1]
+            for k in needed:
+                sums = np.cumsum(cols[k].take(only_missing), axis=-1)[..., -1]
+                missing[k][:, with_missing] = sums
         n_present = m[:, None] - n_missing
         # Features go through in chunks of at most _CHUNK_CELLS cells, so the
         # temporaries stay small; only the gains of the whole block are kept.
@@ -592,7 +611,7 @@ def _best_splits(
         for first_feature in range(0, d, step):
             features = slice(first_feature, first_feature + step)
             args = (cols, scan, unit, stats, w_node)
-            part = _block_gains(left_idx[:, features], i, *args, penalty, criterion)
+            part, prefix = _block_gains(left_idx[:, features], i, *args, penalty, criterion)
             here = tied[(tied >= first_feature) & (tied < first_feature + step)]
             equal = None
             if here.size:
@@ -614,8 +633,8 @@ def _best_splits(
             # Missing left: n_missing more rows on the left of every candidate.
             allowed = (nm > 0) & (i + 1 < n_p)
             allowed &= (i + 1 + nm >= min_samples_leaf) & (n_p - i - 1 >= min_samples_leaf)
-            extra = [a[:, features, None] for a in missing]
-            part = _block_gains(
+            extra = [None if a is None else a[:, features, None] for a in missing]
+            part, _ = _block_gains(
                 left_idx[:, features],
                 i,
                 *args,
@@ -623,6 +642,7 @@ def _best_splits(
                 criterion,
                 extra,
                 nm,
+                prefix,
             )
             if equal is not None:
                 sub = part[:, here - first_feature]
@@ -650,10 +670,15 @@ def _best_splits(
         # (same order of additions), so min_impurity_decrease sees the same number.
         slices = idx[block, j, :-1]
         win_left = [np.cumsum(col.take(slices), axis=-1)[block, k] for col in cols]
-        win_left = [
-            np.where(goes_left, part + extra[block, j], part)
-            for part, extra in zip(win_left, missing, strict=True)
-        ]
+        if passes == 2:
+            # The winners' missing sums, every column, in the same order of additions.
+            rows_j = idx[block, j]
+            nan_j = np.isnan(Xflat.take(rows_j + (j * width)[:, None]))
+            only = np.where(nan_j, rows_j, width - 1)
+            win_left = [
+                np.where(goes_left, part + np.cumsum(col.take(only), axis=-1)[:, -1], part)
+                for part, col in zip(win_left, cols, strict=True)
+            ]
         win_right = [s[:, 0, 0] - part for s, part in zip(stats, win_left, strict=True)]
         with np.errstate(invalid="ignore", divide="ignore"):
             wl, il = _impurity(win_left, criterion)
