@@ -48,7 +48,6 @@ import numpy as np
 
 from ._categorical import best_categorical_split
 from ._criteria import node_impurity
-from ._naive import Split
 from ._ties import TIE_RTOL
 
 #: ``surrogate_levels`` entries: the level goes left, goes right (0: unknown).
@@ -176,6 +175,8 @@ def find_surrogates(
     ``X`` holds the node's rows, ``label`` the primary's +1/-1/0 labels.
     Ranked by decreasing agreement; on equal agreement the lower feature first.
     """
+    if max_surrogates <= 0:
+        return []
     found = []
     for j in range(X.shape[1]):
         if j == primary:
@@ -260,11 +261,10 @@ def route_with_surrogates(X, split, w, max_surrogates, is_categorical, n_categor
     x = X[:, split.feature]
     present = ~np.isnan(x)
     label = np.where(present, np.where(x <= split.threshold, 1, -1), 0)
-    surrogates = []
-    if not present.all() or max_surrogates:
-        surrogates = find_surrogates(
-            X, label, w, split.feature, max_surrogates, is_categorical, n_categories
-        )
+    # Kept even where no row misses the primary here: rows at predict time may.
+    surrogates = find_surrogates(
+        X, label, w, split.feature, max_surrogates, is_categorical, n_categories
+    )
     side = label.copy()
     for s in surrogates:
         todo = np.flatnonzero(side == 0)
@@ -279,7 +279,6 @@ def route_with_surrogates(X, split, w, max_surrogates, is_categorical, n_categor
 __all__ = [
     "GOES_LEFT",
     "GOES_RIGHT",
-    "Split",
     "Surrogate",
     "best_present_split",
     "best_surrogate",

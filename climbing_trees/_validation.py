@@ -17,7 +17,8 @@ call these checks.  Every rejected input raises ``ValueError`` or
 * a continuous ``y`` for the classifier; a non-numeric ``y``, or
   ``|y| > 1e150``, for the regressor;
 * hyperparameters outside their range (:func:`resolve_hyperparameters`):
-  among them a negative or non-finite ``ccp_alpha``, ``max_leaf_nodes < 2``
+  among them a negative or non-finite ``ccp_alpha``, ``max_leaf_nodes < 2``,
+  an unknown ``missing_values``, a negative ``max_surrogates``
   and an unknown ``ccp_risk`` (the regressor has no ``ccp_risk``:
   ``set_params`` and the constructor reject it).
 
