@@ -28,7 +28,10 @@ At a node, with NaN marking a missing numerical value:
    labelled rows while growing.  At predict time, rows that no surrogate can
    place go to the child with more training rows (``missing_go_to_left``),
    as in rpart's ``predict``.  Where rpart leaves a row at a node because
-   both sides weigh the same, this package sends it right.
+   both sides weigh the same, this package sends it right.  A categorical
+   primary split has no surrogates: its missing values are a level, and a
+   level it did not see at the node goes to the heavier side (rpart treats
+   such a level as missing).
 
 The surrogates are stored in :class:`~climbing_trees.Tree` as arrays with one
 row per node and one column per surrogate rank:

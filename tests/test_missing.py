@@ -479,3 +479,22 @@ def test_a_column_never_missing_splits_as_without_missing_values(problem):
         values = np.unique(complete[:, j])
         np.testing.assert_array_equal(c.threshold, (values[:-1] + values[1:]) / 2)
         assert not c.missing_left.any()
+
+
+def test_missing_level_in_str_string_and_boolean_columns():
+    import pandas as pd
+
+    X = pd.DataFrame(
+        {
+            "s": pd.Series(["a", None, "b", np.nan, "a", "b"] * 5, dtype="str"),
+            "t": pd.Series(["a", pd.NA, "b", pd.NA, "a", "b"] * 5, dtype="string"),
+            "b": pd.Series([True, None, False, None, False, True] * 5, dtype="boolean"),
+        }
+    )
+    y = np.tile([1.0, 9.0, 2.0, 9.0, 1.0, 2.0], 5)
+    model = ct.DecisionTreeRegressor().fit(X, y)
+    assert model.is_categorical_.all()
+    for levels in model.categories_:
+        assert len(levels) == 3 and np.isnan(levels[-1])
+    # The missing rows (target 9) are told apart by their missing level alone.
+    np.testing.assert_allclose(model.predict(X), y)
