@@ -127,6 +127,7 @@ class Tree:
                 c = x[categorical]
                 codes = np.where((c >= 0) & (c < width), c, -1).astype(np.intp)
                 state = self.surrogate_levels[nodes[todo[categorical]], rank, codes]
+                # 1: goes left, 2: goes right, 0: cannot place (_surrogates.GOES_LEFT...)
                 side[categorical] = np.where(state == 1, 1, np.where(state == 2, -1, 0))
             placed = side != 0
             go_left[todo[placed]] = side[placed] > 0
@@ -143,17 +144,17 @@ class Tree:
         """True at internal nodes that split a categorical feature (threshold NaN)."""
         return (self.children_left != TREE_LEAF) & np.isnan(self.threshold)
 
-    def _goes_left(self, nodes: np.ndarray, x: np.ndarray, X_rows=None) -> np.ndarray:
+    def _goes_left(self, nodes: np.ndarray, x: np.ndarray, X=None, rows=None) -> np.ndarray:
         """Whether values ``x`` at internal ``nodes`` go left: ``<=`` or set membership.
 
-        A missing ``x`` follows the node's surrogates (``X_rows``: the rows'
-        full feature values, needed only then), then ``missing_go_to_left``.
+        A missing ``x`` follows the node's surrogates (which read the full
+        rows ``X[rows]``, only then), then ``missing_go_to_left``.
         """
         go_left = x <= self.threshold[nodes]  # False wherever the threshold is NaN
         missing = np.isnan(x)  # a missing value follows its node's direction
         if missing.any():
-            if X_rows is not None and self.has_surrogates:
-                go_left[missing] = self._missing_left(nodes[missing], X_rows[missing])
+            if X is not None and self.has_surrogates:
+                go_left[missing] = self._missing_left(nodes[missing], X[rows[missing]])
             else:
                 go_left[missing] = self.missing_go_to_left[nodes[missing]]
         categorical = np.isnan(self.threshold[nodes])
@@ -202,7 +203,7 @@ class Tree:
             current = node[active]
             internal = self.children_left[current] != TREE_LEAF
             active, current = active[internal], current[internal]
-            go_left = self._goes_left(current, X[active, self.feature[current]], X[active])
+            go_left = self._goes_left(current, X[active, self.feature[current]], X, active)
             node[active] = np.where(
                 go_left, self.children_left[current], self.children_right[current]
             )
@@ -236,7 +237,7 @@ class Tree:
         while active.size:
             internal = self.children_left[current] != TREE_LEAF
             active, current = active[internal], current[internal]
-            go_left = self._goes_left(current, X[active, self.feature[current]], X[active])
+            go_left = self._goes_left(current, X[active, self.feature[current]], X, active)
             current = np.where(go_left, self.children_left[current], self.children_right[current])
             rows.append(active)
             nodes.append(current)
