@@ -158,7 +158,8 @@ class BaseDecisionTree(BaseEstimator):
             learner.categories_ = [None] * X.shape[1]
         n_categories = np.array([0 if c is None else len(c) for c in learner.categories_])
         # The level-wise builder grows the same trees faster; absolute error has no
-        # prefix sums for it to vectorise, so the depth-first builder grows those.
+        # prefix sums for it to vectorise, and surrogate splits (chapter 10) are
+        # searched node by node, so the depth-first builder grows those.
         surrogate = params.pop("missing_values") == "surrogate"
         max_surrogates = params.pop("max_surrogates")
         extra = {}
