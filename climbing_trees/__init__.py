@@ -60,6 +60,7 @@ from ._growth import grow_tree, is_pure
 from ._incremental import incremental_best_split, prefix_sum_best_split
 from ._levelwise import grow_tree_levelwise
 from ._median import RunningMedian, prefix_absolute_errors, running_median_best_split
+from ._missing import ColumnCandidates, column_candidates
 from ._naive import Split, naive_best_split
 from ._pruning import (
     best_first_subtree,
@@ -108,6 +109,8 @@ __all__ = [
     "absolute_error_split",
     "choose_best",
     "class_proportions",
+    "ColumnCandidates",
+    "column_candidates",
     "enough_decrease",
     "entropy",
     "export_graphviz",

@@ -18,8 +18,14 @@ the fitted :class:`climbing_trees.Tree` and any other tree builder.
    (sorted when the levels can be sorted, else in order of first appearance;
    a pandas ``category`` column keeps its category order), to
    ``0, 1, 2, ...``.  At predict time a level not seen at fit gets code
-   ``-1``.  Missing values (NaN, None) in a categorical column raise
-   ``ValueError``, as they do in numerical columns.
+   ``-1``.  A missing value (NaN, None, ``pd.NA``, ``pd.NaT``) in a
+   categorical column is *one more level* (chapter 10): the levels seen at
+   fit end with ``nan`` when the column had missing values, and missing
+   values get that level's code.  The split search then places the missing
+   rows like any level (the sorted scan puts them where their statistics
+   say).  Where a node had no missing row, missing values follow the rule
+   of unseen levels below (the heavier side); a column without missing
+   values at fit treats them as an unseen level.
 2. **Growing.**  :func:`climbing_trees.grow_tree` takes three keyword
    arguments: ``is_categorical`` (bool array of length ``n_features``,
    ``None`` means no categorical feature), ``n_categories`` (int array of
@@ -1109,8 +1115,17 @@ def resolve_categorical_features(categorical_features, columns, names, is_frame)
 
 
 def _levels_of(column, values: np.ndarray) -> np.ndarray:
-    """Observed levels, sorted when possible (a pandas category keeps its order)."""
+    """Observed levels, sorted when possible (a pandas category keeps its order).
+
+    Missing values (``values`` holds them as ``nan``) are one more level, the last.
+    """
     import pandas as pd
+
+    missing = pd.isna(values)
+    if missing.any():
+        column = column[~missing] if isinstance(column, pd.Series) else None
+        levels = _levels_of(column, values[~missing])
+        return np.append(levels, np.array([np.nan], dtype=object))
 
     try:
         observed = pd.unique(pd.Series(values, dtype=object))
@@ -1136,12 +1151,10 @@ def _categorical_values(column, name) -> np.ndarray:
     import pandas as pd
 
     values = np.asarray(column, dtype=object)
-    if pd.isna(values).any():
-        raise ValueError(
-            f"Categorical column {name!r} of X contains missing values (NaN or None), which "
-            'are not supported; drop or impute those rows, or make "missing" a level of its '
-            "own (for example with fillna)."
-        )
+    missing = pd.isna(values)
+    if missing.any():  # NaN, None, pd.NA, NaT: one missing level, written nan
+        values = values.copy()
+        values[missing] = np.nan
     return values
 
 

@@ -28,12 +28,16 @@ from ._validation import (
 MAX_ABS_TARGET = 1e150
 
 
-def _all_finite(X: np.ndarray) -> bool:
-    """Whether a float array holds no NaN or infinity (a sum first: one pass, no copy)."""
+def _no_infinity(X: np.ndarray) -> bool:
+    """Whether a float array holds no infinity; NaN (missing) is allowed.
+
+    A sum first: one pass, no copy.  A NaN or an overflowing sum sends the
+    check to ``isinf``, value by value.
+    """
     with np.errstate(over="ignore", invalid="ignore"):
         if np.isfinite(X.sum()):
             return True
-    return bool(np.isfinite(X).all())  # the sum overflowed, or something is not finite
+    return not bool(np.isinf(X).any())
 
 
 def _encode_numeric_levels(X: np.ndarray, categories: list) -> np.ndarray | None:
@@ -94,6 +98,8 @@ class BaseDecisionTree(BaseEstimator):
         categorical_split="auto",
         min_samples_level=1,
         max_categorical_candidates=16_384,
+        missing_values="learn",
+        max_surrogates=5,
     ):
         self.criterion = criterion
         self.max_depth = max_depth
@@ -106,6 +112,8 @@ class BaseDecisionTree(BaseEstimator):
         self.categorical_split = categorical_split
         self.min_samples_level = min_samples_level
         self.max_categorical_candidates = max_categorical_candidates
+        self.missing_values = missing_values
+        self.max_surrogates = max_surrogates
 
     def fit(self, X, y, sample_weight=None):
         """Grow a tree from the training set ``(X, y)``.
@@ -129,7 +137,7 @@ class BaseDecisionTree(BaseEstimator):
                 X, learner.categorical_features
             )
             X, y = validate_data(
-                learner, X, y, dtype=np.float64, ensure_all_finite=True, y_numeric=False
+                learner, X, y, dtype=np.float64, ensure_all_finite="allow-nan", y_numeric=False
             )
             y = column_or_1d(y, warn=True)
             Y = learner._encode_target(y)
@@ -150,8 +158,15 @@ class BaseDecisionTree(BaseEstimator):
             learner.categories_ = [None] * X.shape[1]
         n_categories = np.array([0 if c is None else len(c) for c in learner.categories_])
         # The level-wise builder grows the same trees faster; absolute error has no
-        # prefix sums for it to vectorise, so the depth-first builder grows those.
-        builder = grow_tree if learner.criterion == "absolute_error" else grow_tree_levelwise
+        # prefix sums for it to vectorise, and surrogate splits (chapter 10) are
+        # searched node by node, so the depth-first builder grows those.
+        surrogate = params.pop("missing_values") == "surrogate"
+        max_surrogates = params.pop("max_surrogates")
+        extra = {}
+        if surrogate:  # surrogate splits: depth first only (chapter 10)
+            extra = {"missing_values": "surrogate", "max_surrogates": max_surrogates}
+        depth_first = learner.criterion == "absolute_error" or surrogate
+        builder = grow_tree if depth_first else grow_tree_levelwise
         learner.tree_ = builder(
             X,
             Y,
@@ -160,6 +175,7 @@ class BaseDecisionTree(BaseEstimator):
             is_categorical=learner.is_categorical_,
             n_categories=n_categories,
             categorical_split=categorical_split,
+            **extra,
         )
         tree = learner.tree_  # report the caller's weights, not the rescaled ones
         tree.weighted_n_node_samples = tree.weighted_n_node_samples * weight_scale
@@ -211,9 +227,10 @@ class BaseDecisionTree(BaseEstimator):
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
-        # What fit accepts: dense X without missing values, whose columns may be
-        # categorical, with levels of any hashable type, strings included (chapter 6).
-        tags.input_tags.allow_nan = False
+        # What fit accepts: dense X, with missing values (NaN; chapter 10), whose
+        # columns may be categorical, with levels of any hashable type, strings
+        # included (chapter 6).
+        tags.input_tags.allow_nan = True
         tags.input_tags.sparse = False
         tags.input_tags.categorical = True
         tags.input_tags.string = True
@@ -233,9 +250,9 @@ class BaseDecisionTree(BaseEstimator):
             and X.shape[0] >= 1
             and X.shape[1] == self.n_features_in_
             and not hasattr(self, "feature_names_in_")
-            and _all_finite(X)
+            and _no_infinity(X)
         ):
-            # The common case, decided in microseconds: a finite float array of
+            # The common case, decided in microseconds: a float array of
             # the right width, no names to compare, and nothing to encode or only
             # numeric levels.  Anything else takes the full checks below, which
             # raise the usual messages.
@@ -251,7 +268,9 @@ class BaseDecisionTree(BaseEstimator):
                 # reordered DataFrame would be reported as text in a numerical column.
                 validate_data(self, X, reset=False, skip_check_array=True)
             X = encode_categorical(X, categories=list(self.categories_))[0]
-            return validate_data(self, X, reset=False, dtype=np.float64, ensure_all_finite=True)
+            return validate_data(
+                self, X, reset=False, dtype=np.float64, ensure_all_finite="allow-nan"
+            )
 
     def apply(self, X) -> np.ndarray:
         """Index of the leaf that each row of ``X`` lands in."""
@@ -360,6 +379,20 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
         ``2 k (k - 1)`` line cuts when they fit (``k <= 91`` by default);
         otherwise the heuristic runs.  Lower it to fit faster, raise it to
         stay exact with more levels.  Regression and two classes ignore it.
+    missing_values : {"learn", "surrogate"}, default="learn"
+        What to do with NaN in numerical columns (chapter 10).  ``"learn"``:
+        scikit-learn's rule; each split learns which side missing values go
+        to, and where none were seen at a node they go to the child with
+        more training rows.  ``"surrogate"``: CART's and rpart's rule; the
+        split is chosen on the rows where its feature is present, and rows
+        missing it follow the first of up to ``max_surrogates`` surrogate
+        splits on other features that they have, then the child with more
+        training rows.  Surrogate trees are grown depth first (``grow_tree``).
+        Missing values in categorical columns are a level of their own
+        either way.
+    max_surrogates : int, default=5
+        With ``missing_values="surrogate"``: the most surrogate splits kept
+        per node (0 sends every missing value to the heavier side).
 
     Attributes
     ----------
@@ -423,6 +456,8 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
         categorical_split="auto",
         min_samples_level=1,
         max_categorical_candidates=16_384,
+        missing_values="learn",
+        max_surrogates=5,
     ):
         super().__init__(
             criterion=criterion,
@@ -436,6 +471,8 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
             categorical_split=categorical_split,
             min_samples_level=min_samples_level,
             max_categorical_candidates=max_categorical_candidates,
+            missing_values=missing_values,
+            max_surrogates=max_surrogates,
         )
         self.ccp_risk = ccp_risk
 
@@ -494,6 +531,10 @@ class DecisionTreeRegressor(RegressorMixin, BaseDecisionTree):
         Poisson deviance.  For absolute error it sorts the levels by their
         weighted median and is a heuristic that can miss the best partition
         (:func:`climbing_trees.absolute_error_split`).
+    missing_values, max_surrogates
+        NaN in numerical columns: scikit-learn's learned direction
+        (``"learn"``) or CART's surrogate splits (``"surrogate"``), as in
+        :class:`DecisionTreeClassifier`.
 
     Attributes
     ----------
@@ -545,6 +586,8 @@ class DecisionTreeRegressor(RegressorMixin, BaseDecisionTree):
         categorical_split="auto",
         min_samples_level=1,
         max_categorical_candidates=16_384,
+        missing_values="learn",
+        max_surrogates=5,
     ):
         super().__init__(
             criterion=criterion,
@@ -558,6 +601,8 @@ class DecisionTreeRegressor(RegressorMixin, BaseDecisionTree):
             categorical_split=categorical_split,
             min_samples_level=min_samples_level,
             max_categorical_candidates=max_categorical_candidates,
+            missing_values=missing_values,
+            max_surrogates=max_surrogates,
         )
 
     def _encode_target(self, y) -> np.ndarray:

@@ -211,7 +211,10 @@ def export_text(
     categorical ancestor on the same feature already sent elsewhere;
     ``<unseen>`` marks the side that takes levels never seen at fit.  A side
     with more than 32 levels lists the first 32 and counts the others
-    (``... 980 more``).
+    (``... 980 more``).  A node with surrogate splits
+    (``missing_values="surrogate"``, chapter 10)
+    lists them after its left branch, best first, each written as the
+    condition that sends a row left: ``[surrogates: x2 <= 0.30, x1 > 2.00]``.
 
     Examples
     --------
@@ -267,13 +270,31 @@ def export_text(
         left_text, right_text = _split_text(
             model, node, names, decimals, limit=LEVELS_SHOWN, reach=reach.get(node)
         )
-        lines.append(f"{indent} {left_text}")
+        lines.append(f"{indent} {left_text}{_surrogate_text(model, node, names, decimals)}")
         walk(tree.children_left[node], depth + 1)
         lines.append(f"{indent} {right_text}")
         walk(tree.children_right[node], depth + 1)
 
     walk(0, 1)
     return "".join(line + "\n" for line in lines)
+
+
+def _surrogate_text(model, node: int, names, decimals: int) -> str:
+    """`` [surrogates: ...]`` for a node with surrogate splits, else ``""``."""
+    tree = model.tree_
+    features = tree.surrogate_feature[node]
+    parts = []
+    for rank in np.flatnonzero(features >= 0):
+        f = int(features[rank])
+        t = tree.surrogate_threshold[node, rank]
+        if np.isnan(t):  # categorical: the levels it sends left
+            levels = np.flatnonzero(tree.surrogate_levels[node, rank, :-1] == 1)
+            known = model.categories_[f]
+            parts.append(f"{names[f]} in {{{', '.join(str(known[c]) for c in levels)}}}")
+        else:
+            sign = "<=" if tree.surrogate_below_left[node, rank] else ">"
+            parts.append(f"{names[f]} {sign} {t:.{decimals}f}")
+    return f"  [surrogates: {', '.join(parts)}]" if parts else ""
 
 
 def plot_tree(model, ax=None, feature_names=None, decimals: int = 2, fontsize: float = 8):

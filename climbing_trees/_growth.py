@@ -23,6 +23,7 @@ from ._criteria import node_impurity, node_value
 from ._incremental import prefix_sum_best_split
 from ._median import running_median_best_split
 from ._naive import Split
+from ._surrogates import best_present_split, route_with_surrogates
 from ._ties import choose_best, enough_decrease
 from ._tree import TREE_LEAF, TREE_UNDEFINED, Tree
 
@@ -45,12 +46,16 @@ def grow_tree(
     categorical_split: str = "auto",
     min_samples_level: int = 1,
     max_categorical_candidates: int = MAX_CATEGORICAL_CANDIDATES,
+    missing_values: str = "learn",
+    max_surrogates: int = 5,
 ) -> Tree:
     """Grow a tree depth first and return it as a :class:`Tree`.
 
     Parameters
     ----------
     X : ndarray of shape (n_samples, n_features)
+        NaN in a numerical column is a missing value (chapter 10): each split
+        learns where such rows go (:mod:`climbing_trees._missing`).
     Y : ndarray of shape (n_samples, n_values)
         One-hot labels for classification, a target column for regression.
     sample_weight : ndarray of shape (n_samples,)
@@ -92,6 +97,13 @@ def grow_tree(
         With ``categorical_split="auto"`` and three or more classes, the most
         candidate partitions the exact search may score per feature and node
         (:func:`climbing_trees.multiclass_plan`); past it a heuristic runs.
+    missing_values : {"learn", "surrogate"}
+        How NaN in numerical columns is handled (chapter 10): ``"learn"``,
+        scikit-learn's learned direction (:mod:`climbing_trees._missing`);
+        ``"surrogate"``, CART's surrogate splits
+        (:mod:`climbing_trees._surrogates`).
+    max_surrogates : int
+        With ``"surrogate"``: the most surrogates kept per node.
 
     Notes
     -----
@@ -145,6 +157,7 @@ def grow_tree(
             "n": len(rows),
             "w": float(w_t.sum()),
             "categories_left": None,
+            "missing_go_to_left": False,
         }
         nodes.append(node)
         if (
@@ -154,17 +167,28 @@ def grow_tree(
             or is_pure(Y_t, w_t)
         ):
             continue
-        split = search.best_split(rows, Y_t, w_t, impurity)
+        if missing_values == "surrogate":
+            split = best_present_split(search, rows, Y_t, w_t, impurity)
+        else:
+            split = search.best_split(rows, Y_t, w_t, impurity)
         if split is None or not enough_decrease(
             node["w"], W, impurity, split.score, min_impurity_decrease
         ):
             continue
         node["feature"] = split.feature
         node["threshold"], goes_left, node["categories_left"] = search.route(rows, split, w_t)
+        node["missing_go_to_left"] = bool(getattr(split, "missing_go_to_left", False))
+        if missing_values == "surrogate" and not isinstance(split, CategoricalSplit):
+            goes_left, node["surrogates"] = route_with_surrogates(
+                search.X[rows], split, w_t, max_surrogates, search.categorical, search.n_categories
+            )
+            # At predict time, rows no surrogate places go to the child with more
+            # training rows (rpart's predict; right on equal counts).
+            node["missing_go_to_left"] = bool(goes_left.sum() > (~goes_left).sum())
         # Push the right child first so that the left child is numbered next.
         stack.append((rows[~goes_left], depth + 1, node_id, False))
         stack.append((rows[goes_left], depth + 1, node_id, True))
-    return _assemble(nodes, search.width)
+    return _assemble(nodes, search.width, max_surrogates if missing_values == "surrogate" else 0)
 
 
 def default_split_search(criterion: str) -> SplitFinder:
@@ -180,7 +204,7 @@ def default_split_search(criterion: str) -> SplitFinder:
     return prefix_sum_best_split
 
 
-def _assemble(nodes: list[dict], width: int) -> Tree:
+def _assemble(nodes: list[dict], width: int, max_surrogates: int = 0) -> Tree:
     """The :class:`Tree` of a list of node dicts (ids in list order).
 
     A categorical node's set arrives compact, ``(unseen_left, levels)``
@@ -196,6 +220,18 @@ def _assemble(nodes: list[dict], width: int) -> Tree:
         np.concatenate(levels) if sets else np.zeros(0, np.intp),
         len(nodes),
     )
+    k = max_surrogates
+    s_feature = np.full((len(nodes), k), -1, dtype=np.intp)
+    s_threshold = np.full((len(nodes), k), np.nan)
+    s_below_left = np.zeros((len(nodes), k), dtype=bool)
+    s_levels = np.zeros((len(nodes), k, width), dtype=np.int8)
+    for i, n in enumerate(nodes):
+        for rank, s in enumerate(n.get("surrogates", ())):
+            s_feature[i, rank], s_threshold[i, rank] = s.feature, s.threshold
+            s_below_left[i, rank] = s.below_left
+            if s.levels is not None:
+                m = min(len(s.levels), width - 1)
+                s_levels[i, rank, :m] = s.levels[:m]
     return Tree(
         children_left=np.array([n["left"] for n in nodes], dtype=np.intp),
         children_right=np.array([n["right"] for n in nodes], dtype=np.intp),
@@ -210,6 +246,12 @@ def _assemble(nodes: list[dict], width: int) -> Tree:
         categories_stop=stop,
         categories_levels=levels,
         categories_width=width,
+        missing_go_to_left=np.array([n["missing_go_to_left"] for n in nodes], dtype=bool),
+        # No surrogates: the Tree's default (empty) arrays, as grow_tree_levelwise's.
+        surrogate_feature=s_feature if k else None,
+        surrogate_threshold=s_threshold if k else None,
+        surrogate_below_left=s_below_left if k else None,
+        surrogate_levels=s_levels if k else None,
     )
 
 
@@ -240,12 +282,14 @@ class NodeSearch:
         self.max_categorical_candidates = max_categorical_candidates
         categorical = np.zeros(X.shape[1], bool) if is_categorical is None else is_categorical
         categorical = np.asarray(categorical, dtype=bool)
+        self.categorical = categorical
         self.cat_features = np.flatnonzero(categorical)
         self.num_features = np.flatnonzero(~categorical)
         if n_categories is None:
             n_categories = np.zeros(X.shape[1], dtype=np.intp)
             for j in self.cat_features:
                 n_categories[j] = int(X[:, j].max()) + 1 if len(X) else 0
+        self.n_categories = n_categories
         self.width = int(max(np.max(n_categories, initial=0), 0)) + 1  # max_levels + 1
 
     def best_split(self, rows, Y, w, impurity) -> Split | CategoricalSplit | None:
@@ -279,7 +323,8 @@ class NodeSearch:
     def route(self, rows, split, w):
         """``(threshold, goes_left, set)`` of a split of ``rows``.
 
-        A numerical split sends ``x <= threshold`` left and has no set.  A
+        A numerical split sends ``x <= threshold`` left, and a missing ``x``
+        the way of ``split.missing_go_to_left``; it has no set.  A
         categorical split has threshold NaN and its
         :func:`climbing_trees.categories_left_row` (unseen levels go to the
         heavier side) in compact form, ``(unseen_left, levels)``
@@ -288,7 +333,8 @@ class NodeSearch:
         """
         x = self.X[rows, split.feature]
         if not isinstance(split, CategoricalSplit):
-            return split.threshold, x <= split.threshold, None
+            goes_left = np.where(np.isnan(x), split.missing_go_to_left, x <= split.threshold)
+            return split.threshold, goes_left, None
         codes = x.astype(np.intp)
         goes_left = np.isin(codes, split.levels_left)
         present = np.bincount(codes, minlength=self.width - 1) > 0

@@ -14,6 +14,11 @@ weighted sum of squares), so one move is one addition and one subtraction.
   with a cumulative sum: the same idea, vectorised for numpy.
 
 Both return exactly what :func:`climbing_trees.naive_best_split` returns.
+
+Missing values (chapter 10) cost one more statistic per node and feature:
+the sum over the rows missing the feature.  A candidate that sends them
+left adds it to its left child; the right child is, as always, the node's
+total minus the left.
 """
 
 from __future__ import annotations
@@ -21,8 +26,9 @@ from __future__ import annotations
 import numpy as np
 
 from ._criteria import _centred, impurity_from_statistics, node_statistics, total_weight
+from ._missing import column_candidates
 from ._naive import Split
-from ._ties import choose_best, midpoint_threshold, split_positions
+from ._ties import choose_best
 
 
 def incremental_best_split(
@@ -43,42 +49,45 @@ def incremental_best_split(
     >>> X = np.array([[1.0], [2.0], [3.0], [4.0]])
     >>> Y = np.array([[0.0], [0.0], [10.0], [10.0]])
     >>> incremental_best_split(X, Y, np.ones(4), "squared_error")
-    Split(feature=0, threshold=2.5, score=0.0)
+    Split(feature=0, threshold=2.5, score=0.0, missing_go_to_left=False)
     """
     n_samples, n_features = X.shape
     phi = node_statistics(_centred(Y, sample_weight, criterion), sample_weight, criterion)
     node_stats = phi.sum(axis=0)
     total = total_weight(node_stats, criterion)
     parent = float(impurity_from_statistics(node_stats, criterion))
-    features, thresholds, scores = [], [], []
+    splits, scores = [], []
     for j in range(n_features):
-        order = np.argsort(X[:, j], kind="stable")
-        x_sorted = X[order, j]
+        c = column_candidates(X[:, j], min_samples_leaf)
+        missing = np.cumsum(phi[c.missing], axis=0)[-1] if len(c.missing) else 0.0
+        # The sweep: left statistics after each present row moves left, O(1) each.
         left = np.zeros_like(node_stats)
-        right = node_stats.copy()
-        for i in range(n_samples - 1):
-            # The O(1) update: row order[i] moves from the right child to the left.
-            left += phi[order[i]]
-            right -= phi[order[i]]
-            if x_sorted[i] == x_sorted[i + 1]:
-                continue  # a threshold never separates equal values
-            if i + 1 < min_samples_leaf or n_samples - i - 1 < min_samples_leaf:
-                continue
+        after = np.empty((len(c.order), len(node_stats)))
+        for i, row in enumerate(c.order):
+            left += phi[row]
+            after[i] = left
+        for k in range(len(c.position)):
+            left = after[c.position[k]]
+            if c.missing_left[k]:
+                left = left + missing
+            right = node_stats - left
             w_left = total_weight(left, criterion)
             w_right = total_weight(right, criterion)
             if w_left <= 0 or w_right <= 0:
                 continue
-            score = (
-                w_left * impurity_from_statistics(left, criterion)
-                + w_right * impurity_from_statistics(right, criterion)
-            ) / total
-            features.append(j)
-            thresholds.append(float(midpoint_threshold(x_sorted[i], x_sorted[i + 1])))
-            scores.append(float(score))
+            score = float(
+                (
+                    w_left * impurity_from_statistics(left, criterion)
+                    + w_right * impurity_from_statistics(right, criterion)
+                )
+                / total
+            )
+            splits.append(Split(j, float(c.threshold[k]), score, bool(c.go_left[k])))
+            scores.append(score)
     best = choose_best(np.array(scores), parent)
     if best < 0:
         return None
-    return Split(features[best], thresholds[best], scores[best])
+    return splits[best]
 
 
 def prefix_sum_best_split(
@@ -100,7 +109,7 @@ def prefix_sum_best_split(
     >>> X = np.array([[1.0, 5.0], [2.0, 5.0], [3.0, 5.0], [4.0, 5.0]])
     >>> Y = np.array([[0.0], [0.0], [10.0], [10.0]])
     >>> prefix_sum_best_split(X, Y, np.ones(4), "squared_error")
-    Split(feature=0, threshold=2.5, score=0.0)
+    Split(feature=0, threshold=2.5, score=0.0, missing_go_to_left=False)
     """
     n_samples, n_features = X.shape
     phi = node_statistics(_centred(Y, sample_weight, criterion), sample_weight, criterion)
@@ -109,12 +118,12 @@ def prefix_sum_best_split(
     parent = float(impurity_from_statistics(node_stats, criterion))
     candidates, all_scores = [], []
     for j in range(n_features):
-        order = np.argsort(X[:, j], kind="stable")
-        x_sorted = X[order, j]
-        pos = split_positions(x_sorted)
-        n_left = pos + 1
-        pos = pos[(n_left >= min_samples_leaf) & (n_samples - n_left >= min_samples_leaf)]
-        left = np.cumsum(phi[order], axis=0)[pos]
+        c = column_candidates(X[:, j], min_samples_leaf)
+        left = np.cumsum(phi[c.order], axis=0)[c.position]
+        if len(c.missing):
+            # One more statistic: the missing rows' sum, added where they go left.
+            missing = np.cumsum(phi[c.missing], axis=0)[-1]
+            left[c.missing_left] = left[c.missing_left] + missing
         right = node_stats - left
         w_left = total_weight(left, criterion)
         w_right = total_weight(right, criterion)
@@ -124,15 +133,15 @@ def prefix_sum_best_split(
                 + w_right * impurity_from_statistics(right, criterion)
             ) / total
         scores[(w_left <= 0) | (w_right <= 0)] = np.nan
-        candidates.append((j, x_sorted, pos))
+        candidates.append((j, c))
         all_scores.append(scores)
     scores = np.concatenate(all_scores) if all_scores else np.empty(0)
     k = choose_best(scores, parent)
     if k < 0:
         return None
-    # Map the flat index k back to (feature, position) and place the threshold.
-    sizes = np.cumsum([len(pos) for _, _, pos in candidates])
+    # Map the flat index k back to (feature, candidate).
+    sizes = np.cumsum([len(c.position) for _, c in candidates])
     f = int(np.searchsorted(sizes, k, side="right"))
-    j, x_sorted, pos = candidates[f]
-    i = pos[k - (sizes[f - 1] if f else 0)]
-    return Split(j, float(midpoint_threshold(x_sorted[i], x_sorted[i + 1])), float(scores[k]))
+    j, c = candidates[f]
+    i = k - (sizes[f - 1] if f else 0)
+    return Split(j, float(c.threshold[i]), float(scores[k]), bool(c.go_left[i]))

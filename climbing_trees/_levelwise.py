@@ -22,7 +22,14 @@ the same tree (the same arrays, node for node) but pays the overhead once per
 4. **Vectorised choice.**  Scores of all candidates are computed together,
    and each node takes its winner under the tie rule of
    :func:`climbing_trees.choose_best`.
-5. **Categorical features.**  One sort finds the (node, level) pairs
+5. **Missing values** (chapter 10).  NaN sorts last, so a node's rows
+   missing feature ``j`` end its segment of ``order[j]``.  Their number and
+   summed statistics come from the same segmented sums; a second scan adds
+   those sums to every left child (missing rows left), and the position
+   between the present and the missing rows is the split "missing alone on
+   the right".  The candidates and their order are those of
+   :func:`climbing_trees.column_candidates`.
+6. **Categorical features.**  One sort finds the (node, level) pairs
    present at the level, and one ``bincount`` over them gives the level
    statistics of all its nodes, so memory follows the rows, never nodes
    times levels; nodes with similar numbers of present levels are padded
@@ -157,6 +164,7 @@ def grow_tree_levelwise(
     # order grow_tree keeps).  The extra last column is the padding row n.
     rows = np.empty((d_num + 1, n + 1), dtype=np.intp)
     rows[:d_num, :n], has_ties = _presort(Xt[:, :n])
+    has_missing = np.isnan(Xt[:, :n]).any(axis=1)  # per numerical feature
     rows[d_num, :n] = np.arange(n)
     rows[:, n] = n
     sizes = np.array([n], dtype=np.intp)  # rows of each node of the level
@@ -203,18 +211,21 @@ def grow_tree_levelwise(
         unseen_left = np.zeros(n_nodes, dtype=bool)
         set_node = set_level = np.zeros(0, dtype=np.intp)
         split = np.zeros(n_nodes, dtype=bool)
+        missing_left = np.zeros(n_nodes, dtype=bool)
         if searchable.any() and d:
             best_f = np.full(n_nodes, -1, dtype=np.intp)
             best_t = np.full(n_nodes, np.nan)
             best_s = np.full(n_nodes, np.inf)
+            best_m = np.zeros(n_nodes, dtype=bool)
             if d_num:
                 # Per-row statistics as flat columns, padded with a zero at row n.
                 cols = np.zeros((phi.shape[1], n + 1))
                 cols[:, index_rows] = phi.T
-                best_f, best_t, best_s = _best_splits(
+                best_f, best_t, best_s, best_m = _best_splits(
                     rows,
                     Xt,
                     has_ties,
+                    has_missing,
                     cols,
                     unit,
                     starts,
@@ -253,6 +264,8 @@ def grow_tree_levelwise(
             unseen_left &= split
             keep = split[set_node]
             set_node, set_level = set_node[keep], set_level[keep]
+            # A categorical winner has threshold NaN: its missing level is a level.
+            missing_left = split & best_m & ~np.isnan(best_t)
 
         levels.append(
             {
@@ -266,6 +279,7 @@ def grow_tree_levelwise(
                 "unseen_left": unseen_left,
                 "set_node": set_node,
                 "set_level": set_level,
+                "missing_go_to_left": missing_left,
             }
         )
         if not split.any():
@@ -279,6 +293,9 @@ def grow_tree_levelwise(
         x = X_flat.take(kept_rows * d + kept_feature)
         kept_threshold = threshold.take(kept_node)
         go_left = x <= kept_threshold
+        nan = np.flatnonzero(np.isnan(x))  # missing: the node's learned direction
+        if nan.size:
+            go_left[nan] = missing_left[kept_node[nan]]
         if cat_features.size:
             i = np.flatnonzero(np.isnan(kept_threshold))
             n_listed = np.bincount(set_node, minlength=n_nodes)
@@ -299,10 +316,14 @@ def _presort(Xt: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     two agree when a feature has no repeated value.  Where a feature has
     ties, the row ids within each run of equal values are put back in
     increasing order (the order a stable sort keeps, as in ``grow_tree``).
+    NaN sorts last, and the missing values of a feature count as one run.
     """
     order = np.argsort(Xt, axis=1)
     values = np.take_along_axis(Xt, order, axis=1)
     new_value = values[:, 1:] != values[:, :-1]
+    nan = np.isnan(values)
+    if nan.any():  # NaN != NaN, yet missing values form one run of equal values
+        new_value &= ~(nan[:, 1:] & nan[:, :-1])
     has_ties = ~new_value.all(axis=1)
     if has_ties.any():
         # Within each run of equal values, put the row ids in increasing order:
@@ -460,16 +481,43 @@ def _gains(left, stats, w_left, w_right, criterion):
 _CHUNK_CELLS = 1 << 21
 
 
-def _block_gains(left_idx, i, cols, scanned, unit, stats, w_node, penalty, criterion):
-    """Gains of every candidate of a block (some of its features), -inf if refused."""
+def _block_gains(
+    left_idx,
+    i,
+    cols,
+    scan,
+    unit,
+    stats,
+    w_node,
+    penalty,
+    criterion,
+    missing=None,
+    n_missing=0,
+    prefix=None,
+):
+    """Gains of every candidate of a block (some of its features), -inf if refused.
+
+    ``cols[scan]`` are the statistic columns scanned.  With ``missing`` (the
+    missing rows' sums, one ``(c, features, 1)`` array per column of ``cols``)
+    and their count ``n_missing``, the missing rows join every left child.
+    Returns the gains and the segmented prefix sums, which a second call on
+    the same block (the missing-left scan) passes back as ``prefix``.
+    """
     regression = criterion not in CLASSIFICATION_CRITERIA
     c, d, positions = left_idx.shape
     # The segmented prefix sums: each block row restarts at zero.
+    if prefix is None:
+        weights = None
+        if regression and not unit:
+            weights = np.cumsum(cols[0].take(left_idx), axis=-1)
+        prefix = ([np.cumsum(col.take(left_idx), axis=-1) for col in cols[scan]], weights)
+    left, w_left = list(prefix[0]), prefix[1]
     if unit:
-        w_left = i + 1.0  # total weight of a prefix = its row count
-    elif regression:
-        w_left = np.cumsum(cols[0].take(left_idx), axis=-1)
-    left = [np.cumsum(col.take(left_idx), axis=-1) for col in scanned]
+        w_left = i + 1.0 + n_missing  # total weight of a prefix = its row count
+    elif regression and missing is not None:
+        w_left = w_left + missing[0]
+    if missing is not None:
+        left = [part + extra for part, extra in zip(left, missing[scan], strict=True)]
     if not regression and unit:
         shape = (c, d, positions)
         left.append(w_left - _sum_last(left) if left else np.broadcast_to(w_left, shape))
@@ -485,16 +533,17 @@ def _block_gains(left_idx, i, cols, scanned, unit, stats, w_node, penalty, crite
         w_left = np.where(w_left > 0, w_left, 1.0)
         w_right = np.where(w_right > 0, w_right, 1.0)
     gains = _gains(left, stats, w_left, w_right, criterion)
-    gains += penalty[:, None, :]
+    gains += penalty
     if empty is not None:
         np.putmask(gains, empty, -np.inf)
-    return gains
+    return gains, prefix
 
 
 def _best_splits(
     rows,
     Xt,
     has_ties,
+    has_missing,
     cols,
     unit,
     starts,
@@ -505,11 +554,13 @@ def _best_splits(
     criterion,
     min_samples_leaf,
 ):
-    """Best (feature, threshold, score) of every searchable node of a level.
+    """Best (feature, threshold, score, missing_go_to_left) of every searchable node.
 
     Returns ``feature = -1`` (and score ``inf``) for nodes without an allowed
     split.  Candidates are ranked by :func:`_gains`; each node's winner is
-    then scored again with exactly the arithmetic of ``grow_tree``.
+    then scored again with exactly the arithmetic of ``grow_tree``.  Features
+    with missing values (``has_missing``) get the second scan, missing rows
+    left, of :func:`climbing_trees.column_candidates`.
     """
     n_nodes = sizes.size
     d, width = Xt.shape
@@ -518,18 +569,22 @@ def _best_splits(
     best_f = np.full(n_nodes, -1, dtype=np.intp)
     best_t = np.full(n_nodes, np.nan)
     best_s = np.full(n_nodes, np.inf)
+    best_m = np.zeros(n_nodes, dtype=bool)
     Xflat = Xt.ravel()
     tied = np.flatnonzero(has_ties)
+    with_missing = np.flatnonzero(has_missing)
+    passes = 2 if with_missing.size else 1  # missing rows right, then left
     order_offset = (np.arange(d) * rows.shape[1])[None, :, None]  # rows[j] in rows.ravel()
     # Columns scanned: class counts (all but the last with unit weights, whose
     # count is the row count minus the others), or the centred weighted target,
     # or (Poisson) the weighted target and the count of positive targets.
     if criterion == "poisson":
-        scanned = cols[1:]
+        scan = slice(1, None)
     else:
-        scanned = cols[1:2] if regression else (cols[:-1] if unit else cols)
+        scan = slice(1, 2) if regression else (slice(0, -1) if unit else slice(None))
+    needed = set(range(len(cols))[scan]) | ({0} if regression and not unit else set())
     candidates = np.flatnonzero(searchable)
-    for nodes in _size_classes(sizes[candidates], d):
+    for nodes in _size_classes(sizes[candidates], d * passes):
         nodes = candidates[nodes]
         c = len(nodes)
         m = sizes[nodes]
@@ -546,16 +601,31 @@ def _best_splits(
         # rules out the last position and the padding): 0 there, -inf elsewhere.
         high = m - min_samples_leaf - 1
         penalty = np.where((i >= min_samples_leaf - 1) & (i <= high[:, None]), 0.0, -np.inf)
+        penalty = penalty[:, None, :]
+        # Missing rows end each segment: their count and summed statistics per
+        # (node, feature), the sums in row order with the present rows as zeros.
+        n_missing = np.zeros((c, d), dtype=np.intp)
+        # Only the columns the scan reads (the winners get all of theirs below).
+        missing = [np.zeros((c, d)) if k in needed else None for k in range(len(cols))]
+        if with_missing.size:
+            sub = idx[:, with_missing]
+            is_nan = np.isnan(Xflat.take(sub + (with_missing * width)[None, :, None]))
+            n_missing[:, with_missing] = is_nan.sum(axis=-1)
+            only_missing = np.where(is_nan, sub, width - 1)  # row width - 1: padding
+            for k in needed:
+                sums = np.cumsum(cols[k].take(only_missing), axis=-1)[..., -1]
+                missing[k][:, with_missing] = sums
+        n_present = m[:, None] - n_missing
         # Features go through in chunks of at most _CHUNK_CELLS cells, so the
         # temporaries stay small; only the gains of the whole block are kept.
-        step = max(1, _CHUNK_CELLS // (c * L))
-        gains = np.empty((c, d, L - 1)) if step < d else None
+        step = max(1, _CHUNK_CELLS // (c * L * passes))
+        gains = np.empty((c, d, passes, L - 1))
         for first_feature in range(0, d, step):
             features = slice(first_feature, first_feature + step)
-            part = _block_gains(
-                left_idx[:, features], i, cols, scanned, unit, stats, w_node, penalty, criterion
-            )
+            args = (cols, scan, unit, stats, w_node)
+            part, prefix = _block_gains(left_idx[:, features], i, *args, penalty, criterion)
             here = tied[(tied >= first_feature) & (tied < first_feature + step)]
+            equal = None
             if here.size:
                 # A threshold never separates equal values (features with ties only).
                 xs = Xflat.take(idx[:, here] + (here * width)[None, :, None])
@@ -563,11 +633,36 @@ def _best_splits(
                 sub = part[:, here - first_feature]
                 np.putmask(sub, equal, -np.inf)
                 part[:, here - first_feature] = sub
-            if gains is None:
-                gains = part
-            else:
-                gains[:, features] = part
-        # A node's candidates in tie-break order: by feature, then position.
+            gains[:, features, 0] = part
+            if passes == 1:
+                continue
+            gains[:, features, 1] = -np.inf
+            nm, n_p = n_missing[:, features, None], n_present[:, features, None]
+            # Missing right: the last candidate is "present left, missing right".
+            np.copyto(gains[:, features, 0], -np.inf, where=i >= n_p)
+            if not nm.any():
+                continue
+            # Missing left: n_missing more rows on the left of every candidate.
+            allowed = (nm > 0) & (i + 1 < n_p)
+            allowed &= (i + 1 + nm >= min_samples_leaf) & (n_p - i - 1 >= min_samples_leaf)
+            extra = [None if a is None else a[:, features, None] for a in missing]
+            part, _ = _block_gains(
+                left_idx[:, features],
+                i,
+                *args,
+                np.where(allowed, 0.0, -np.inf),
+                criterion,
+                extra,
+                nm,
+                prefix,
+            )
+            if equal is not None:
+                sub = part[:, here - first_feature]
+                np.putmask(sub, equal, -np.inf)
+                part[:, here - first_feature] = sub
+            gains[:, features, 1] = part
+        # A node's candidates in tie-break order: by feature, then missing
+        # right before missing left, then position.
         flat = gains.reshape(c, -1)
         best = flat.max(axis=1)
         found = np.isfinite(best)
@@ -576,25 +671,44 @@ def _best_splits(
         best_score = (const - best) / w_t
         tol = TIE_RTOL * np.maximum(np.abs(impurity[nodes]), np.abs(best_score)) * w_t
         first = np.argmax(flat >= (best - tol)[:, None], axis=1)
-        j, k = np.divmod(first, L - 1)
+        j, rest = np.divmod(first, passes * (L - 1))
+        goes_left, k = np.divmod(rest, L - 1)
+        goes_left = goes_left.astype(bool)
         block = np.arange(c)
         lower = Xflat[j * width + idx[block, j, k]]
         upper = Xflat[j * width + idx[block, j, k + 1]]
+        nm = n_missing[block, j]
         # Score each winner again with grow_tree's formula from exact prefix sums
         # (same order of additions), so min_impurity_decrease sees the same number.
         slices = idx[block, j, :-1]
         win_left = [np.cumsum(col.take(slices), axis=-1)[block, k] for col in cols]
+        if passes == 2:
+            # The winners' missing sums, every column, in the same order of additions.
+            rows_j = idx[block, j]
+            nan_j = np.isnan(Xflat.take(rows_j + (j * width)[:, None]))
+            only = np.where(nan_j, rows_j, width - 1)
+            win_left = [
+                np.where(goes_left, part + np.cumsum(col.take(only), axis=-1)[:, -1], part)
+                for part, col in zip(win_left, cols, strict=True)
+            ]
         win_right = [s[:, 0, 0] - part for s, part in zip(stats, win_left, strict=True)]
         with np.errstate(invalid="ignore", divide="ignore"):
             wl, il = _impurity(win_left, criterion)
             wr, ir = _impurity(win_right, criterion)
             total = _impurity([s[:, 0, 0] for s in stats], criterion)[0]
             score = (wl * il + wr * ir) / total
-        nodes, j, lower, upper, score = (a[found] for a in (nodes, j, lower, upper, score))
+        threshold = np.where(np.isnan(upper), np.inf, midpoint_threshold(lower, upper))
+        # Where missing values go: learned, or (none here) the child with more rows.
+        n_left = k + 1 + np.where(goes_left, nm, 0)
+        direction = np.where(nm > 0, goes_left, n_left > m - n_left)
+        nodes, j, threshold, score, direction = (
+            a[found] for a in (nodes, j, threshold, score, direction)
+        )
         best_f[nodes] = j
-        best_t[nodes] = midpoint_threshold(lower, upper)
+        best_t[nodes] = threshold
         best_s[nodes] = score
-    return best_f, best_t, best_s
+        best_m[nodes] = direction
+    return best_f, best_t, best_s, best_m
 
 
 def _mixed_splits(
@@ -1061,4 +1175,5 @@ def _preorder_tree(levels: list[dict], width: int) -> Tree:
         categories_stop=stop,
         categories_levels=set_levels,
         categories_width=width,
+        missing_go_to_left=arrange("missing_go_to_left", bool),
     )

@@ -32,8 +32,9 @@ import heapq
 import numpy as np
 
 from ._criteria import weighted_median
+from ._missing import column_candidates
 from ._naive import Split
-from ._ties import choose_best, midpoint_threshold, split_positions
+from ._ties import choose_best
 
 
 class RunningMedian:
@@ -150,7 +151,7 @@ def running_median_best_split(
     >>> X = np.array([[1.0], [2.0], [3.0], [4.0]])
     >>> Y = np.array([[0.0], [1.0], [10.0], [12.0]])
     >>> running_median_best_split(X, Y, np.ones(4))
-    Split(feature=0, threshold=2.5, score=0.75)
+    Split(feature=0, threshold=2.5, score=0.75, missing_go_to_left=False)
     """
     if criterion != "absolute_error":
         raise ValueError(
@@ -163,26 +164,31 @@ def running_median_best_split(
     y = y - weighted_median(y, w)
     total = w.sum()
     parent = float(np.sum(w * np.abs(y)) / total)
-    features, thresholds, scores = [], [], []
+    splits, scores = [], []
     for j in range(n_features):
-        order = np.argsort(X[:, j], kind="stable")
-        x_sorted = X[order, j]
-        pos = split_positions(x_sorted)
-        n_left = pos + 1
-        keep = (n_left >= min_samples_leaf) & (n_samples - n_left >= min_samples_leaf)
-        pos = pos[keep]
-        if not pos.size:
+        c = column_candidates(X[:, j], min_samples_leaf)
+        if not c.position.size:
             continue
-        y_sorted, w_sorted = y[order], w[order]
-        left = prefix_absolute_errors(y_sorted, w_sorted)
-        right = prefix_absolute_errors(y_sorted[::-1], w_sorted[::-1])[::-1]
-        w_left = np.cumsum(w_sorted)[pos]
-        score = (left[pos] + right[pos + 1]) / total
-        score[(w_left <= 0) | (total - w_left <= 0)] = np.nan
-        features += [j] * len(pos)
-        thresholds += midpoint_threshold(x_sorted[pos], x_sorted[pos + 1]).tolist()
-        scores += score.tolist()
+        n_missing = len(c.missing)
+        # Rows in scan order: present rows sorted, then the missing ones
+        # (missing right); with the missing rows first for the other pass.
+        k_sides = []
+        for first_missing in (False, True) if n_missing else (False,):
+            seq = np.concatenate([c.missing, c.order] if first_missing else [c.order, c.missing])
+            y_seq, w_seq = y[seq], w[seq]
+            left = prefix_absolute_errors(y_seq, w_seq)
+            right = prefix_absolute_errors(y_seq[::-1], w_seq[::-1])[::-1]
+            k_sides.append((left, right, np.cumsum(w_seq)))
+        for k in range(len(c.position)):
+            left, right, cum_w = k_sides[int(c.missing_left[k])]
+            cut = c.n_left[k] - 1  # the last row of the left child in scan order
+            w_left = cum_w[cut]
+            if w_left <= 0 or total - w_left <= 0:
+                continue
+            score = float((left[cut] + right[cut + 1]) / total)
+            splits.append(Split(j, float(c.threshold[k]), score, bool(c.go_left[k])))
+            scores.append(score)
     best = choose_best(np.array(scores), parent)
     if best < 0:
         return None
-    return Split(features[best], float(thresholds[best]), float(scores[best]))
+    return splits[best]

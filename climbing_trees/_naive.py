@@ -15,7 +15,8 @@ from typing import NamedTuple
 import numpy as np
 
 from ._criteria import node_impurity
-from ._ties import choose_best, midpoint_threshold, split_positions
+from ._missing import column_candidates
+from ._ties import choose_best
 
 
 class Split(NamedTuple):
@@ -24,11 +25,14 @@ class Split(NamedTuple):
     ``score`` is the weighted mean impurity of the two children,
     ``(W_left * I_left + W_right * I_right) / W``; lower is better, and the
     node's impurity minus ``score`` is the split's impurity decrease.
+    ``missing_go_to_left``: where rows missing the feature go (chapter 10,
+    :mod:`climbing_trees._missing`).
     """
 
     feature: int
     threshold: float
     score: float
+    missing_go_to_left: bool = False
 
 
 def naive_best_split(
@@ -43,7 +47,7 @@ def naive_best_split(
     Parameters
     ----------
     X : ndarray of shape (n_samples, n_features)
-        Numerical features of the node's rows.
+        Numerical features of the node's rows; NaN marks a missing value.
     Y : ndarray of shape (n_samples, n_outputs)
         One-hot labels (classification) or a target column (regression).
     sample_weight : ndarray of shape (n_samples,)
@@ -61,37 +65,38 @@ def naive_best_split(
     -----
     Ties follow :mod:`climbing_trees._ties`: thresholds lie between distinct
     values, and among equal scores the lowest feature, then lowest threshold,
-    wins.
+    wins.  With missing values each feature also has the candidates of
+    :func:`climbing_trees.column_candidates` (missing rows left, or alone on
+    the right), in the order given there.
 
     Examples
     --------
     >>> X = np.array([[1.0], [2.0], [3.0], [4.0]])
     >>> Y = np.array([[0.0], [0.0], [10.0], [10.0]])
     >>> naive_best_split(X, Y, np.ones(4), "squared_error")
-    Split(feature=0, threshold=2.5, score=0.0)
+    Split(feature=0, threshold=2.5, score=0.0, missing_go_to_left=False)
     """
     n_samples, n_features = X.shape
     total = sample_weight.sum()
     parent = node_impurity(Y, sample_weight, criterion)
-    features, thresholds, scores = [], [], []
+    splits, scores = [], []
     for j in range(n_features):
-        order = np.argsort(X[:, j], kind="stable")
-        x_sorted = X[order, j]
-        for i in split_positions(x_sorted):
-            left, right = order[: i + 1], order[i + 1 :]
-            if len(left) < min_samples_leaf or len(right) < min_samples_leaf:
-                continue
-            w_left, w_right = sample_weight[left].sum(), sample_weight[right].sum()
+        c = column_candidates(X[:, j], min_samples_leaf)
+        for k in range(len(c.position)):
+            # Recompute both children from their rows: the obviously right way.
+            left = np.zeros(n_samples, dtype=bool)
+            left[c.order[: c.position[k] + 1]] = True
+            left[c.missing] = c.missing_left[k]
+            w_left, w_right = sample_weight[left].sum(), sample_weight[~left].sum()
             if w_left <= 0 or w_right <= 0:
                 continue
             score = (
                 w_left * node_impurity(Y[left], sample_weight[left], criterion)
-                + w_right * node_impurity(Y[right], sample_weight[right], criterion)
+                + w_right * node_impurity(Y[~left], sample_weight[~left], criterion)
             ) / total
-            features.append(j)
-            thresholds.append(float(midpoint_threshold(x_sorted[i], x_sorted[i + 1])))
+            splits.append(Split(j, float(c.threshold[k]), float(score), bool(c.go_left[k])))
             scores.append(score)
     best = choose_best(np.array(scores), parent)
     if best < 0:
         return None
-    return Split(features[best], thresholds[best], float(scores[best]))
+    return splits[best]

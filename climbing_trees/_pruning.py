@@ -372,6 +372,11 @@ def prune(tree: Tree, inside: np.ndarray) -> Tree:
     fields["children_right"] = np.where(leaf, TREE_LEAF, new_id[right[inside]]).astype(right.dtype)
     fields["feature"][leaf] = TREE_UNDEFINED
     fields["threshold"][leaf] = TREE_UNDEFINED
+    fields["missing_go_to_left"][leaf] = False  # a leaf sends nothing anywhere
+    fields["surrogate_feature"][leaf] = -1
+    fields["surrogate_threshold"][leaf] = np.nan
+    fields["surrogate_below_left"][leaf] = False
+    fields["surrogate_levels"][leaf] = 0
     return Tree(**fields)
 
 

@@ -123,3 +123,65 @@ def exact_cptable(tree: Tree, risk: np.ndarray) -> pd.DataFrame:
             "rel error": links.risks[rows] / links.risks[-1],
         }
     )
+
+
+_SURROGATE_SCRIPT = """
+suppressMessages(library(rpart))
+d <- read.csv("data.csv"); t <- read.csv("test.csv"); w <- read.csv("weights.csv")$w
+cats <- scan("categorical.txt", what = "", quiet = TRUE)
+for (nm in cats) {
+  d[[nm]] <- factor(d[[nm]]); t[[nm]] <- factor(t[[nm]], levels = levels(d[[nm]]))
+}
+fit <- rpart(y ~ ., data = d, weights = w, method = "anova",
+             control = rpart.control(cp = 0, minsplit = MINSPLIT, minbucket = MINBUCKET,
+                                     maxdepth = MAXDEPTH, xval = 0, maxcompete = 0,
+                                     maxsurrogate = MAXSURROGATE, usesurrogate = 2,
+                                     surrogatestyle = 0))
+write.csv(data.frame(p = predict(fit, newdata = t)), "pred.csv", row.names = FALSE)
+"""
+
+
+def rpart_surrogate_predict(
+    X: np.ndarray,
+    y: np.ndarray,
+    X_test: np.ndarray,
+    sample_weight: np.ndarray,
+    *,
+    max_depth: int,
+    min_samples_split: int,
+    min_samples_leaf: int,
+    max_surrogates: int = 5,
+    categorical: tuple[int, ...] = (),
+) -> np.ndarray:
+    """rpart's regression tree with surrogate splits, and its predictions for ``X_test``.
+
+    rpart grows an ``anova`` tree with ``cp=0``, ``minsplit``, ``minbucket``
+    and ``maxdepth`` set from the arguments, ``maxsurrogate=max_surrogates``,
+    ``usesurrogate=2`` (surrogates, then the majority side), ``maxcompete=0``
+    and no cross-validation.  NaN in ``X`` is R's ``NA``; the columns listed
+    in ``categorical`` (level codes) become R factors.  Chapter 10's
+    surrogate tests compare ``DecisionTreeRegressor(missing_values="surrogate")``
+    with it.
+    """
+    columns = [f"x{j}" for j in range(X.shape[1])]
+    data = pd.DataFrame(X, columns=columns).assign(y=np.asarray(y, dtype=float))
+    test = pd.DataFrame(X_test, columns=columns)
+    script = (
+        _SURROGATE_SCRIPT.replace("MINSPLIT", str(int(min_samples_split)))
+        .replace("MINBUCKET", str(int(min_samples_leaf)))
+        .replace("MAXDEPTH", str(int(max_depth)))
+        .replace("MAXSURROGATE", str(int(max_surrogates)))
+    )
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder)
+        data.to_csv(path / "data.csv", index=False, float_format="%.17g")
+        test.to_csv(path / "test.csv", index=False, float_format="%.17g")
+        pd.DataFrame({"w": sample_weight}).to_csv(
+            path / "weights.csv", index=False, float_format="%.17g"
+        )
+        (path / "categorical.txt").write_text(" ".join(columns[j] for j in categorical))
+        (path / "fit.R").write_text(script)
+        subprocess.run(
+            ["Rscript", "fit.R"], cwd=folder, check=True, capture_output=True, timeout=120
+        )
+        return pd.read_csv(path / "pred.csv")["p"].to_numpy()

@@ -57,6 +57,24 @@ class Tree:
     categories_width : int
         ``max_levels + 1``: the length of a :attr:`categories_left` row.
         The format is described in :mod:`climbing_trees._categorical`.
+    missing_go_to_left : ndarray of bool
+        Where a row whose feature is missing (NaN) goes at each numerical
+        node (chapter 10, scikit-learn's name): the direction learned at fit
+        when the node had missing values for its feature, else the child
+        with more training rows (the right one on equal counts).  False at
+        leaves and categorical nodes (a missing level is a level).  Defaults
+        to that count rule at every numerical node.
+    surrogate_feature, surrogate_threshold, surrogate_below_left : ndarray
+        Surrogate splits (``missing_values="surrogate"``, chapter 10), shape
+        ``(node_count, max_surrogates)``, best first; feature -1 where a
+        node has fewer.  A row missing its node's feature takes the first
+        surrogate that can place it, then ``missing_go_to_left``.  Numerical
+        surrogates send ``x <= threshold`` left when ``surrogate_below_left``
+        (right otherwise); categorical ones have threshold NaN and use
+        ``surrogate_levels``, shape ``(node_count, max_surrogates, width)``
+        (1: left, 2: right, 0: cannot place; last column: unseen codes).
+        :mod:`climbing_trees._surrogates` describes them.  Zero columns
+        (the default) when the tree has none.
     """
 
     children_left: np.ndarray
@@ -72,6 +90,11 @@ class Tree:
     categories_stop: np.ndarray | None = None
     categories_levels: np.ndarray | None = None
     categories_width: int = 1
+    missing_go_to_left: np.ndarray | None = None
+    surrogate_feature: np.ndarray | None = None
+    surrogate_threshold: np.ndarray | None = None
+    surrogate_below_left: np.ndarray | None = None
+    surrogate_levels: np.ndarray | None = None
 
     def __post_init__(self) -> None:
         if self.categories_unseen_left is None:
@@ -82,6 +105,24 @@ class Tree:
         if self.categories_levels is None:
             self.categories_levels = np.zeros(0, dtype=LEVEL_DTYPE)
         self.categories_width = int(self.categories_width)
+        self._default_missing_fields()
+
+    def _default_missing_fields(self) -> None:
+        """Fill the missing-value arrays left as None (trees grown without them)."""
+        if self.missing_go_to_left is None:
+            inner = (self.children_left != TREE_LEAF) & ~np.isnan(self.threshold)
+            n = self.n_node_samples
+            bigger = n[self.children_left] > n[self.children_right]
+            self.missing_go_to_left = inner & bigger
+        if self.surrogate_feature is None:
+            self.surrogate_feature = np.full((self.node_count, 0), -1, dtype=np.intp)
+        k = self.surrogate_feature.shape[1]
+        if self.surrogate_threshold is None:
+            self.surrogate_threshold = np.full((self.node_count, k), np.nan)
+        if self.surrogate_below_left is None:
+            self.surrogate_below_left = np.zeros((self.node_count, k), dtype=bool)
+        if self.surrogate_levels is None:
+            self.surrogate_levels = np.zeros((self.node_count, k, 1), dtype=np.int8)
 
     @property
     def categories_left(self) -> np.ndarray:
@@ -123,14 +164,62 @@ class Tree:
         self.__dict__["_router_cache"] = (sources, router)
         return router
 
+    def _missing_left(self, nodes: np.ndarray, X_rows: np.ndarray) -> np.ndarray:
+        """Where rows missing their node's feature go: surrogates, then the default.
+
+        ``X_rows`` holds the full rows (every feature), one per entry of ``nodes``.
+        A Python loop over surrogate ranks (at most ``max_surrogates``), not rows.
+        """
+        go_left = self.missing_go_to_left[nodes].copy()
+        todo = np.arange(len(nodes))
+        width = self.surrogate_levels.shape[2] - 1
+        for rank in range(self.surrogate_feature.shape[1]):
+            if not todo.size:
+                break
+            f = self.surrogate_feature[nodes[todo], rank]
+            usable = f >= 0
+            todo, f = todo[usable], f[usable]
+            x = X_rows[todo, f]
+            t = self.surrogate_threshold[nodes[todo], rank]
+            categorical = np.isnan(t)
+            side = np.where(
+                (x <= t) == self.surrogate_below_left[nodes[todo], rank], 1, -1
+            )  # numerical; NaN x is handled below
+            side[np.isnan(x)] = 0
+            if categorical.any():
+                c = x[categorical]
+                codes = np.where((c >= 0) & (c < width), c, -1).astype(np.intp)
+                state = self.surrogate_levels[nodes[todo[categorical]], rank, codes]
+                # 1: goes left, 2: goes right, 0: cannot place (_surrogates.GOES_LEFT...)
+                side[categorical] = np.where(state == 1, 1, np.where(state == 2, -1, 0))
+            placed = side != 0
+            go_left[todo[placed]] = side[placed] > 0
+            todo = todo[~placed]
+        return go_left
+
+    @property
+    def has_surrogates(self) -> bool:
+        """Whether some node has a surrogate split."""
+        return bool((self.surrogate_feature >= 0).any())
+
     @property
     def is_categorical_split(self) -> np.ndarray:
         """True at internal nodes that split a categorical feature (threshold NaN)."""
         return (self.children_left != TREE_LEAF) & np.isnan(self.threshold)
 
-    def _goes_left(self, nodes: np.ndarray, x: np.ndarray) -> np.ndarray:
-        """Whether values ``x`` at internal ``nodes`` go left: ``<=`` or set membership."""
+    def _goes_left(self, nodes: np.ndarray, x: np.ndarray, X=None, rows=None) -> np.ndarray:
+        """Whether values ``x`` at internal ``nodes`` go left: ``<=`` or set membership.
+
+        A missing ``x`` follows the node's surrogates (which read the full
+        rows ``X[rows]``, only then), then ``missing_go_to_left``.
+        """
         go_left = x <= self.threshold[nodes]  # False wherever the threshold is NaN
+        missing = np.isnan(x)  # a missing value follows its node's direction
+        if missing.any():
+            if X is not None and self.has_surrogates:
+                go_left[missing] = self._missing_left(nodes[missing], X[rows[missing]])
+            else:
+                go_left[missing] = self.missing_go_to_left[nodes[missing]]
         categorical = np.isnan(self.threshold[nodes])
         if categorical.any():
             go_left[categorical] = self._router().goes_left(nodes[categorical], x[categorical])
@@ -173,7 +262,7 @@ class Tree:
             current = node[active]
             internal = self.children_left[current] != TREE_LEAF
             active, current = active[internal], current[internal]
-            go_left = self._goes_left(current, X[active, self.feature[current]])
+            go_left = self._goes_left(current, X[active, self.feature[current]], X, active)
             node[active] = np.where(
                 go_left, self.children_left[current], self.children_right[current]
             )
@@ -207,7 +296,7 @@ class Tree:
         while active.size:
             internal = self.children_left[current] != TREE_LEAF
             active, current = active[internal], current[internal]
-            go_left = self._goes_left(current, X[active, self.feature[current]])
+            go_left = self._goes_left(current, X[active, self.feature[current]], X, active)
             current = np.where(go_left, self.children_left[current], self.children_right[current])
             rows.append(active)
             nodes.append(current)
@@ -257,12 +346,19 @@ class Tree:
             for node, (start, stop) in enumerate(bounds)
             if stop > start
         }
+        missing_left = self.missing_go_to_left.tolist()
+        surrogates = self.has_surrogates
         leaves = []
-        for row in np.asarray(X, dtype=float).tolist():
+        X = np.asarray(X, dtype=float)
+        for i, row in enumerate(X.tolist()):
             node = 0
             while left[node] != TREE_LEAF:
                 x, t = row[feature[node]], threshold[node]
-                if t == t:
+                if t == t and x != x and surrogates:  # missing: surrogates, then default
+                    go_left = bool(self._missing_left(np.array([node]), X[i : i + 1])[0])
+                elif t == t and x != x:  # missing: the node's direction
+                    go_left = missing_left[node]
+                elif t == t:
                     go_left = x <= t
                 else:  # NaN threshold: a categorical node, test set membership (chapter 6)
                     inside = 0 <= x < width and int(x) in listed.get(node, ())
@@ -315,6 +411,8 @@ class Tree:
             self.feature,
             self.threshold,
             *self._sets(),
+            self.missing_go_to_left,
+            self.surrogate_feature,
         )
         cached = self.__dict__.get("_flat_cache")
         if cached is not None and all(a is b for a, b in zip(cached[0], sources, strict=True)):
@@ -338,7 +436,8 @@ class Tree:
             level = np.concatenate([self.children_left[level], self.children_right[level]])
             depth += 1
         router = self._router() if categorical is not None else None
-        tables = (next_pos, feature, threshold, at_leaf, categorical, router, depth)
+        missing_left = np.repeat(self.missing_go_to_left, 2)
+        tables = (next_pos, feature, threshold, at_leaf, categorical, router, depth, missing_left)
         self.__dict__["_flat_cache"] = (sources, tables)
         return tables
 
@@ -361,11 +460,22 @@ class Tree:
             self.categories_unseen_left, self.categories_levels = unseen_left, levels
             self.categories_start, self.categories_stop = start, stop
             self.categories_width = dense.shape[1]
+        for name in (
+            "missing_go_to_left",
+            "surrogate_feature",
+            "surrogate_threshold",
+            "surrogate_below_left",
+            "surrogate_levels",
+        ):
+            self.__dict__.setdefault(name, None)  # pickled before missing values
+        self._default_missing_fields()
 
     def _descend(self, X: np.ndarray, tables: tuple) -> np.ndarray:
         """The loop of :meth:`apply_flat` on one block of rows."""
-        next_pos, feature, threshold, at_leaf, categorical, router, depth = tables
+        next_pos, feature, threshold, at_leaf, categorical, router, depth, missing_left = tables
         n, d = X.shape
+        has_missing = bool(np.isnan(X).any())  # one pass; none: no extra work per step
+        surrogates = self.has_surrogates
         flat = X.ravel()
         rows = np.arange(n)
         base = rows * d
@@ -383,6 +493,12 @@ class Tree:
             flat.take(i, out=xs, mode="clip")
             threshold.take(pos, out=ts, mode="clip")
             np.less_equal(xs, ts, out=g)  # False wherever the threshold is NaN
+            if has_missing:  # a NaN x goes its node's learned way (or its surrogates')
+                nan = np.flatnonzero(np.isnan(xs))
+                if surrogates and nan.size:
+                    g[nan] = self._missing_left(pos[nan] // 2, X[rows[nan]])
+                else:
+                    g[nan] = missing_left.take(pos[nan])
             if categorical is not None:
                 cat = np.flatnonzero(categorical.take(pos))
                 g[cat] = router.goes_left(pos[cat] // 2, xs[cat])

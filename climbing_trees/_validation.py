@@ -6,9 +6,8 @@ call these checks.  Every rejected input raises ``ValueError`` or
 ``fit`` validates everything before it changes the model, so a failed
 ``fit`` leaves a fitted model as it was.  Rejected today:
 
-* NaN or infinity in a numerical column of ``X``, NaN or None in a
-  categorical one (infinity there is a level like any other), NaN or infinity
-  in ``y``;
+* infinity in a numerical column of ``X`` (NaN there is a missing value,
+  chapter 10), NaN or infinity in ``y``;
 * ``X`` that is empty, 1-D, 3-D, sparse, complex, or has duplicate column
   names, or mixes datetime and numeric columns; text in a column declared
   numerical; ``X`` and ``y`` of different lengths;
@@ -18,7 +17,8 @@ call these checks.  Every rejected input raises ``ValueError`` or
 * a continuous ``y`` for the classifier; a non-numeric ``y``, or
   ``|y| > 1e150``, for the regressor;
 * hyperparameters outside their range (:func:`resolve_hyperparameters`):
-  among them a negative or non-finite ``ccp_alpha``, ``max_leaf_nodes < 2``
+  among them a negative or non-finite ``ccp_alpha``, ``max_leaf_nodes < 2``,
+  an unknown ``missing_values``, a negative ``max_surrogates``
   and an unknown ``ccp_risk`` (the regressor has no ``ccp_risk``:
   ``set_params`` and the constructor reject it).
 
@@ -70,6 +70,13 @@ def resolve_hyperparameters(est, n_samples: int) -> dict:
         hint="(the number of candidate partitions the exact multiclass search may score; "
         "the default is 16384)",
     )
+    missing_values = est.missing_values
+    if not isinstance(missing_values, str) or missing_values not in ("learn", "surrogate"):
+        raise ValueError(
+            f"missing_values={missing_values!r} is not supported; use 'learn' (scikit-learn's "
+            "learned direction) or 'surrogate' (CART's surrogate splits)."
+        )
+    _check_int(est.max_surrogates, "max_surrogates", low=0, hint="(0 keeps no surrogate)")
     max_leaf_nodes = est.max_leaf_nodes
     if max_leaf_nodes is not None:
         _check_int(max_leaf_nodes, "max_leaf_nodes", low=2, hint="or None for no limit")
@@ -96,6 +103,8 @@ def resolve_hyperparameters(est, n_samples: int) -> dict:
         "min_impurity_decrease": float(mid),
         "min_samples_level": int(est.min_samples_level),
         "max_categorical_candidates": int(est.max_categorical_candidates),
+        "missing_values": missing_values,
+        "max_surrogates": int(est.max_surrogates),
     }
 
 
@@ -227,8 +236,8 @@ _HINTS: tuple[tuple[str, str], ...] = (
     ),
     (
         "contains NaN",
-        "This tree does not handle missing values yet: drop those rows or fill them "
-        "in (for example with sklearn.impute.SimpleImputer).",
+        "Missing values are allowed in X (chapter 10) but not in y or sample_weight: "
+        "drop the rows whose target is missing.",
     ),
     ("0 sample(s)", "Pass at least one row."),
     ("Expected unique column names", "Give every column of X its own name."),

@@ -68,7 +68,17 @@ def assert_same_tree(a: ct.Tree, b: ct.Tree) -> None:
         )
 
 
-EXACT_FIELDS = ("children_left", "children_right", "feature", "n_node_samples")
+EXACT_FIELDS = (
+    "children_left",
+    "children_right",
+    "feature",
+    "n_node_samples",
+    "missing_go_to_left",
+    "surrogate_feature",
+    "surrogate_threshold",
+    "surrogate_below_left",
+    "surrogate_levels",
+)
 FLOAT_FIELDS = ("value", "impurity", "weighted_n_node_samples")
 SET_FIELDS = (
     "categories_unseen_left",

@@ -28,6 +28,8 @@ PARAMS = {
     "categorical_split": "one_vs_rest",
     "min_samples_level": 3,
     "max_categorical_candidates": 1000,
+    "missing_values": "surrogate",
+    "max_surrogates": 3,
 }
 #: Parameters only the classifier has.
 CLASSIFIER_PARAMS = {"ccp_risk": "misclassification"}

@@ -435,15 +435,18 @@ def test_hashable_levels_of_mixed_types():
 
 @pytest.mark.parametrize("Estimator", ESTIMATORS)
 @pytest.mark.parametrize("missing", [np.nan, None])
-def test_missing_values_in_categorical_column_raise(Estimator, missing, mixed_frame):
+def test_missing_values_in_categorical_column_are_a_level(Estimator, missing, mixed_frame):
+    # Chapter 10: a missing level is one more level (tests/test_missing.py has more).
     X, y = mixed_frame[0].copy(), target(Estimator, mixed_frame)
     X["shape"] = X["shape"].astype(object)
     X.loc[3, "shape"] = missing
-    with pytest.raises(ValueError, match="'shape'.*missing values"):
-        Estimator().fit(X, y)
+    model = Estimator().fit(X, y)
+    assert np.isnan(model.categories_[X.columns.get_loc("shape")][-1])
+    # A model fitted without missing levels sends them where unseen levels go.
     model = Estimator(max_depth=2).fit(mixed_frame[0], y)
-    with pytest.raises(ValueError, match="missing values"):
-        model.predict(X)
+    unseen = X.copy()
+    unseen.loc[3, "shape"] = "never seen"
+    np.testing.assert_array_equal(model.apply(X), model.apply(unseen))
 
 
 @pytest.mark.parametrize(

@@ -29,8 +29,8 @@ ROW_COUNT_RULES = (
 
 #: Why column 0 declared categorical fails two checks.
 INF_IS_A_LEVEL = (
-    "infinity in a categorical column is a level like any other hashable value (only "
-    "missing values are rejected there), so fitting with inf in column 0 does not raise"
+    "infinity in a categorical column is a level like any other hashable value (so is "
+    "a missing value, chapter 10), so fitting with inf in column 0 does not raise"
 )
 INDEX_BEYOND_COLUMNS = (
     "with zero columns, categorical_features=[0] names a column that does not exist, "
@@ -63,6 +63,9 @@ ESTIMATORS = [
     # runs through the categorical encoding and the set splits of chapters 6-7.
     DecisionTreeClassifier(categorical_features=[0], categorical_split="partition"),
     DecisionTreeRegressor(categorical_features=[0], categorical_split="one_vs_rest"),
+    # Surrogate splits (chapter 10): grown depth first, routed through the surrogates.
+    DecisionTreeClassifier(missing_values="surrogate"),
+    DecisionTreeRegressor(missing_values="surrogate", max_surrogates=2),
 ]
 
 
@@ -88,6 +91,6 @@ def test_default_estimators_pass_every_check(estimator):
 def test_tags_state_what_fit_accepts(estimator):
     tags = get_tags(estimator)
     assert tags.input_tags.categorical and tags.input_tags.string  # chapter 6
-    assert not tags.input_tags.allow_nan and not tags.input_tags.sparse
+    assert tags.input_tags.allow_nan and not tags.input_tags.sparse  # NaN: chapter 10
     assert tags.target_tags.required and not tags.target_tags.multi_output
     assert tags.requires_fit

@@ -1,0 +1,291 @@
+"""Surrogate splits: CART's way with missing values (Breiman et al. 1984, section 5.3).
+
+Chapter 10 of the book ("Missing values") explains this module; with
+``missing_values="surrogate"`` the estimators grow their trees with it, and
+R's rpart (``usesurrogate=2``) is the reference it is tested against.
+
+At a node, with NaN marking a missing numerical value:
+
+1. **The primary split** is searched on the rows where its feature is
+   present.  Features compete by their *absolute* weighted impurity
+   decrease among those rows, ``W_p I_p - W_L I_L - W_R I_R``, which is
+   rpart's rescaling of the improvement: a feature missing in half the node
+   can only win with twice the decrease per row.  ``min_samples_leaf``
+   counts the present rows on each side.  Among equal decreases the lowest
+   feature wins.  (A categorical column has no missing rows here: its
+   missing values are a level, as in :mod:`climbing_trees._categorical`.)
+2. **Surrogates.**  The rows with the primary feature present are labelled
+   left or right by it.  Every other feature proposes the split that best
+   reproduces those labels, counting the weight of rows on which both agree
+   (:func:`best_surrogate`, rpart's ``choose_surg``); its *agreement* is that
+   weight over the weight of all labelled rows.  A surrogate is kept only if
+   it beats the majority rule "send everything to the heavier side"
+   (adjusted agreement above 0), and the best ``max_surrogates`` are kept,
+   by decreasing agreement (the lower feature first on equal agreement).
+3. **Routing** a row missing the primary feature: the first surrogate whose
+   feature it has (a categorical surrogate also needs a level it knows)
+   decides; failing all, the row goes to the heavier side of the primary's
+   labelled rows while growing.  At predict time, rows that no surrogate can
+   place go to the child with more training rows (``missing_go_to_left``),
+   as in rpart's ``predict``.  Where rpart leaves a row at a node because
+   both sides weigh the same, this package sends it right.  A categorical
+   primary split has no surrogates: its missing values are a level, and a
+   level it did not see at the node goes to the heavier side (rpart treats
+   such a level as missing).
+
+The surrogates are stored in :class:`~climbing_trees.Tree` as arrays with one
+row per node and one column per surrogate rank:
+``surrogate_feature`` (-1: none), ``surrogate_threshold`` (NaN for a
+categorical surrogate), ``surrogate_below_left`` (a numerical surrogate
+sends ``x <= threshold`` left when True, right when False) and
+``surrogate_levels`` (per level code, with the unseen column last:
+:data:`GOES_LEFT`, :data:`GOES_RIGHT`, or 0 when the surrogate cannot place
+the level).
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+
+from ._categorical import best_categorical_split
+from ._criteria import node_impurity
+from ._ties import TIE_RTOL
+
+#: ``surrogate_levels`` entries: the level goes left, goes right (0: unknown).
+GOES_LEFT, GOES_RIGHT = 1, 2
+#: Adjusted agreements at or below this do not beat the majority rule (rpart's).
+MIN_ADJUSTED_AGREEMENT = 1e-10
+
+
+class Surrogate(NamedTuple):
+    """A surrogate split: ``feature``, and either a threshold or a level row.
+
+    Numerical: rows with ``x <= threshold`` go left if ``below_left``, else
+    right.  Categorical: ``threshold`` is NaN and ``levels[code]`` says where
+    a level goes (:data:`GOES_LEFT`, :data:`GOES_RIGHT`, 0: unknown).
+    """
+
+    feature: int
+    threshold: float
+    below_left: bool
+    levels: np.ndarray | None
+    agreement: float
+    adjusted: float
+
+
+def best_surrogate(
+    x: np.ndarray,
+    label: np.ndarray,
+    w: np.ndarray,
+    categorical: bool = False,
+    n_levels: int = 0,
+) -> Surrogate | None:
+    """The split of column ``x`` that best reproduces the primary's ``label``.
+
+    ``label`` is +1 (primary sends left), -1 (right) or 0 (primary feature
+    missing).  As rpart's ``choose_surg``: a numerical surrogate scans the
+    thresholds between distinct present values of ``x`` (rows with label 0
+    included) in increasing order and keeps the first strictly better
+    agreement, trying "below goes right" before "below goes left" at each
+    threshold; each side must receive at least 2 labelled rows.  A
+    categorical surrogate sends each level to the side where most of its
+    labelled weight went (on equal weight, the heavier side overall).
+    Returns ``None`` when nothing beats the majority rule.  The returned
+    ``feature`` is 0; the caller sets it.
+    """
+    labelled = label != 0
+    t_left = float(w[label > 0].sum())
+    t_right = float(w[label < 0].sum())
+    total = t_left + t_right
+    majority = max(t_left, t_right) / total
+    if categorical:
+        present = labelled  # categorical columns hold codes, never NaN
+        codes = x[present].astype(np.intp)
+        size = max(n_levels, int(codes.max()) + 1 if codes.size else 0)
+        lab = label[present]
+        lwt = np.bincount(codes, weights=w[present] * (lab > 0), minlength=size)
+        rwt = np.bincount(codes, weights=w[present] * (lab < 0), minlength=size)
+        lcnt = np.bincount(codes[lab > 0], minlength=size)
+        rcnt = np.bincount(codes[lab < 0], minlength=size)
+        right_default = not lwt.sum() > rwt.sum()
+        seen = (lcnt > 0) | (rcnt > 0)
+        goes_right = (lwt < rwt) | ((lwt == rwt) & right_default)
+        levels = np.where(seen, np.where(goes_right, GOES_RIGHT, GOES_LEFT), 0)
+        agree = float(np.where(goes_right, rwt, lwt)[seen].sum())
+        # rpart's "at least 2 each way" count, as it computes it.
+        n_one = int(np.where(goes_right, lcnt, rcnt)[seen].sum())
+        n_two = int(np.where(goes_right, rcnt, lcnt)[seen].sum())
+        if not (n_one > 1 and n_two > 1):
+            return None
+        agreement = agree / total
+        adjusted = (agreement - majority) / (1.0 - majority)
+        if adjusted <= MIN_ADJUSTED_AGREEMENT:
+            return None
+        return Surrogate(0, np.nan, False, levels.astype(np.int8), agreement, adjusted)
+    present = ~np.isnan(x)
+    order = np.flatnonzero(present)
+    order = order[np.argsort(x[order], kind="stable")]
+    if order.size < 2:
+        return None
+    xs, lab, ws = x[order], label[order], w[order]
+    is_left, is_right = lab > 0, lab < 0
+    # Below the threshold: cumulative labelled weights and counts.
+    below_l = np.cumsum(ws * is_left)
+    below_r = np.cumsum(ws * is_right)
+    n_below_l = np.cumsum(is_left)
+    n_below_r = np.cumsum(is_right)
+    all_l, all_r = below_l[-1], below_r[-1]
+    n_l, n_r = n_below_l[-1], n_below_r[-1]
+    best = max(all_l, all_r)  # everything on one side: the worst agreement
+    found = None
+    for i in np.flatnonzero(xs[1:] != xs[:-1]):
+        n_below = n_below_l[i] + n_below_r[i]
+        if n_l + n_r - n_below < 2:
+            break  # fewer than 2 labelled rows left above: no later threshold either
+        if n_below < 2:
+            continue
+        # Below goes right, above left: agreement = left above + right below.
+        right_below = (all_l - below_l[i]) + below_r[i]
+        left_below = below_l[i] + (all_r - below_r[i])
+        if right_below > best:
+            best, found = right_below, (i, False)
+        elif left_below > best:
+            best, found = left_below, (i, True)
+    if found is None:
+        return None
+    i, below_left = found
+    threshold = float((xs[i] + xs[i + 1]) / 2)  # rpart's midpoint
+    agreement = float(best) / total
+    adjusted = (agreement - majority) / (1.0 - majority)
+    if adjusted <= MIN_ADJUSTED_AGREEMENT:
+        return None
+    return Surrogate(0, threshold, below_left, None, agreement, adjusted)
+
+
+def find_surrogates(
+    X: np.ndarray,
+    label: np.ndarray,
+    w: np.ndarray,
+    primary: int,
+    max_surrogates: int,
+    is_categorical: np.ndarray,
+    n_categories: np.ndarray,
+) -> list[Surrogate]:
+    """The ``max_surrogates`` best surrogates of a node's primary split, best first.
+
+    ``X`` holds the node's rows, ``label`` the primary's +1/-1/0 labels.
+    Ranked by decreasing agreement; on equal agreement the lower feature first.
+    """
+    if max_surrogates <= 0:
+        return []
+    found = []
+    for j in range(X.shape[1]):
+        if j == primary:
+            continue
+        s = best_surrogate(X[:, j], label, w, bool(is_categorical[j]), int(n_categories[j]))
+        if s is not None:
+            found.append(s._replace(feature=j))
+    found.sort(key=lambda s: (-s.agreement, s.feature))  # stable: lower feature on ties
+    return found[:max_surrogates]
+
+
+def surrogate_goes_left(surrogate: Surrogate, x: np.ndarray) -> np.ndarray:
+    """Per row: 1 if the surrogate sends it left, -1 right, 0 if it cannot place it."""
+    if surrogate.levels is not None:
+        width = len(surrogate.levels)
+        codes = np.where((x >= 0) & (x < width), x, -1).astype(np.intp)
+        state = np.asarray(surrogate.levels)[codes]
+        return np.where(state == GOES_LEFT, 1, np.where(state == GOES_RIGHT, -1, 0))
+    below = x <= surrogate.threshold
+    side = np.where(below == surrogate.below_left, 1, -1)
+    return np.where(np.isnan(x), 0, side)
+
+
+def best_present_split(search, rows, Y, w, impurity):
+    """The primary split of a node, searched on the rows where each feature is present.
+
+    ``search`` is the :class:`climbing_trees._growth.NodeSearch` of the tree.
+    Returns the winning split with its ``score`` replaced by the node-level
+    equivalent ``I_t - decrease / W_t`` (so that ``min_impurity_decrease``
+    compares the present-row decrease over the total weight), or ``None``.
+    """
+    X = search.X[rows]
+    criterion, msl = search.criterion, search.min_samples_leaf
+    W_t = float(w.sum())
+    candidates, decreases = [], []
+    for j in range(X.shape[1]):
+        if j in search.cat_features:
+            split = best_categorical_split(
+                X,
+                Y,
+                w,
+                criterion,
+                msl,
+                np.array([j]),
+                search.method,
+                search.min_samples_level,
+                search.max_categorical_candidates,
+            )
+            if split is None:
+                continue
+            decrease = W_t * (impurity - split.score)
+        else:
+            present = ~np.isnan(X[:, j])
+            if present.sum() < 2 * msl:
+                continue
+            Yp, wp = Y[present], w[present]
+            split = search.find_split(X[present][:, [j]], Yp, wp, criterion, msl)
+            if split is None:
+                continue
+            W_p = float(wp.sum())
+            decrease = W_p * (node_impurity(Yp, wp, criterion) - split.score)
+            split = split._replace(feature=j)
+        candidates.append(split)
+        decreases.append(decrease)
+    if not candidates:
+        return None
+    decreases = np.array(decreases)
+    best = decreases.max()
+    if not best > TIE_RTOL * W_t * abs(impurity):  # rpart: no improvement, no split
+        return None
+    k = int(np.flatnonzero(decreases >= best - TIE_RTOL * max(abs(best), W_t * impurity))[0])
+    return candidates[k]._replace(score=impurity - float(decreases[k]) / W_t)
+
+
+def route_with_surrogates(X, split, w, max_surrogates, is_categorical, n_categories):
+    """Where each row of a node goes under a numerical primary ``split`` and its surrogates.
+
+    Returns ``(goes_left, surrogates)``.  Rows with the primary feature follow
+    it; the others the first surrogate that can place them, else the heavier
+    side of the primary's labelled rows (right on equal weight).
+    """
+    x = X[:, split.feature]
+    present = ~np.isnan(x)
+    label = np.where(present, np.where(x <= split.threshold, 1, -1), 0)
+    # Kept even where no row misses the primary here: rows at predict time may.
+    surrogates = find_surrogates(
+        X, label, w, split.feature, max_surrogates, is_categorical, n_categories
+    )
+    side = label.copy()
+    for s in surrogates:
+        todo = np.flatnonzero(side == 0)
+        if not todo.size:
+            break
+        side[todo] = surrogate_goes_left(s, X[todo, s.feature])
+    heavier_left = w[label > 0].sum() > w[label < 0].sum()
+    side[side == 0] = 1 if heavier_left else -1
+    return side > 0, surrogates
+
+
+__all__ = [
+    "GOES_LEFT",
+    "GOES_RIGHT",
+    "Surrogate",
+    "best_present_split",
+    "best_surrogate",
+    "find_surrogates",
+    "route_with_surrogates",
+    "surrogate_goes_left",
+]

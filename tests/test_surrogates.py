@@ -1,0 +1,304 @@
+"""Surrogate splits (CART, rpart): ``missing_values="surrogate"`` (chapter 10)."""
+
+from __future__ import annotations
+
+import itertools
+import pickle
+
+import numpy as np
+import pandas as pd
+import pytest
+from conftest import assert_same_tree
+
+import climbing_trees as ct
+from climbing_trees._rpart import have_rpart, rpart_surrogate_predict
+from climbing_trees._surrogates import GOES_LEFT, best_surrogate
+
+
+def correlated_problem(seed, n=None, categorical=False, rate=None):
+    """Correlated features (so surrogates exist), a target, NaN at a random rate."""
+    rng = np.random.default_rng(seed)
+    n = n or int(rng.integers(80, 300))
+    d = int(rng.integers(2, 5))
+    cov = 0.7 * np.ones((d, d)) + 0.3 * np.eye(d)
+    X = rng.multivariate_normal(np.zeros(d), cov, size=n + 200)
+    if categorical:  # the last column: 5 levels cut from a correlated variable
+        X[:, -1] = np.digitize(X[:, -1], [-1, -0.3, 0.3, 1])
+    y = X[:, 0] + np.sin(2 * X[:, 1]) + 0.3 * rng.normal(size=n + 200)
+    rate = rng.uniform(0.05, 0.4) if rate is None else rate
+    holes = rng.random(X.shape) < np.r_[np.full(n, rate), np.full(200, 0.3)][:, None]
+    if categorical:
+        holes[:, -1] = False
+    X[holes] = np.nan
+    w = rng.uniform(0.5, 2.0, size=n)
+    params = {"max_depth": int(rng.integers(2, 6)), "min_samples_leaf": int(rng.integers(3, 10))}
+    params["min_samples_split"] = 3 * params["min_samples_leaf"]
+    return X[:n], y[:n], w, X[n:], params
+
+
+def route_row(tree, x, training=False, node=0):
+    """One row down the tree, written plainly: the independent router of these tests.
+
+    Returns the node where the row stops.  ``training``: rows that no surrogate
+    places go to the heavier side of the rows the primary placed (as while
+    growing), which the caller passes as ``tree.heavier_left``; otherwise to the
+    child with more training rows.  Returns None where rpart would stop the row
+    at an internal node (its children have equal counts).
+    """
+    while tree.children_left[node] >= 0:
+        f, t = tree.feature[node], tree.threshold[node]
+        left = None
+        if np.isnan(t):  # a categorical primary: its levels (a missing level is a level)
+            left = tree.categories_left[node, int(x[f])]
+        elif not np.isnan(x[f]):
+            left = x[f] <= t
+        else:
+            for rank in range(tree.surrogate_feature.shape[1]):
+                g = tree.surrogate_feature[node, rank]
+                if g < 0 or np.isnan(x[g]):
+                    continue
+                s = tree.surrogate_threshold[node, rank]
+                if np.isnan(s):
+                    code = int(x[g])
+                    state = tree.surrogate_levels[node, rank, code]
+                    if state == 0:
+                        continue
+                    left = state == GOES_LEFT
+                else:
+                    left = (x[g] <= s) == tree.surrogate_below_left[node, rank]
+                break
+            if left is None:
+                if training:
+                    left = tree.heavier_left[node]
+                else:
+                    n_left = tree.n_node_samples[tree.children_left[node]]
+                    n_right = tree.n_node_samples[tree.children_right[node]]
+                    if n_left == n_right:
+                        return None
+                    left = n_left > n_right
+        node = tree.children_left[node] if left else tree.children_right[node]
+    return node
+
+
+@pytest.mark.skipif(not have_rpart(), reason="needs R with rpart (Rscript)")
+@pytest.mark.parametrize("categorical", [False, True], ids=["numerical", "categorical"])
+def test_predictions_equal_rparts(categorical):
+    compared = 0
+    for seed in range(15):
+        X, y, w, X_test, params = correlated_problem(seed, categorical=categorical)
+        cat = [X.shape[1] - 1] if categorical else None
+        ours = ct.DecisionTreeRegressor(
+            missing_values="surrogate", categorical_features=cat, **params
+        ).fit(X, y, sample_weight=w)
+        rows = np.vstack([X, X_test])
+        theirs = rpart_surrogate_predict(X, y, rows, w, **params, categorical=tuple(cat or ()))
+        # rpart stops a row at an internal node whose children have equal counts
+        # when nothing else places it; this package sends it right.  Leave those out.
+        tree = ours.tree_
+        kept = np.array([route_row(tree, r) is not None for r in rows])
+        if categorical:
+            # A categorical primary sends a level it did not see at the node to the
+            # heavier side (this package's rule for unseen levels); rpart treats it
+            # as missing.  Leave out rows meeting such a level.
+            j = X.shape[1] - 1
+            seen = tree.decision_path(X).T @ np.eye(5)[X[:, j].astype(int)] > 0
+            visits = tree.decision_path(rows).toarray().astype(bool)
+            at_cat = np.isnan(tree.threshold) & (tree.children_left >= 0)
+            unseen = ~seen[:, rows[:, j].astype(int)].T & at_cat & visits
+            kept &= ~unseen.any(axis=1)
+        assert kept.mean() > 0.85
+        np.testing.assert_allclose(ours.predict(rows[kept]), theirs[kept], rtol=1e-9, atol=1e-12)
+        compared += 1
+    assert compared == 15
+
+
+def test_categorical_surrogates_are_used():
+    X, y, w, X_test, params = correlated_problem(1, n=400, categorical=True, rate=0.3)
+    model = ct.DecisionTreeRegressor(
+        missing_values="surrogate", categorical_features=[X.shape[1] - 1], max_depth=3
+    ).fit(X, y, sample_weight=w)
+    t = model.tree_
+    used = t.surrogate_feature == X.shape[1] - 1
+    assert used.any()
+    assert np.isnan(t.surrogate_threshold[used]).all()
+
+
+def test_surrogate_search_against_brute_force():
+    rng = np.random.default_rng(0)
+    checked = 0
+    for _ in range(200):
+        n = int(rng.integers(6, 30))
+        x = np.round(rng.normal(size=n), 1)
+        x[rng.random(n) < 0.2] = np.nan
+        label = rng.choice([1, -1, 0], size=n, p=[0.4, 0.4, 0.2])
+        if not (label != 0).any():
+            continue
+        w = rng.uniform(0.5, 2.0, size=n)
+        found = best_surrogate(x, label, w)
+        t_left, t_right = w[label > 0].sum(), w[label < 0].sum()
+        total = t_left + t_right
+        # Brute force: every threshold between present values, both orientations,
+        # at least two labelled rows on each side.
+        best = max(t_left, t_right)
+        values = np.unique(x[~np.isnan(x)])
+        for a, b in itertools.pairwise(values):
+            cut = (a + b) / 2
+            below = (x < cut) & (label != 0)
+            above = (x > cut) & (label != 0)
+            if below.sum() < 2 or above.sum() < 2:
+                continue
+            right_below = w[below & (label < 0)].sum() + w[above & (label > 0)].sum()
+            left_below = w[below & (label > 0)].sum() + w[above & (label < 0)].sum()
+            best = max(best, right_below, left_below)
+        majority = max(t_left, t_right) / total
+        adjusted = (best / total - majority) / (1 - majority) if majority < 1 else 0.0
+        if found is None:
+            assert adjusted <= 1e-10
+            continue
+        checked += 1
+        assert found.agreement == pytest.approx(best / total, rel=1e-12)
+        # The split does what its agreement says.
+        side = np.where((x <= found.threshold) == found.below_left, 1, -1)
+        agree = w[(label != 0) & ~np.isnan(x) & (side == label)].sum()
+        assert agree / total == pytest.approx(found.agreement, rel=1e-12)
+    assert checked > 50
+
+
+def test_categorical_surrogate_against_brute_force():
+    rng = np.random.default_rng(1)
+    checked = 0
+    for _ in range(100):
+        n = int(rng.integers(8, 40))
+        codes = rng.integers(0, 4, size=n).astype(float)
+        label = rng.choice([1, -1, 0], size=n, p=[0.45, 0.45, 0.1])
+        w = rng.uniform(0.5, 2.0, size=n)
+        found = best_surrogate(codes, label, w, categorical=True, n_levels=4)
+        total = w[label != 0].sum()
+        best = 0.0
+        for sides in itertools.product([1, -1], repeat=4):
+            side = np.array(sides)[codes.astype(int)]
+            best = max(best, w[(label != 0) & (side == label)].sum())
+        if found is not None:
+            checked += 1
+            assert found.agreement == pytest.approx(best / total, rel=1e-12)
+    assert checked > 30
+
+
+def test_routing_and_prediction_against_a_plain_router():
+    for seed in range(10):
+        X, y, w, X_test, params = correlated_problem(seed, categorical=seed % 2 == 1)
+        cat = [X.shape[1] - 1] if seed % 2 else None
+        model = ct.DecisionTreeRegressor(
+            missing_values="surrogate", categorical_features=cat, **params
+        ).fit(X, y, sample_weight=w)
+        tree = model.tree_
+        # Training rows: route them plainly, with the growing-time default.
+        heavier = np.zeros(tree.node_count, dtype=bool)
+        counts = np.zeros(tree.node_count, dtype=int)
+        stack = [(0, np.arange(len(X)))]
+        while stack:
+            node, rows = stack.pop()
+            counts[node] = len(rows)
+            if tree.children_left[node] < 0:
+                continue
+            x = X[rows, tree.feature[node]]
+            present = ~np.isnan(x) & ~np.isnan(tree.threshold[node])
+            goes = x <= tree.threshold[node]
+            heavier[node] = w[rows][present & goes].sum() > w[rows][present & ~goes].sum()
+            tree.heavier_left = heavier
+            left = []
+            for r in rows:
+                # One step of route_row from this node.
+                child = route_row(_one_level(tree, node), X[r], training=True)
+                left.append(child == 1)
+            left = np.array(left, dtype=bool)
+            stack.append((tree.children_right[node], rows[~left]))
+            stack.append((tree.children_left[node], rows[left]))
+        np.testing.assert_array_equal(counts, tree.n_node_samples)
+        # New rows: every traversal agrees with the plain router.
+        rows = np.vstack([X, X_test])
+        expected = [route_row(tree, r) for r in rows]
+        leaves = tree.apply(rows)
+        for got, want in zip(leaves, expected, strict=True):
+            if want is not None:
+                assert got == want
+        np.testing.assert_array_equal(tree.apply_flat(rows), leaves)
+        np.testing.assert_array_equal(tree.apply_rowwise(rows), leaves)
+        path = tree.decision_path(rows)
+        np.testing.assert_array_equal(path[np.arange(len(rows)), leaves].A1, 1)
+
+
+def _one_level(tree, node):
+    """A copy of ``tree`` cut below ``node``'s children, renumbered: node -> 0, kids 1, 2."""
+    levels = tree.categories_levels[tree.categories_start[node] : tree.categories_stop[node]]
+    one = ct.Tree(
+        children_left=np.array([1, -1, -1]),
+        children_right=np.array([2, -1, -1]),
+        feature=np.array([tree.feature[node], -2, -2]),
+        threshold=np.array([tree.threshold[node], -2.0, -2.0]),
+        value=np.zeros((3, 1, 1)),
+        impurity=np.zeros(3),
+        n_node_samples=np.array([0, 0, 0]),
+        weighted_n_node_samples=np.zeros(3),
+        categories_unseen_left=np.array([tree.categories_unseen_left[node], False, False]),
+        categories_start=np.array([0, len(levels), len(levels)]),
+        categories_stop=np.full(3, len(levels)),
+        categories_levels=levels,
+        categories_width=tree.categories_width,
+        surrogate_feature=tree.surrogate_feature[[node, node, node]],
+        surrogate_threshold=tree.surrogate_threshold[[node, node, node]],
+        surrogate_below_left=tree.surrogate_below_left[[node, node, node]],
+        surrogate_levels=tree.surrogate_levels[[node, node, node]],
+    )
+    one.heavier_left = np.array([tree.heavier_left[node], False, False])
+    return one
+
+
+def test_primary_split_is_chosen_on_present_rows_with_rescaling():
+    # Feature 0 separates the target perfectly where present but is missing in 70 %
+    # of the rows; feature 1 is complete and separates it a little less well.
+    rng = np.random.default_rng(2)
+    n = 400
+    y = rng.integers(0, 2, n).astype(float)
+    x0 = y + 0.01 * rng.normal(size=n)
+    x1 = np.where(rng.random(n) < 0.85, y, 1 - y) + 0.01 * rng.normal(size=n)
+    X = np.column_stack([x0, x1])
+    X[rng.random(n) < 0.7, 0] = np.nan
+    model = ct.DecisionTreeRegressor(missing_values="surrogate", max_depth=1).fit(X, y)
+
+    # Present-row decreases, in absolute weight: x0 wins per row, x1 in total.
+    def decrease(j):
+        present = ~np.isnan(X[:, j])
+        xp, yp = X[present, j], y[present]
+        left = xp <= 0.5
+        return len(yp) * yp.var() - left.sum() * yp[left].var() - (~left).sum() * yp[~left].var()
+
+    assert decrease(1) > decrease(0)
+    assert model.tree_.feature[0] == 1
+    # x0 cannot be a surrogate: present in 30 % of the rows, it agrees with the
+    # primary on less weight than the majority rule does.
+    assert model.tree_.surrogate_feature[0, 0] == -1
+    # Per present row, x0 decreases the impurity more: without the rescaling it would win.
+    assert decrease(0) / (~np.isnan(X[:, 0])).sum() > decrease(1) / n
+
+
+def test_surrogate_trees_export_pickle_prune_and_validate():
+    X, y, w, X_test, params = correlated_problem(3, n=300, rate=0.3)
+    frame = pd.DataFrame(X, columns=[f"x{j}" for j in range(X.shape[1])])
+    model = ct.DecisionTreeRegressor(missing_values="surrogate", max_depth=3).fit(frame, y)
+    text = ct.export_text(model)
+    assert "[surrogates: x" in text
+    again = pickle.loads(pickle.dumps(model))
+    assert_same_tree(again.tree_, model.tree_)
+    pruned = ct.DecisionTreeRegressor(missing_values="surrogate", ccp_alpha=0.05).fit(frame, y)
+    t = pruned.tree_
+    assert (t.surrogate_feature[t.children_left < 0] == -1).all()
+    assert (t.surrogate_feature[t.children_left >= 0, 0] >= 0).any()
+    with pytest.raises(ValueError, match="missing_values='both'"):
+        ct.DecisionTreeRegressor(missing_values="both").fit(X, y)
+    with pytest.raises(ValueError, match="max_surrogates=-1"):
+        ct.DecisionTreeRegressor(missing_values="surrogate", max_surrogates=-1).fit(X, y)
+    none = ct.DecisionTreeRegressor(missing_values="surrogate", max_surrogates=0).fit(X, y)
+    assert none.tree_.surrogate_feature.shape[1] == 0
+    clf = ct.DecisionTreeClassifier(missing_values="surrogate", max_depth=3).fit(X, y > 0)
+    assert clf.score(X, y > 0) > 0.7
