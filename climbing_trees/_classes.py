@@ -23,6 +23,7 @@ from ._validation import (
     power_of_two_scale,
     resolve_hyperparameters,
 )
+from ._weights import check_min_weight_fraction_leaf, expand_class_weight, min_weight_leaf
 
 #: Largest |y| the regressor accepts: squares of larger values overflow.
 MAX_ABS_TARGET = 1e150
@@ -94,6 +95,7 @@ class BaseDecisionTree(BaseEstimator):
         categorical_split="auto",
         min_samples_level=1,
         max_categorical_candidates=16_384,
+        min_weight_fraction_leaf=0.0,
     ):
         self.criterion = criterion
         self.max_depth = max_depth
@@ -106,6 +108,7 @@ class BaseDecisionTree(BaseEstimator):
         self.categorical_split = categorical_split
         self.min_samples_level = min_samples_level
         self.max_categorical_candidates = max_categorical_candidates
+        self.min_weight_fraction_leaf = min_weight_fraction_leaf
 
     def fit(self, X, y, sample_weight=None):
         """Grow a tree from the training set ``(X, y)``.
@@ -134,6 +137,8 @@ class BaseDecisionTree(BaseEstimator):
             y = column_or_1d(y, warn=True)
             Y = learner._encode_target(y)
         sample_weight = check_sample_weight(sample_weight, len(X))
+        sample_weight = learner._apply_class_weight(sample_weight, Y)
+        weight_fraction = check_min_weight_fraction_leaf(learner.min_weight_fraction_leaf)
         # Only weight ratios matter: an exact rescaling keeps w * y**2 from
         # overflowing (huge weights) and w * y from underflowing (tiny ones).
         sample_weight, weight_scale = power_of_two_scale(sample_weight)
@@ -160,6 +165,7 @@ class BaseDecisionTree(BaseEstimator):
             is_categorical=learner.is_categorical_,
             n_categories=n_categories,
             categorical_split=categorical_split,
+            min_weight_leaf=min_weight_leaf(weight_fraction, sample_weight),
         )
         tree = learner.tree_  # report the caller's weights, not the rescaled ones
         tree.weighted_n_node_samples = tree.weighted_n_node_samples * weight_scale
@@ -208,6 +214,10 @@ class BaseDecisionTree(BaseEstimator):
 
     def _check_target(self, Y: np.ndarray) -> None:
         """Checks that depend on the criterion (after rows of weight 0 are dropped)."""
+
+    def _apply_class_weight(self, sample_weight: np.ndarray, Y: np.ndarray) -> np.ndarray:
+        """``sample_weight`` times the class weights (the classifier's); as is here."""
+        return sample_weight
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -360,6 +370,16 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
         ``2 k (k - 1)`` line cuts when they fit (``k <= 91`` by default);
         otherwise the heuristic runs.  Lower it to fit faster, raise it to
         stay exact with more levels.  Regression and two classes ignore it.
+    min_weight_fraction_leaf : float in [0, 0.5], default=0.0
+        Every leaf keeps at least this fraction of the total sample weight
+        (class weights included): lighter nodes are leaves and candidate
+        splits leaving a lighter side are skipped, as in scikit-learn.
+    class_weight : dict, list of dicts, "balanced" or None, default=None
+        Weights multiplied into ``sample_weight`` by class, as scikit-learn
+        does: ``{label: weight}`` (unlisted classes weigh 1), ``"balanced"``
+        (``n_samples / (n_classes * count_k)`` over the rows given to
+        ``fit``), or a list with one dict per output.  Weights must be
+        finite and ``>= 0``; a class of weight 0 is removed from the fit.
 
     Attributes
     ----------
@@ -423,6 +443,8 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
         categorical_split="auto",
         min_samples_level=1,
         max_categorical_candidates=16_384,
+        min_weight_fraction_leaf=0.0,
+        class_weight=None,
     ):
         super().__init__(
             criterion=criterion,
@@ -436,11 +458,25 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
             categorical_split=categorical_split,
             min_samples_level=min_samples_level,
             max_categorical_candidates=max_categorical_candidates,
+            min_weight_fraction_leaf=min_weight_fraction_leaf,
         )
         self.ccp_risk = ccp_risk
+        self.class_weight = class_weight
 
     def _node_risk(self, tree: Tree):
         return node_risk(tree, self.ccp_risk)
+
+    def _apply_class_weight(self, sample_weight: np.ndarray, Y: np.ndarray) -> np.ndarray:
+        factors = expand_class_weight(self.class_weight, Y.argmax(axis=1), self.classes_)
+        if factors is None:
+            return sample_weight
+        sample_weight = sample_weight * factors
+        if not sample_weight.sum() > 0:
+            raise ValueError(
+                "class_weight gives every row of positive sample_weight a weight of 0; "
+                "give at least one class present in y a positive weight."
+            )
+        return sample_weight
 
     def _encode_target(self, y) -> np.ndarray:
         check_classification_targets(y)
@@ -488,7 +524,7 @@ class DecisionTreeRegressor(RegressorMixin, BaseDecisionTree):
         ``ccp_alpha`` is the node's share of the training weight times its
         squared error (there is no ``ccp_risk``).
     categorical_features, categorical_split, min_samples_level, \
-    max_categorical_candidates
+    max_categorical_candidates, min_weight_fraction_leaf
         As in :class:`DecisionTreeClassifier`; ``"partition"`` (the default
         through ``"auto"``) is exact for squared error (Fisher 1958) and for
         Poisson deviance.  For absolute error it sorts the levels by their
@@ -545,6 +581,7 @@ class DecisionTreeRegressor(RegressorMixin, BaseDecisionTree):
         categorical_split="auto",
         min_samples_level=1,
         max_categorical_candidates=16_384,
+        min_weight_fraction_leaf=0.0,
     ):
         super().__init__(
             criterion=criterion,
@@ -558,6 +595,7 @@ class DecisionTreeRegressor(RegressorMixin, BaseDecisionTree):
             categorical_split=categorical_split,
             min_samples_level=min_samples_level,
             max_categorical_candidates=max_categorical_candidates,
+            min_weight_fraction_leaf=min_weight_fraction_leaf,
         )
 
     def _encode_target(self, y) -> np.ndarray:

@@ -22,7 +22,7 @@ from ._criteria import node_impurity, node_value
 from ._incremental import prefix_sum_best_split
 from ._median import running_median_best_split
 from ._naive import Split
-from ._ties import choose_best, enough_decrease
+from ._ties import LeafMinimum, choose_best, enough_decrease
 from ._tree import TREE_LEAF, TREE_UNDEFINED, Tree
 
 SplitFinder = Callable[[np.ndarray, np.ndarray, np.ndarray, str, int], "Split | None"]
@@ -44,6 +44,7 @@ def grow_tree(
     categorical_split: str = "auto",
     min_samples_level: int = 1,
     max_categorical_candidates: int = MAX_CATEGORICAL_CANDIDATES,
+    min_weight_leaf: float = 0.0,
 ) -> Tree:
     """Grow a tree depth first and return it as a :class:`Tree`.
 
@@ -91,6 +92,11 @@ def grow_tree(
         With ``categorical_split="auto"`` and three or more classes, the most
         candidate partitions the exact search may score per feature and node
         (:func:`climbing_trees.multiclass_plan`); past it a heuristic runs.
+    min_weight_leaf : float
+        Every leaf keeps at least this much sample weight (scikit-learn's
+        ``min_weight_fraction_leaf`` times the total weight): a node lighter
+        than twice it is a leaf, and a candidate leaving less on either side
+        is refused (:class:`climbing_trees._ties.LeafMinimum`).
 
     Notes
     -----
@@ -111,6 +117,8 @@ def grow_tree(
     """
     if find_split is None:
         find_split = default_split_search(criterion)
+    if min_weight_leaf > 0:
+        min_samples_leaf = LeafMinimum(min_samples_leaf, min_weight_leaf)
     search = NodeSearch(
         X,
         criterion,
@@ -150,6 +158,7 @@ def grow_tree(
             depth >= depth_limit
             or len(rows) < min_samples_split
             or len(rows) < 2 * min_samples_leaf
+            or node["w"] < 2 * min_weight_leaf
             or is_pure(Y_t, w_t)
         ):
             continue

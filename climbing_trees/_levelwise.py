@@ -53,7 +53,14 @@ from ._criteria import (
     poisson_impurity,
     total_weight,
 )
-from ._ties import TIE_RTOL, enough_decrease, midpoint_threshold
+from ._ties import (
+    TIE_RTOL,
+    LeafMinimum,
+    enough_decrease,
+    leaf_weight,
+    midpoint_threshold,
+    refused_weights,
+)
 from ._tree import TREE_LEAF, TREE_UNDEFINED, Tree
 
 
@@ -72,6 +79,7 @@ def grow_tree_levelwise(
     categorical_split: str = "auto",
     min_samples_level: int = 1,
     max_categorical_candidates: int = MAX_CATEGORICAL_CANDIDATES,
+    min_weight_leaf: float = 0.0,
 ) -> Tree:
     """Grow a tree level by level; the result equals :func:`grow_tree`'s.
 
@@ -84,7 +92,8 @@ def grow_tree_levelwise(
     criterion : {"gini", "entropy", "log_loss", "squared_error", "poisson"}
         Not ``"absolute_error"``: its medians have no prefix sums to
         vectorise, and the estimators grow those trees with ``grow_tree``.
-    max_depth, min_samples_split, min_samples_leaf, min_impurity_decrease
+    max_depth, min_samples_split, min_samples_leaf, min_impurity_decrease, \
+    min_weight_leaf
         The stopping rules of :func:`grow_tree`, with the same meaning.
     is_categorical, n_categories, categorical_split, min_samples_level, \
     max_categorical_candidates
@@ -134,7 +143,9 @@ def grow_tree_levelwise(
     depth_limit = np.inf if max_depth is None else max_depth
     W = float(w.sum())
     # With unit weights, a prefix's total weight is its row count (exactly).
-    unit = bool(np.all(w == 1.0))
+    unit = bool(np.all(w == 1.0)) and min_weight_leaf == 0
+    if min_weight_leaf > 0:
+        min_samples_leaf = LeafMinimum(min_samples_leaf, min_weight_leaf)
     categorical = np.zeros(d, bool) if is_categorical is None else is_categorical
     categorical = np.asarray(categorical, dtype=bool)
     cat_features, num_features = np.flatnonzero(categorical), np.flatnonzero(~categorical)
@@ -193,6 +204,7 @@ def grow_tree_levelwise(
             (depth < depth_limit)
             & (sizes >= min_samples_split)
             & (sizes >= 2 * min_samples_leaf)
+            & (w_node >= 2 * min_weight_leaf)
             & ~pure
         )
         feature = np.full(n_nodes, TREE_UNDEFINED, dtype=np.intp)
@@ -448,7 +460,7 @@ def _gains(left, stats, w_left, w_right, criterion):
 _CHUNK_CELLS = 1 << 21
 
 
-def _block_gains(left_idx, i, cols, scanned, unit, stats, w_node, penalty, criterion):
+def _block_gains(left_idx, i, cols, scanned, unit, stats, w_node, penalty, criterion, msl=1):
     """Gains of every candidate of a block (some of its features), -inf if refused."""
     regression = criterion not in CLASSIFICATION_CRITERIA
     c, d, positions = left_idx.shape
@@ -469,7 +481,7 @@ def _block_gains(left_idx, i, cols, scanned, unit, stats, w_node, penalty, crite
         w_right = np.maximum(w_right, 0.5)  # only refused positions are clamped
     else:
         # A side without weight is refused; give it weight 1 so no 0/0 appears.
-        empty = (w_left <= 0) | (w_right <= 0)
+        empty = refused_weights(w_left, w_right, msl)  # min_weight_leaf too
         w_left = np.where(w_left > 0, w_left, 1.0)
         w_right = np.where(w_right > 0, w_right, 1.0)
     gains = _gains(left, stats, w_left, w_right, criterion)
@@ -541,7 +553,16 @@ def _best_splits(
         for first_feature in range(0, d, step):
             features = slice(first_feature, first_feature + step)
             part = _block_gains(
-                left_idx[:, features], i, cols, scanned, unit, stats, w_node, penalty, criterion
+                left_idx[:, features],
+                i,
+                cols,
+                scanned,
+                unit,
+                stats,
+                w_node,
+                penalty,
+                criterion,
+                min_samples_leaf,
             )
             here = tied[(tied >= first_feature) & (tied < first_feature + step)]
             if here.size:
@@ -837,6 +858,8 @@ def _categorical_block(level_stats, counts, criterion, msl, method):
             w_right, imp_right = _impurity(list(np.moveaxis(right, -1, 0)), criterion)
             score = (w_left * imp_left + w_right * imp_right) / total
         allowed = valid & (n_left >= msl) & (n_total - n_left >= msl) & (w_left > 0) & (w_right > 0)
+        if leaf_weight(msl) > 0:  # min_weight_fraction_leaf
+            allowed &= ~refused_weights(w_left, w_right, msl)
         all_scores.append(np.where(allowed, score, np.inf))
         all_wl.append(w_left)
         all_wr.append(w_right)

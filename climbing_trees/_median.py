@@ -29,7 +29,7 @@ import numpy as np
 
 from ._criteria import weighted_median
 from ._naive import Split
-from ._ties import choose_best, midpoint_threshold, split_positions
+from ._ties import choose_best, midpoint_threshold, refused_weights, split_positions
 
 
 class RunningMedian:
@@ -159,7 +159,7 @@ def running_median_best_split(
         right = prefix_absolute_errors(y_sorted[::-1], w_sorted[::-1])[::-1]
         w_left = np.cumsum(w_sorted)[pos]
         score = (left[pos] + right[pos + 1]) / total
-        score[(w_left <= 0) | (total - w_left <= 0)] = np.nan
+        score[refused_weights(w_left, total - w_left, min_samples_leaf)] = np.nan
         features += [j] * len(pos)
         thresholds += midpoint_threshold(x_sorted[pos], x_sorted[pos + 1]).tolist()
         scores += score.tolist()

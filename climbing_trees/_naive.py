@@ -15,7 +15,7 @@ from typing import NamedTuple
 import numpy as np
 
 from ._criteria import node_impurity
-from ._ties import choose_best, midpoint_threshold, split_positions
+from ._ties import choose_best, midpoint_threshold, refused_weights, split_positions
 
 
 class Split(NamedTuple):
@@ -82,7 +82,7 @@ def naive_best_split(
             if len(left) < min_samples_leaf or len(right) < min_samples_leaf:
                 continue
             w_left, w_right = sample_weight[left].sum(), sample_weight[right].sum()
-            if w_left <= 0 or w_right <= 0:
+            if refused_weights(w_left, w_right, min_samples_leaf):
                 continue
             score = (
                 w_left * node_impurity(Y[left], sample_weight[left], criterion)

@@ -28,9 +28,10 @@ PARAMS = {
     "categorical_split": "one_vs_rest",
     "min_samples_level": 3,
     "max_categorical_candidates": 1000,
+    "min_weight_fraction_leaf": 0.01,
 }
 #: Parameters only the classifier has.
-CLASSIFIER_PARAMS = {"ccp_risk": "misclassification"}
+CLASSIFIER_PARAMS = {"ccp_risk": "misclassification", "class_weight": "balanced"}
 
 
 def make_data(kind: str, frame: bool):
