@@ -16,6 +16,7 @@ from ._criteria import CLASSIFICATION_CRITERIA, REGRESSION_CRITERIA, one_hot
 from ._growth import grow_tree
 from ._levelwise import grow_tree_levelwise
 from ._pruning import best_first_subtree, ccp_subtree, cost_complexity_path, node_risk, prune
+from ._random import random_splits
 from ._tree import Tree
 from ._validation import (
     check_sample_weight,
@@ -96,6 +97,9 @@ class BaseDecisionTree(BaseEstimator):
         min_samples_level=1,
         max_categorical_candidates=16_384,
         min_weight_fraction_leaf=0.0,
+        splitter="best",
+        max_features=None,
+        random_state=None,
     ):
         self.criterion = criterion
         self.max_depth = max_depth
@@ -109,6 +113,9 @@ class BaseDecisionTree(BaseEstimator):
         self.min_samples_level = min_samples_level
         self.max_categorical_candidates = max_categorical_candidates
         self.min_weight_fraction_leaf = min_weight_fraction_leaf
+        self.splitter = splitter
+        self.max_features = max_features
+        self.random_state = random_state
 
     def fit(self, X, y, sample_weight=None):
         """Grow a tree from the training set ``(X, y)``.
@@ -139,6 +146,8 @@ class BaseDecisionTree(BaseEstimator):
         sample_weight = check_sample_weight(sample_weight, len(X))
         sample_weight = learner._apply_class_weight(sample_weight, Y)
         weight_fraction = check_min_weight_fraction_leaf(learner.min_weight_fraction_leaf)
+        # self's random_state, not the clone's copy: a shared RandomState advances.
+        randomness = random_splits(learner, X.shape[1], self.random_state)
         # Only weight ratios matter: an exact rescaling keeps w * y**2 from
         # overflowing (huge weights) and w * y from underflowing (tiny ones).
         sample_weight, weight_scale = power_of_two_scale(sample_weight)
@@ -166,6 +175,7 @@ class BaseDecisionTree(BaseEstimator):
             n_categories=n_categories,
             categorical_split=categorical_split,
             min_weight_leaf=min_weight_leaf(weight_fraction, sample_weight),
+            random_splits=randomness,
         )
         tree = learner.tree_  # report the caller's weights, not the rescaled ones
         tree.weighted_n_node_samples = tree.weighted_n_node_samples * weight_scale
@@ -380,6 +390,24 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
         (``n_samples / (n_classes * count_k)`` over the rows given to
         ``fit``), or a list with one dict per output.  Weights must be
         finite and ``>= 0``; a class of weight 0 is removed from the fit.
+    splitter : {"best", "random"}, default="best"
+        ``"best"``: the best threshold of every searched feature.
+        ``"random"``: one threshold per searched feature, drawn uniformly
+        between the node's smallest and largest value (extra trees); a
+        categorical feature draws a random split of its levels instead
+        (:mod:`climbing_trees._random` states the rule, chapter 11).
+    max_features : int, float, "sqrt", "log2" or None, default=None
+        Features searched at each node, drawn at random (scikit-learn's
+        rules: an int, a fraction of ``n_features_in_``, its square root or
+        base-2 logarithm, or ``None`` for all).  Features constant in the
+        node do not count.
+    random_state : None, int, RandomState or Generator, default=None
+        Source of the draws of ``max_features`` and ``splitter="random"``:
+        an int gives the same tree every fit.  With ``max_features=None``
+        and ``splitter="best"`` nothing is drawn and the tree is
+        deterministic (and scikit-learn's on tie-free data).  The draws are
+        per node (a hash of the node's path), so both builders grow the same
+        tree; scikit-learn's own random sequence is not reproduced.
 
     Attributes
     ----------
@@ -444,6 +472,9 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
         min_samples_level=1,
         max_categorical_candidates=16_384,
         min_weight_fraction_leaf=0.0,
+        splitter="best",
+        max_features=None,
+        random_state=None,
         class_weight=None,
     ):
         super().__init__(
@@ -459,6 +490,9 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
             min_samples_level=min_samples_level,
             max_categorical_candidates=max_categorical_candidates,
             min_weight_fraction_leaf=min_weight_fraction_leaf,
+            splitter=splitter,
+            max_features=max_features,
+            random_state=random_state,
         )
         self.ccp_risk = ccp_risk
         self.class_weight = class_weight
@@ -524,7 +558,8 @@ class DecisionTreeRegressor(RegressorMixin, BaseDecisionTree):
         ``ccp_alpha`` is the node's share of the training weight times its
         squared error (there is no ``ccp_risk``).
     categorical_features, categorical_split, min_samples_level, \
-    max_categorical_candidates, min_weight_fraction_leaf
+    max_categorical_candidates, min_weight_fraction_leaf, splitter, \
+    max_features, random_state
         As in :class:`DecisionTreeClassifier`; ``"partition"`` (the default
         through ``"auto"``) is exact for squared error (Fisher 1958) and for
         Poisson deviance.  For absolute error it sorts the levels by their
@@ -582,6 +617,9 @@ class DecisionTreeRegressor(RegressorMixin, BaseDecisionTree):
         min_samples_level=1,
         max_categorical_candidates=16_384,
         min_weight_fraction_leaf=0.0,
+        splitter="best",
+        max_features=None,
+        random_state=None,
     ):
         super().__init__(
             criterion=criterion,
@@ -596,6 +634,9 @@ class DecisionTreeRegressor(RegressorMixin, BaseDecisionTree):
             min_samples_level=min_samples_level,
             max_categorical_candidates=max_categorical_candidates,
             min_weight_fraction_leaf=min_weight_fraction_leaf,
+            splitter=splitter,
+            max_features=max_features,
+            random_state=random_state,
         )
 
     def _encode_target(self, y) -> np.ndarray:

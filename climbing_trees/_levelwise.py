@@ -53,6 +53,14 @@ from ._criteria import (
     poisson_impurity,
     total_weight,
 )
+from ._random import (
+    RandomSplits,
+    child_keys,
+    draw_features,
+    level_set_scores,
+    random_level_sets,
+    random_thresholds,
+)
 from ._ties import (
     TIE_RTOL,
     LeafMinimum,
@@ -80,6 +88,7 @@ def grow_tree_levelwise(
     min_samples_level: int = 1,
     max_categorical_candidates: int = MAX_CATEGORICAL_CANDIDATES,
     min_weight_leaf: float = 0.0,
+    random_splits: RandomSplits | None = None,
 ) -> Tree:
     """Grow a tree level by level; the result equals :func:`grow_tree`'s.
 
@@ -99,6 +108,9 @@ def grow_tree_levelwise(
     max_categorical_candidates
         Categorical features (level codes in ``X``), as in :func:`grow_tree`;
         :mod:`climbing_trees._categorical` describes the format.
+    random_splits : RandomSplits, optional
+        Random feature subsets and thresholds, drawn per node from its key
+        as in :func:`grow_tree` (:mod:`climbing_trees._random`).
 
     Returns
     -------
@@ -170,6 +182,7 @@ def grow_tree_levelwise(
     rows[d_num, :n] = np.arange(n)
     rows[:, n] = n
     sizes = np.array([n], dtype=np.intp)  # rows of each node of the level
+    keys = None if random_splits is None else random_splits.root_keys()  # per node
 
     levels = []  # per level: dict of per-node arrays
     depth = 0
@@ -215,6 +228,11 @@ def grow_tree_levelwise(
             best_f = np.full(n_nodes, -1, dtype=np.intp)
             best_t = np.full(n_nodes, np.nan)
             best_s = np.full(n_nodes, np.inf)
+            draws = None
+            if random_splits is not None:
+                draws = _node_draws(
+                    random_splits, keys, X, w_rows, index_rows, starts, node_of_pos, num_features
+                )
             if d_num:
                 # Per-row statistics as flat columns, padded with a zero at row n.
                 cols = np.zeros((phi.shape[1], n + 1))
@@ -232,6 +250,7 @@ def grow_tree_levelwise(
                     impurity,
                     criterion,
                     min_samples_leaf,
+                    draws,
                 )
                 best_f = np.where(best_f >= 0, num_features[np.maximum(best_f, 0)], -1)
             if cat_features.size:
@@ -253,6 +272,7 @@ def grow_tree_levelwise(
                     categorical_split,
                     min_samples_level,
                     max_categorical_candidates,
+                    draws,
                 )
             with np.errstate(invalid="ignore"):  # 0 * inf: a node without weight or split
                 enough = enough_decrease(w_node, W, impurity, best_s, min_impurity_decrease)
@@ -288,8 +308,50 @@ def grow_tree_levelwise(
             i = np.flatnonzero(np.isnan(kept_threshold))
             go_left[i] = sets[kept_node[i], x[i].astype(np.intp)]
         rows, sizes = _partition(rows, kept_rows, kept_node, go_left, sizes, split)
+        if keys is not None:  # the next level: left children, then right children
+            keys = np.concatenate([child_keys(keys[split], True), child_keys(keys[split], False)])
         depth += 1
     return _preorder_tree(levels)
+
+
+def _node_draws(spec, keys, X, w_rows, index_rows, starts, node_of_pos, num_features) -> dict:
+    """The random draws of every node of a level (:mod:`climbing_trees._random`).
+
+    The same functions of the same keys as in ``grow_tree``, for all nodes at
+    once: ``mask`` (features searched, ``(nodes, d)``), and with the random
+    splitter the numerical thresholds and the sorted position each falls at.
+    """
+    X_rows = X[index_rows]
+    lo = np.minimum.reduceat(X_rows, starts, axis=0)
+    hi = np.maximum.reduceat(X_rows, starts, axis=0)
+    mask = draw_features(keys, lo == hi, spec.max_features)
+    draws = {
+        "mask": mask,
+        "num_mask": mask[:, num_features],
+        "keys": keys,
+        "random": spec.splitter == "random",
+    }
+    if draws["random"]:
+        t = random_thresholds(keys, lo, hi)[:, num_features]
+        below = X_rows[:, num_features] <= t[node_of_pos]
+        n_left = np.add.reduceat(below.astype(np.intp), starts, axis=0)
+        # A side without a row of positive weight is refused (as in grow_tree).
+        positive = (w_rows > 0)[:, None]
+        positive_left = np.add.reduceat((below & positive).astype(np.intp), starts, axis=0)
+        positive_all = np.add.reduceat(positive.astype(np.intp), starts, axis=0)
+        both = (positive_left > 0) & (positive_left < positive_all)
+        draws["thresholds"] = t
+        draws["positions"] = np.where(mask[:, num_features] & both, n_left - 1, -1)
+    return draws
+
+
+def _keep_drawn(part, draws, nodes, features, i) -> None:
+    """Refuse (gain ``-inf``) the candidates of a block that its nodes did not draw."""
+    searched = draws["num_mask"][nodes][:, features]
+    part[~searched] = -np.inf
+    if draws["random"]:
+        drawn = draws["positions"][nodes][:, features]
+        np.putmask(part, i[None, None, :] != drawn[:, :, None], -np.inf)
 
 
 def _presort(Xt: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -504,8 +566,12 @@ def _best_splits(
     impurity,
     criterion,
     min_samples_leaf,
+    draws=None,
 ):
     """Best (feature, threshold, score) of every searchable node of a level.
+
+    With random ``draws`` (:func:`_node_draws`) only the drawn features are
+    searched, and with the random splitter only the drawn threshold of each.
 
     Returns ``feature = -1`` (and score ``inf``) for nodes without an allowed
     split.  Candidates are ranked by :func:`_gains`; each node's winner is
@@ -572,6 +638,8 @@ def _best_splits(
                 sub = part[:, here - first_feature]
                 np.putmask(sub, equal, -np.inf)
                 part[:, here - first_feature] = sub
+            if draws is not None:
+                _keep_drawn(part, draws, nodes, features, i)
             if gains is None:
                 gains = part
             else:
@@ -602,6 +670,8 @@ def _best_splits(
         nodes, j, lower, upper, score = (a[found] for a in (nodes, j, lower, upper, score))
         best_f[nodes] = j
         best_t[nodes] = midpoint_threshold(lower, upper)
+        if draws is not None and draws["random"]:
+            best_t[nodes] = draws["thresholds"][nodes, j]
         best_s[nodes] = score
     return best_f, best_t, best_s
 
@@ -624,6 +694,7 @@ def _mixed_splits(
     method,
     min_samples_level,
     max_candidates,
+    draws=None,
 ):
     """Add the categorical features to the numerical winners of a level's nodes.
 
@@ -639,20 +710,37 @@ def _mixed_splits(
     sets = []
     for j in cat_features:
         n_levels = int(n_categories[j])
-        score, left_levels, present, w_left, w_right = _categorical_splits(
-            codes[j][index_rows],
-            node_of_pos,
-            n_nodes,
-            n_levels,
-            phi,
-            searchable,
-            criterion,
-            min_samples_leaf,
-            method,
-            min_samples_level,
-            max_candidates,
-        )
+        if draws is not None and draws["random"]:
+            score, left_levels, present, w_left, w_right = _random_categorical_splits(
+                codes[j][index_rows],
+                node_of_pos,
+                n_nodes,
+                n_levels,
+                phi,
+                searchable,
+                criterion,
+                min_samples_leaf,
+                min_samples_level,
+                draws["keys"],
+                j,
+            )
+        else:
+            score, left_levels, present, w_left, w_right = _categorical_splits(
+                codes[j][index_rows],
+                node_of_pos,
+                n_nodes,
+                n_levels,
+                phi,
+                searchable,
+                criterion,
+                min_samples_leaf,
+                method,
+                min_samples_level,
+                max_candidates,
+            )
         score = np.where(searchable, score, np.inf)
+        if draws is not None:
+            score = np.where(draws["mask"][:, j], score, np.inf)
         features.append(np.where(np.isfinite(score), j, np.iinfo(np.intp).max))
         scores.append(score)
         # The categories_left rows: unseen levels go to the heavier side.
@@ -755,6 +843,34 @@ def _categorical_splits(
         np.put_along_axis(rows_masks, columns, left, axis=1)
         masks[nodes] = rows_masks
     return best, expand_pooled(masks, rare), present, w_left, w_right
+
+
+def _random_categorical_splits(
+    codes, node_of_pos, n_nodes, n_levels, phi, searchable, criterion, msl, min_level, keys, j
+):
+    """One random left set of categorical feature ``j`` in every node of a level.
+
+    The level statistics of :func:`_categorical_splits`, then
+    :func:`climbing_trees._random.random_level_sets` and
+    :func:`climbing_trees._random.level_set_scores`, the functions
+    ``grow_tree`` calls.  Returns what :func:`_categorical_splits` returns.
+    """
+    n_levels = max(n_levels, int(codes.max()) + 1 if codes.size else 0)
+    pair = node_of_pos * n_levels + codes
+    size = n_nodes * n_levels
+    level_stats = np.stack(
+        [np.bincount(pair, weights=phi[:, c], minlength=size) for c in range(phi.shape[1])],
+        axis=-1,
+    ).reshape(n_nodes, n_levels, -1)
+    counts = np.bincount(pair, minlength=size).reshape(n_nodes, n_levels)
+    present = counts > 0
+    level_stats, counts, rare = pool_rare_levels(level_stats, counts, min_level)
+    searched = counts > 0
+    left = random_level_sets(keys, j, searched)
+    score, w_left, w_right = level_set_scores(level_stats, counts, left, criterion, msl)
+    score = np.where(searchable & (searched.sum(axis=1) >= 2), score, np.inf)
+    left = expand_pooled(left, rare) & present
+    return score, left, present, w_left, w_right
 
 
 def _categorical_block_by_node(level_stats, counts, criterion, msl, method):

@@ -29,6 +29,9 @@ PARAMS = {
     "min_samples_level": 3,
     "max_categorical_candidates": 1000,
     "min_weight_fraction_leaf": 0.01,
+    "splitter": "random",
+    "max_features": "sqrt",
+    "random_state": 3,
 }
 #: Parameters only the classifier has.
 CLASSIFIER_PARAMS = {"ccp_risk": "misclassification", "class_weight": "balanced"}

@@ -1,0 +1,446 @@
+"""Randomised trees: a feature subset per node, and random thresholds.
+
+Chapter 11 of the book ("From one tree to many") explains this module.
+
+Two knobs of scikit-learn's trees make a tree random, and a forest needs them:
+
+* ``max_features``: each node searches a random subset of the features;
+* ``splitter="random"``: each searched feature gets one threshold drawn
+  uniformly between the node's smallest and largest value (extremely
+  randomised trees, Geurts, Ernst and Wehenkel 2006), and the best of those
+  candidates wins.
+
+**Per-node draws.**  The builders visit nodes in different orders (depth
+first, or a whole level at once), so a single stream of random numbers would
+give them different trees.  Instead every node has a 64-bit *key*: the root's
+comes from ``random_state``, and a child's is a hash of its parent's key and
+its side (:func:`child_keys`).  Every random number a node uses is a hash of
+its key, a stream name and an index (:func:`uniforms`), so it depends only
+on the node's path from the root, never on the visiting order: both builders
+draw the same numbers and grow the same tree, array by array.  The hash is
+SplitMix64's finaliser (Steele, Lea and Flood 2014), vectorised in numpy.
+
+**The rules** (scikit-learn's where it documents one):
+
+* Features are searched in the order of their draws, and the subset is the
+  ``max_features`` non-constant features with the smallest draws: features
+  constant in the node do not count, as in scikit-learn, whose search goes on
+  past constant features.  Each non-constant feature is in the subset with
+  probability ``max_features / n_nonconstant``.
+* A numerical threshold is ``lo * (1 - u) + hi * u`` for a uniform ``u`` in
+  [0, 1) and the node's range ``[lo, hi]``; a value landing on ``hi`` becomes
+  ``lo`` (scikit-learn's rule), so both sides get rows.  Rows with
+  ``x <= threshold`` go left.
+* A categorical feature (chapter 6) draws a random split of its present
+  levels: each goes left when its draw is below 1/2; if that leaves a side
+  empty, the level with the smallest draw goes left (all were right) or the
+  one with the largest goes right (all were left).  Rare levels pooled by
+  ``min_samples_level`` move as one.  Unseen levels go to the heavier side,
+  as for every categorical split.
+* Among the drawn candidates the best score wins, with the usual tie rule
+  (lowest feature index), and a candidate that breaks ``min_samples_leaf``
+  or ``min_weight_fraction_leaf`` is skipped.
+
+scikit-learn's own draws (its ``rand_r`` stream, consumed in visiting order)
+cannot be reproduced, so only ``max_features=None`` with ``splitter="best"``
+gives scikit-learn's tree.
+"""
+
+from __future__ import annotations
+
+import numbers
+from dataclasses import dataclass
+
+import numpy as np
+
+from ._categorical import (
+    CategoricalSplit,
+    _level_sums,
+    best_categorical_split,
+    expand_pooled,
+    pool_rare_levels,
+)
+from ._criteria import (
+    _centred,
+    absolute_error,
+    impurity_from_statistics,
+    node_statistics,
+    total_weight,
+)
+from ._naive import Split
+from ._ties import choose_best, refused_weights
+
+#: Stream names: which random numbers a node draws (salts of the hash).
+FEATURES, THRESHOLDS, LEVELS = 1, 2, 3
+_LEFT, _RIGHT = 0x5851F42D4C957F2D, 0x14057B7EF767814F
+_GOLDEN = 0x9E3779B97F4A7C15
+_MASK = (1 << 64) - 1
+
+
+def _mix(z: np.ndarray) -> np.ndarray:
+    """SplitMix64's finaliser: a bijection of uint64 that scrambles every bit."""
+    z = np.asarray(z, dtype=np.uint64)
+    with np.errstate(over="ignore"):
+        z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+        z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    return z ^ (z >> np.uint64(31))
+
+
+def child_keys(keys: np.ndarray, left: bool) -> np.ndarray:
+    """Keys of the left (or right) children of nodes with keys ``keys``."""
+    salt = np.uint64(_LEFT if left else _RIGHT)
+    with np.errstate(over="ignore"):
+        return _mix(np.asarray(keys, dtype=np.uint64) + salt)
+
+
+def uniforms(keys: np.ndarray, n: int, stream: int, offset: int = 0) -> np.ndarray:
+    """Uniform numbers in [0, 1) of shape ``(len(keys), n)``: draw ``offset + i`` of a stream.
+
+    >>> keys = np.array([1, 2], dtype=np.uint64)
+    >>> u = uniforms(keys, 3, FEATURES)
+    >>> u.shape, bool(np.all((u >= 0) & (u < 1)))
+    ((2, 3), True)
+    >>> bool(np.all(uniforms(keys[1:], 3, FEATURES) == u[1:]))  # per node, order-free
+    True
+    """
+    keys = np.asarray(keys, dtype=np.uint64)
+    with np.errstate(over="ignore"):
+        base = _mix(keys ^ np.uint64((stream * _GOLDEN) & _MASK))
+        index = np.arange(offset + 1, offset + n + 1, dtype=np.uint64) * np.uint64(_GOLDEN)
+        z = _mix(base[:, None] + index[None, :])
+    return (z >> np.uint64(11)).astype(np.float64) * 2.0**-53
+
+
+@dataclass(frozen=True)
+class RandomSplits:
+    """What makes a tree random: features per node, splitter, the root's key."""
+
+    max_features: int
+    splitter: str
+    key: int
+
+    def root_keys(self) -> np.ndarray:
+        return np.array([self.key], dtype=np.uint64)
+
+
+def draw_features(keys: np.ndarray, constant: np.ndarray, max_features: int) -> np.ndarray:
+    """Which features each node searches: bool array like ``constant``, ``(nodes, d)``.
+
+    The ``max_features`` non-constant features with the smallest draws (all
+    non-constant ones if there are fewer).
+
+    >>> keys = np.arange(4000, dtype=np.uint64)
+    >>> mask = draw_features(keys, np.zeros((4000, 5), dtype=bool), 2)
+    >>> mask.sum(axis=1).tolist() == [2] * 4000
+    True
+    >>> bool(np.all(np.abs(mask.mean(axis=0) - 0.4) < 0.03))
+    True
+    """
+    constant = np.asarray(constant, dtype=bool)
+    u = uniforms(keys, constant.shape[1], FEATURES)
+    u[constant] = np.inf
+    if max_features >= constant.shape[1]:
+        return ~constant
+    kth = np.partition(u, max_features - 1, axis=1)[:, max_features - 1]
+    return (u <= kth[:, None]) & ~constant
+
+
+def random_thresholds(keys: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
+    """One threshold per node and feature, uniform in ``[lo, hi)`` (``lo`` if constant).
+
+    ``lo`` and ``hi`` have shape ``(nodes, d)``.  The convex combination
+    cannot overflow, even for ``lo = -1e308, hi = 1e308``.
+
+    >>> t = random_thresholds(np.arange(1000, dtype=np.uint64),
+    ...                       np.zeros((1000, 1)), np.ones((1000, 1)))
+    >>> bool(t.min() >= 0 and t.max() < 1), bool(abs(t.mean() - 0.5) < 0.05)
+    (True, True)
+    """
+    u = uniforms(keys, lo.shape[1], THRESHOLDS)
+    t = np.minimum(np.maximum(lo * (1.0 - u) + hi * u, lo), hi)
+    return np.where(t >= hi, lo, t)
+
+
+def random_level_sets(keys: np.ndarray, feature: int, present: np.ndarray) -> np.ndarray:
+    """Random left sets over the present levels of one categorical feature, ``(nodes, k)``.
+
+    See the module docstring for the rule; ``present`` marks the levels the
+    search may move (at least two per node).
+    """
+    n_levels = present.shape[1]
+    u = uniforms(keys, n_levels, LEVELS, offset=int(feature) * 1_000_003)
+    left = present & (u < 0.5)
+    none_left = ~left.any(axis=1)
+    all_left = ~(present & ~left).any(axis=1)
+    lowest = np.argmin(np.where(present, u, np.inf), axis=1)
+    highest = np.argmax(np.where(present, u, -np.inf), axis=1)
+    rows = np.arange(len(u))
+    left[rows[none_left], lowest[none_left]] = True
+    left[rows[all_left & ~none_left], highest[all_left & ~none_left]] = False
+    return left
+
+
+def level_set_scores(level_stats, counts, left, criterion, min_samples_leaf):
+    """Score of the left set ``left`` of each node (``inf`` if not allowed).
+
+    ``level_stats`` has shape ``(nodes, levels, statistics)``; both builders
+    call this one function, on the same level statistics.  Returns
+    ``(score, w_left, w_right)``.
+    """
+    left_stats = np.where(left[:, :, None], level_stats, 0.0).sum(axis=1)
+    right_stats = np.where(left[:, :, None], 0.0, level_stats).sum(axis=1)
+    n_left = np.where(left, counts, 0).sum(axis=1)
+    n_right = np.where(left, 0, counts).sum(axis=1)
+    w_left = total_weight(left_stats, criterion)
+    w_right = total_weight(right_stats, criterion)
+    total = total_weight(level_stats.sum(axis=1), criterion)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        score = (
+            w_left * impurity_from_statistics(left_stats, criterion)
+            + w_right * impurity_from_statistics(right_stats, criterion)
+        ) / total
+    allowed = (
+        (n_left >= min_samples_leaf)
+        & (n_right >= min_samples_leaf)
+        & ~refused_weights(w_left, w_right, min_samples_leaf)
+        & np.isfinite(score)
+    )
+    return np.where(allowed, score, np.inf), w_left, w_right
+
+
+def resolve_max_features(max_features, n_features: int) -> int:
+    """Number of features each node searches, by scikit-learn's rules.
+
+    ``None``: all; an int: that many (1 to ``n_features``); a float in
+    (0, 1]: that fraction, ``max(1, int(max_features * n_features))``;
+    ``"sqrt"`` and ``"log2"``: ``max(1, int(sqrt(n_features)))`` and
+    ``max(1, int(log2(n_features)))``.
+
+    >>> [resolve_max_features(m, 10) for m in (None, 3, 0.25, "sqrt", "log2")]
+    [10, 3, 2, 3, 3]
+    """
+    hint = "use None (all features), an int in [1, n_features], a float in (0, 1], 'sqrt' or 'log2'"
+    if max_features is None:
+        return n_features
+    if isinstance(max_features, str):
+        if max_features == "sqrt":
+            return max(1, int(np.sqrt(n_features)))
+        if max_features == "log2":
+            return max(1, int(np.log2(n_features)))
+        raise ValueError(f"max_features={max_features!r} is invalid; {hint}.")
+    if isinstance(max_features, bool) or not isinstance(max_features, numbers.Real):
+        raise ValueError(f"max_features={max_features!r} is invalid; {hint}.")
+    if isinstance(max_features, numbers.Integral):
+        if not 1 <= max_features <= n_features:
+            raise ValueError(
+                f"max_features={max_features!r} is invalid for X with {n_features} "
+                f"features; {hint}."
+            )
+        return int(max_features)
+    if not 0.0 < max_features <= 1.0:  # NaN fails this too
+        raise ValueError(f"max_features={max_features!r} is invalid; {hint}.")
+    return max(1, int(max_features * n_features))
+
+
+def check_splitter(splitter) -> str:
+    """``splitter`` as given, or a clear error."""
+    if not isinstance(splitter, str) or splitter not in ("best", "random"):
+        raise ValueError(
+            f"splitter={splitter!r} is invalid; use 'best' (the best threshold of "
+            "each searched feature) or 'random' (one random threshold per feature)."
+        )
+    return splitter
+
+
+def root_key(random_state) -> int:
+    """The root's key from ``random_state`` (None, int, RandomState or Generator).
+
+    ``None`` draws from numpy's global generator (a different tree each fit),
+    an int always gives the same key, and a ``RandomState`` or ``Generator``
+    is advanced by one draw, as scikit-learn's estimators use them.
+    """
+    if isinstance(random_state, np.random.Generator):
+        return int(random_state.integers(0, 2**63))
+    if random_state is None or (
+        isinstance(random_state, numbers.Integral) and not isinstance(random_state, bool)
+    ):
+        if random_state is not None and not 0 <= random_state < 2**32:
+            raise ValueError(
+                f"random_state={random_state!r} is invalid; use an int in [0, 2**32 - 1], "
+                "a numpy RandomState or Generator, or None."
+            )
+        rng = (
+            np.random.mtrand._rand if random_state is None else np.random.RandomState(random_state)
+        )
+    elif isinstance(random_state, np.random.RandomState):
+        rng = random_state
+    else:
+        raise ValueError(
+            f"random_state={random_state!r} is invalid; use None, an int, "
+            "a numpy RandomState or a numpy Generator."
+        )
+    high, low = rng.randint(0, 2**31, size=2)
+    return (int(high) << 31) | int(low)
+
+
+def random_splits(estimator, n_features: int, random_state) -> RandomSplits | None:
+    """The estimator's randomness, or ``None`` when its tree is deterministic.
+
+    ``random_state`` is the caller's object, not a clone's copy, so a shared
+    ``RandomState`` advances from fit to fit as in scikit-learn.
+    ``max_features`` covering every feature with ``splitter="best"`` draws
+    nothing: the tree is the deterministic one, whatever ``random_state``.
+    """
+    k = resolve_max_features(estimator.max_features, n_features)
+    splitter = check_splitter(estimator.splitter)
+    key = root_key(random_state)  # validated (and consumed) in every case
+    if splitter == "best" and k >= n_features:
+        return None
+    return RandomSplits(k, splitter, key)
+
+
+# --- the node's search in grow_tree -------------------------------------------------------
+
+
+def random_numeric_split(X, Y, sample_weight, criterion, min_samples_leaf, thresholds):
+    """Best of one candidate per column of ``X``: rows with ``x <= thresholds[j]`` go left.
+
+    The left statistics are the prefix sums of :func:`prefix_sum_best_split`
+    (rows sorted by the feature, summed up to the threshold), so the level-wise
+    builder, which takes the same prefix, computes the same numbers.  A side
+    without a row of positive weight is refused by counting such rows (the
+    right side's weight, a difference, can round to a tiny positive number).  Absolute
+    error scores each side from its rows.  Returns a :class:`Split` (feature
+    = column of ``X``) or ``None``.
+    """
+    n_samples, n_features = X.shape
+    w = np.asarray(sample_weight, dtype=float)
+    if criterion == "absolute_error":
+        y = np.asarray(Y, dtype=float)[:, 0]
+        total, parent = w.sum(), absolute_error(y, w)
+    else:
+        phi = node_statistics(_centred(Y, w, criterion), w, criterion)
+        node_stats = phi.sum(axis=0)
+        total = total_weight(node_stats, criterion)
+        parent = float(impurity_from_statistics(node_stats, criterion))
+    scores = np.full(n_features, np.nan)
+    for j in range(n_features):
+        order = np.argsort(X[:, j], kind="stable")
+        n_left = int(np.searchsorted(X[order, j], thresholds[j], side="right"))
+        if min(n_left, n_samples - n_left) < min_samples_leaf:
+            continue
+        positive_left = np.count_nonzero(w[order[:n_left]] > 0)
+        if positive_left == 0 or positive_left == np.count_nonzero(w > 0):
+            continue  # a side without weight (a difference of sums may not show it)
+        if criterion == "absolute_error":
+            left = X[:, j] <= thresholds[j]
+            w_left, w_right = w[left].sum(), w[~left].sum()
+            if refused_weights(w_left, w_right, min_samples_leaf):
+                continue
+            sides = [(y[left], w[left]), (y[~left], w[~left])]
+            scores[j] = sum(ws.sum() * absolute_error(ys, ws) for ys, ws in sides) / total
+            continue
+        left = np.cumsum(phi[order], axis=0)[n_left - 1]
+        right = node_stats - left
+        w_left, w_right = total_weight(left, criterion), total_weight(right, criterion)
+        if refused_weights(w_left, w_right, min_samples_leaf):
+            continue
+        with np.errstate(invalid="ignore"):
+            scores[j] = (
+                w_left * impurity_from_statistics(left, criterion)
+                + w_right * impurity_from_statistics(right, criterion)
+            ) / total
+    best = choose_best(scores, parent)
+    if best < 0:
+        return None
+    return Split(best, float(thresholds[best]), float(scores[best]))
+
+
+def random_categorical_split(X, Y, sample_weight, criterion, msl, features, keys, min_level):
+    """Best of one random left set per categorical column in ``features`` (or ``None``)."""
+    w = np.asarray(sample_weight, dtype=float)
+    if criterion == "absolute_error":
+        y = np.asarray(Y, dtype=float)[:, 0]
+        phi = w[:, None]  # the level sums only tell which levels are present
+        parent = absolute_error(y, w)
+    else:
+        phi = node_statistics(_centred(Y, w, criterion), w, criterion)
+        parent = float(impurity_from_statistics(phi.sum(axis=0), criterion))
+    splits = []
+    for j in features:
+        codes = X[:, j].astype(np.intp)
+        level_stats, counts = _level_sums(codes, phi)
+        present = counts > 0
+        level_stats, counts, rare = pool_rare_levels(level_stats, counts, min_level)
+        searched = counts > 0
+        if searched.sum() < 2:
+            continue
+        left = random_level_sets(keys, j, searched[None])
+        if criterion == "absolute_error":
+            left = expand_pooled(left[0], rare) & present
+            goes_left = left[codes]
+            sides = [(y[goes_left], w[goes_left]), (y[~goes_left], w[~goes_left])]
+            w_left, w_right = sides[0][1].sum(), sides[1][1].sum()
+            too_few = min(goes_left.sum(), (~goes_left).sum()) < msl
+            if too_few or refused_weights(w_left, w_right, msl):
+                continue
+            score = sum(ws.sum() * absolute_error(ys, ws) for ys, ws in sides) / w.sum()
+        else:
+            score = level_set_scores(level_stats[None], counts[None], left, criterion, msl)[0]
+            score = float(score[0])
+            left = expand_pooled(left[0], rare) & present
+        if np.isfinite(score):
+            levels = tuple(int(c) for c in np.flatnonzero(left))
+            splits.append(CategoricalSplit(int(j), levels, float(score)))
+    if not splits:
+        return None
+    return splits[choose_best(np.array([s.score for s in splits]), parent)]
+
+
+def random_node_split(search, X, Y, w, impurity, key):
+    """The split of one node of :func:`grow_tree` under :class:`RandomSplits`.
+
+    ``search`` is grow_tree's :class:`NodeSearch` and ``X`` the node's rows.
+    The drawn features are searched as usual (``splitter="best"``) or with one
+    random candidate each (``"random"``); the winner is chosen as without
+    randomness (numerical winner, categorical winner, lower score wins, lower
+    feature index on ties).
+    """
+    spec, criterion, msl = search.random, search.criterion, search.min_samples_leaf
+    keys = np.array([key], dtype=np.uint64)
+    lo, hi = X.min(axis=0), X.max(axis=0)
+    drawn = draw_features(keys, (lo == hi)[None], spec.max_features)[0]
+    num = search.num_features[drawn[search.num_features]]
+    cat = search.cat_features[drawn[search.cat_features]]
+    splits = []
+    if num.size:
+        if spec.splitter == "best":
+            split = search.find_split(X[:, num], Y, w, criterion, msl)
+        else:
+            t = random_thresholds(keys, lo[None], hi[None])[0, num]
+            split = random_numeric_split(X[:, num], Y, w, criterion, msl, t)
+        if split is not None:
+            splits.append(split._replace(feature=int(num[split.feature])))
+    if cat.size:
+        if spec.splitter == "best":
+            split = best_categorical_split(
+                X,
+                Y,
+                w,
+                criterion,
+                msl,
+                cat,
+                search.method,
+                search.min_samples_level,
+                search.max_categorical_candidates,
+            )
+        else:
+            split = random_categorical_split(
+                X, Y, w, criterion, msl, cat, keys, search.min_samples_level
+            )
+        if split is not None:
+            splits.append(split)
+    if not splits:
+        return None
+    splits.sort(key=lambda s: s.feature)
+    return splits[choose_best(np.array([s.score for s in splits]), impurity)]
