@@ -3,7 +3,8 @@
 Run from the repository root::
 
     python -m benchmarks                 # the suite of issue 5 plus the pruning (chapter 9),
-                                         # absolute-error and Poisson cases, medians of 5 runs
+                                         # absolute-error, Poisson and randomised (chapter 11)
+                                         # cases, medians of 5 runs
     python -m benchmarks --repeats 9     # more runs per case
     python -m benchmarks --scaling       # 1,000 to 1,000,000 rows, exponent and peak memory
 
@@ -39,13 +40,14 @@ def _load() -> str:
 
 
 def run_suite(repeats: int) -> None:
-    cases = benchmark_cases(pruning=True, criteria=True)
+    cases = benchmark_cases(pruning=True, criteria=True, randomised=True)
     table = benchmark_table(cases, repeats)
     with pd.option_context("display.width", 200, "display.max_columns", 20):
         print(table.to_string(index=False, float_format=lambda x: f"{x:.4g}"))
     print()
     # The medians are over the suite of issue 5; the criterion cases follow apart.
-    suite = table[~table["case"].isin(["absolute_error", "poisson"])]
+    random = table["params"].str.contains("max_features|splitter")
+    suite = table[~table["case"].isin(["absolute_error", "poisson"]) & ~random]
     print(f"median fit ratio:     {suite['fit ratio'].median():.3f}")
     print(f"median predict ratio: {suite['predict ratio'].median():.3f}")
     # Absolute error: our running medians (Python heaps, depth-first builder)
@@ -53,6 +55,9 @@ def run_suite(repeats: int) -> None:
     for case in ("absolute_error", "poisson"):
         ratio = table.loc[table["case"] == case, "fit ratio"].iloc[0]
         print(f"{case} fit ratio: {ratio:.3f}")
+    # Randomised trees (chapter 11): their own lines, apart from the suite's medians.
+    for _, row in table[random].iterrows():
+        print(f"{row['case']} ({row['params']}) fit ratio: {row['fit ratio']:.3f}")
     print(f"({repeats} alternating runs per library and case; {_load()}, {os.cpu_count()} CPUs)")
 
 

@@ -53,7 +53,7 @@ class Case:
             DecisionTreeClassifier if self.task == "classification" else DecisionTreeRegressor
         )
         extra = {"categorical_features": self.categorical} if self.categorical else {}
-        return Estimator(**self.params, **extra)
+        return Estimator(**self.params, **extra, random_state=0)
 
     def sklearn(self):
         """A fresh scikit-learn estimator with the same hyperparameters."""
@@ -89,7 +89,11 @@ def synthetic_categorical(n: int, n_levels: int = 50, d: int = 4, seed: int = 0)
 
 
 def benchmark_cases(
-    scale: float = 1.0, categorical: bool = True, pruning: bool = False, criteria: bool = False
+    scale: float = 1.0,
+    categorical: bool = True,
+    pruning: bool = False,
+    criteria: bool = False,
+    randomised: bool = False,
 ) -> list[Case]:
     """The suite of issue 5; ``scale`` shrinks the synthetic sets (the book uses < 1).
 
@@ -98,6 +102,11 @@ def benchmark_cases(
     ``max_leaf_nodes=64`` on the synthetic regression and classification.
     With ``criteria``, two more cases: absolute error (5,000 rows at scale 1)
     and Poisson deviance on counts, both ``max_depth=8, min_samples_leaf=16``.
+    With ``randomised``, the trees of chapter 11: ``max_features="sqrt"`` on
+    the synthetic regression and classification (random forests' trees), and
+    ``splitter="random"`` on the synthetic regression (extra trees'), each
+    with ``random_state=0`` (the two libraries draw differently, so the trees
+    differ; the ratios compare the cost of equally random trees).
     """
     X_bc, y_bc = load_breast_cancer(return_X_y=True)
     X_db, y_db = load_diabetes(return_X_y=True)
@@ -146,6 +155,13 @@ def benchmark_cases(
                 "regression",
                 {"criterion": "poisson", **deep},
             ),
+        ]
+    if randomised:
+        X_clf32 = _float32_exact(X_clf)
+        cases += [
+            Case("regression", X_reg, y_reg, "regression", {"max_features": "sqrt"}),
+            Case("classification", X_clf32, y_clf, "classification", {"max_features": "sqrt"}),
+            Case("regression", X_reg, y_reg, "regression", {"splitter": "random"}),
         ]
     return cases
 
