@@ -60,6 +60,8 @@ from ._random import (
     level_set_scores,
     random_level_sets,
     random_thresholds,
+    threshold_scores,
+    threshold_sides,
 )
 from ._ties import (
     TIE_RTOL,
@@ -233,7 +235,20 @@ def grow_tree_levelwise(
                 draws = _node_draws(
                     random_splits, keys, X, w_rows, index_rows, starts, node_of_pos, num_features
                 )
-            if d_num:
+            if d_num and draws is not None and draws["random"]:
+                best_f, best_t, best_s = _random_numeric_splits(
+                    draws,
+                    phi,
+                    w_rows,
+                    node_of_pos,
+                    node_stats,
+                    sizes,
+                    impurity,
+                    searchable,
+                    criterion,
+                    min_samples_leaf,
+                )
+            elif d_num:
                 # Per-row statistics as flat columns, padded with a zero at row n.
                 cols = np.zeros((phi.shape[1], n + 1))
                 cols[:, index_rows] = phi.T
@@ -252,6 +267,7 @@ def grow_tree_levelwise(
                     min_samples_leaf,
                     draws,
                 )
+            if d_num:
                 best_f = np.where(best_f >= 0, num_features[np.maximum(best_f, 0)], -1)
             if cat_features.size:
                 best_f, best_t, best_s, sets = _mixed_splits(
@@ -319,7 +335,7 @@ def _node_draws(spec, keys, X, w_rows, index_rows, starts, node_of_pos, num_feat
 
     The same functions of the same keys as in ``grow_tree``, for all nodes at
     once: ``mask`` (features searched, ``(nodes, d)``), and with the random
-    splitter the numerical thresholds and the sorted position each falls at.
+    splitter the numerical thresholds and which rows fall below them.
     """
     X_rows = X[index_rows]
     lo = np.minimum.reduceat(X_rows, starts, axis=0)
@@ -333,25 +349,42 @@ def _node_draws(spec, keys, X, w_rows, index_rows, starts, node_of_pos, num_feat
     }
     if draws["random"]:
         t = random_thresholds(keys, lo, hi)[:, num_features]
-        below = X_rows[:, num_features] <= t[node_of_pos]
-        n_left = np.add.reduceat(below.astype(np.intp), starts, axis=0)
-        # A side without a row of positive weight is refused (as in grow_tree).
-        positive = (w_rows > 0)[:, None]
-        positive_left = np.add.reduceat((below & positive).astype(np.intp), starts, axis=0)
-        positive_all = np.add.reduceat(positive.astype(np.intp), starts, axis=0)
-        both = (positive_left > 0) & (positive_left < positive_all)
         draws["thresholds"] = t
-        draws["positions"] = np.where(mask[:, num_features] & both, n_left - 1, -1)
+        draws["below"] = X_rows[:, num_features] <= t[node_of_pos]
     return draws
 
 
-def _keep_drawn(part, draws, nodes, features, i) -> None:
-    """Refuse (gain ``-inf``) the candidates of a block that its nodes did not draw."""
-    searched = draws["num_mask"][nodes][:, features]
-    part[~searched] = -np.inf
-    if draws["random"]:
-        drawn = draws["positions"][nodes][:, features]
-        np.putmask(part, i[None, None, :] != drawn[:, :, None], -np.inf)
+def _keep_drawn(part, draws, nodes, features) -> None:
+    """Refuse (gain ``-inf``) the features of a block that its nodes did not draw."""
+    part[~draws["num_mask"][nodes][:, features]] = -np.inf
+
+
+def _random_numeric_splits(draws, phi, w_rows, node_of_pos, node_stats, sizes, impurity,
+                           searchable, criterion, msl):  # fmt: skip
+    """The winner of each node's drawn thresholds (``splitter="random"``).
+
+    One candidate per node and drawn feature, scored by the functions
+    ``grow_tree`` calls (:func:`climbing_trees._random.threshold_sides` and
+    :func:`climbing_trees._random.threshold_scores`), then the tie rule of
+    :func:`climbing_trees.choose_best` along each node's features.
+    """
+    n_nodes = len(sizes)
+    left, n_left, positive_left = threshold_sides(draws["below"], phi, w_rows, node_of_pos, n_nodes)
+    n_positive = np.bincount(node_of_pos, weights=w_rows > 0, minlength=n_nodes)
+    scores = threshold_scores(
+        left, n_left, positive_left, node_stats, sizes, n_positive, criterion, msl
+    )
+    scores[~(draws["num_mask"] & searchable[:, None])] = np.inf
+    best = scores.min(axis=1)
+    tol = TIE_RTOL * np.maximum(np.abs(impurity), np.abs(best))
+    first = np.argmax(scores <= (best + tol)[:, None], axis=1)
+    found = np.isfinite(best)
+    threshold = draws["thresholds"][np.arange(n_nodes), first]
+    return (
+        np.where(found, first, -1),
+        np.where(found, threshold, np.nan),
+        np.where(found, best, np.inf),
+    )
 
 
 def _presort(Xt: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -571,7 +604,7 @@ def _best_splits(
     """Best (feature, threshold, score) of every searchable node of a level.
 
     With random ``draws`` (:func:`_node_draws`) only the drawn features are
-    searched, and with the random splitter only the drawn threshold of each.
+    searched (the random splitter has its own :func:`_random_numeric_splits`).
 
     Returns ``feature = -1`` (and score ``inf``) for nodes without an allowed
     split.  Candidates are ranked by :func:`_gains`; each node's winner is
@@ -639,7 +672,7 @@ def _best_splits(
                 np.putmask(sub, equal, -np.inf)
                 part[:, here - first_feature] = sub
             if draws is not None:
-                _keep_drawn(part, draws, nodes, features, i)
+                _keep_drawn(part, draws, nodes, features)
             if gains is None:
                 gains = part
             else:
@@ -670,8 +703,6 @@ def _best_splits(
         nodes, j, lower, upper, score = (a[found] for a in (nodes, j, lower, upper, score))
         best_f[nodes] = j
         best_t[nodes] = midpoint_threshold(lower, upper)
-        if draws is not None and draws["random"]:
-            best_t[nodes] = draws["thresholds"][nodes, j]
         best_s[nodes] = score
     return best_f, best_t, best_s
 

@@ -302,54 +302,95 @@ def random_splits(estimator, n_features: int, random_state) -> RandomSplits | No
 # --- the node's search in grow_tree -------------------------------------------------------
 
 
+def threshold_sides(below, phi, w, node_of_pos, n_nodes):
+    """Left statistics, row counts and positive-weight row counts of drawn thresholds.
+
+    ``below[i, j]`` says whether row ``i`` (rows node by node, each node's in
+    index order) goes left on feature ``j``.  The left statistics are summed
+    with one ``bincount`` per statistic, adding the rows one by one in index
+    order, so :func:`grow_tree` (one node) and :func:`grow_tree_levelwise` (a
+    level) get the same bits.  Returns arrays of shape ``(n_nodes, d, m)``,
+    ``(n_nodes, d)`` and ``(n_nodes, d)``.
+    """
+    m, d = below.shape
+    pair = (node_of_pos[:, None] * d + np.arange(d)).ravel()
+    size = n_nodes * d
+    left = np.stack(
+        [
+            np.bincount(pair, weights=np.where(below, phi[:, [c]], 0.0).ravel(), minlength=size)
+            for c in range(phi.shape[1])
+        ],
+        axis=-1,
+    ).reshape(n_nodes, d, -1)
+    n_left = np.bincount(pair, weights=below.ravel(), minlength=size).reshape(n_nodes, d)
+    positive = below & (w > 0)[:, None]
+    positive_left = np.bincount(pair, weights=positive.ravel(), minlength=size)
+    return left, n_left, positive_left.reshape(n_nodes, d)
+
+
+def threshold_scores(left, n_left, positive_left, node_stats, n_rows, n_positive, criterion, msl):
+    """Scores ``(W_L I_L + W_R I_R) / W`` of drawn thresholds; ``inf`` where refused.
+
+    ``left`` is ``(nodes, d, m)``, ``node_stats`` ``(nodes, m)`` and
+    ``n_rows``, ``n_positive`` (rows, rows of positive weight) per node.  A
+    candidate is refused when a side has fewer than ``msl`` rows, no row of
+    positive weight (counted: the right side's weight is a difference and can
+    round to a tiny positive number), less than ``leaf_weight(msl)``, or an
+    infinite impurity (Poisson).  Both builders call it.
+    """
+    node_stats = node_stats[:, None, :]
+    right = node_stats - left
+    w_left, w_right = total_weight(left, criterion), total_weight(right, criterion)
+    total = total_weight(node_stats, criterion)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        scores = (
+            w_left * impurity_from_statistics(left, criterion)
+            + w_right * impurity_from_statistics(right, criterion)
+        ) / total
+    n_right = n_rows[:, None] - n_left
+    allowed = (
+        (n_left >= msl)
+        & (n_right >= msl)
+        & (positive_left > 0)
+        & (positive_left < n_positive[:, None])
+        & ~refused_weights(w_left, w_right, msl)
+        & np.isfinite(scores)
+    )
+    return np.where(allowed, scores, np.inf)
+
+
 def random_numeric_split(X, Y, sample_weight, criterion, min_samples_leaf, thresholds):
     """Best of one candidate per column of ``X``: rows with ``x <= thresholds[j]`` go left.
 
-    The left statistics are the prefix sums of :func:`prefix_sum_best_split`
-    (rows sorted by the feature, summed up to the threshold), so the level-wise
-    builder, which takes the same prefix, computes the same numbers.  A side
-    without a row of positive weight is refused by counting such rows (the
-    right side's weight, a difference, can round to a tiny positive number).  Absolute
-    error scores each side from its rows.  Returns a :class:`Split` (feature
-    = column of ``X``) or ``None``.
+    The scores come from :func:`threshold_sides` and :func:`threshold_scores`,
+    which the level-wise builder calls on a whole level; absolute error scores
+    each side from its rows.  Among the allowed candidates the lowest score
+    wins, the lowest column on ties (:func:`climbing_trees.choose_best`).
+    Returns a :class:`Split` (feature = column of ``X``) or ``None``.
     """
     n_samples, n_features = X.shape
     w = np.asarray(sample_weight, dtype=float)
+    below = X <= thresholds[None, :]
     if criterion == "absolute_error":
         y = np.asarray(Y, dtype=float)[:, 0]
-        total, parent = w.sum(), absolute_error(y, w)
+        parent = absolute_error(y, w)
+        scores = np.full(n_features, np.inf)
+        for j in range(n_features):
+            left = below[:, j]
+            sides = [(y[left], w[left]), (y[~left], w[~left])]
+            w_left, w_right = sides[0][1].sum(), sides[1][1].sum()
+            too_few = min(left.sum(), n_samples - left.sum()) < min_samples_leaf
+            if too_few or refused_weights(w_left, w_right, min_samples_leaf):
+                continue
+            scores[j] = sum(ws.sum() * absolute_error(ys, ws) for ys, ws in sides) / w.sum()
     else:
         phi = node_statistics(_centred(Y, w, criterion), w, criterion)
         node_stats = phi.sum(axis=0)
-        total = total_weight(node_stats, criterion)
         parent = float(impurity_from_statistics(node_stats, criterion))
-    scores = np.full(n_features, np.nan)
-    for j in range(n_features):
-        order = np.argsort(X[:, j], kind="stable")
-        n_left = int(np.searchsorted(X[order, j], thresholds[j], side="right"))
-        if min(n_left, n_samples - n_left) < min_samples_leaf:
-            continue
-        positive_left = np.count_nonzero(w[order[:n_left]] > 0)
-        if positive_left == 0 or positive_left == np.count_nonzero(w > 0):
-            continue  # a side without weight (a difference of sums may not show it)
-        if criterion == "absolute_error":
-            left = X[:, j] <= thresholds[j]
-            w_left, w_right = w[left].sum(), w[~left].sum()
-            if refused_weights(w_left, w_right, min_samples_leaf):
-                continue
-            sides = [(y[left], w[left]), (y[~left], w[~left])]
-            scores[j] = sum(ws.sum() * absolute_error(ys, ws) for ys, ws in sides) / total
-            continue
-        left = np.cumsum(phi[order], axis=0)[n_left - 1]
-        right = node_stats - left
-        w_left, w_right = total_weight(left, criterion), total_weight(right, criterion)
-        if refused_weights(w_left, w_right, min_samples_leaf):
-            continue
-        with np.errstate(invalid="ignore"):
-            scores[j] = (
-                w_left * impurity_from_statistics(left, criterion)
-                + w_right * impurity_from_statistics(right, criterion)
-            ) / total
+        sides = threshold_sides(below, phi, w, np.zeros(n_samples, dtype=np.intp), 1)
+        counts = np.array([n_samples]), np.array([np.count_nonzero(w > 0)])
+        scores = threshold_scores(*sides, node_stats[None], *counts, criterion, min_samples_leaf)
+        scores = scores[0]
     best = choose_best(scores, parent)
     if best < 0:
         return None
