@@ -63,6 +63,10 @@ ESTIMATORS = [
     # runs through the categorical encoding and the set splits of chapters 6-7.
     DecisionTreeClassifier(categorical_features=[0], categorical_split="partition"),
     DecisionTreeRegressor(categorical_features=[0], categorical_split="one_vs_rest"),
+    # Randomised trees (chapter 11): the draws depend on each node's path and rows'
+    # values only, so weights still equal repetitions.
+    DecisionTreeClassifier(max_features="sqrt", splitter="random", random_state=0),
+    DecisionTreeRegressor(max_features=0.5, min_weight_fraction_leaf=0.05, random_state=0),
 ]
 
 
