@@ -26,10 +26,11 @@ import numbers
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
-from sklearn.utils import check_random_state
-from sklearn.utils.validation import check_is_fitted
+from sklearn.utils import check_consistent_length, check_random_state
+from sklearn.utils.validation import _num_samples, check_is_fitted, column_or_1d
 
 from ._classes import DecisionTreeClassifier, DecisionTreeRegressor
+from ._validation import check_sample_weight
 
 #: The largest seed scikit-learn gives a tree of an ensemble (``np.iinfo(np.int32).max``).
 MAX_SEED = np.iinfo(np.int32).max
@@ -55,6 +56,21 @@ def _check_count(value, name: str) -> None:
         raise ValueError(f"{name}={value!r} is invalid; use an integer >= 1.")
 
 
+def _rows_and_weights(estimator, X, y, sample_weight):
+    """Row count and validated weights; the trees check ``X`` and ``y`` themselves."""
+    name = type(estimator).__name__
+    if y is None:
+        raise ValueError(f"{name} requires y to be passed, but the target y is None.")
+    check_consistent_length(X, y)
+    n, shape = _num_samples(X), getattr(X, "shape", ())
+    if n == 0 or (len(shape) == 2 and shape[1] == 0):
+        raise ValueError(
+            f"Found array with 0 sample(s) or 0 feature(s) (shape={shape}) while a minimum "
+            f"of 1 is required by {name}; pass at least one row and one column."
+        )
+    return n, check_sample_weight(sample_weight, n)
+
+
 class _Forest(BaseEstimator):
     """Trees on bootstrap samples (or on all rows), each with its own seed; averaged."""
 
@@ -71,9 +87,8 @@ class _Forest(BaseEstimator):
 
     def fit(self, X, y, sample_weight=None):
         _check_count(self.n_estimators, "n_estimators")
+        n, weights = _rows_and_weights(self, X, y, sample_weight)
         seeds = check_random_state(self.random_state).randint(MAX_SEED, size=self.n_estimators)
-        n = len(X)
-        weights = np.ones(n) if sample_weight is None else np.asarray(sample_weight, float)
         trees = []
         for seed in seeds:
             tree = self._tree_class(
@@ -107,6 +122,7 @@ class RandomForestClassifier(ClassifierMixin, _Forest):
         return np.mean([tree.predict_proba(X) for tree in self.estimators_], axis=0)
 
     def predict(self, X) -> np.ndarray:
+        check_is_fitted(self, "estimators_")
         return self.classes_[np.argmax(self.predict_proba(X), axis=1)]
 
 
@@ -180,7 +196,10 @@ class GradientBoostingRegressor(RegressorMixin, BaseEstimator):
         rate = self.learning_rate
         if isinstance(rate, bool) or not isinstance(rate, numbers.Real) or not rate > 0:
             raise ValueError(f"learning_rate={rate!r} is invalid; use a number > 0.")
-        y = np.asarray(y, dtype=float)
+        _, sample_weight = _rows_and_weights(self, X, y, sample_weight)
+        y = column_or_1d(y, warn=True).astype(float)
+        if not np.all(np.isfinite(y)):
+            raise ValueError("y contains NaN or infinity; drop or impute those rows.")
         rng = check_random_state(self.random_state)
         self.init_ = float(np.average(y, weights=sample_weight))
         F = np.full(len(y), self.init_)
