@@ -82,6 +82,7 @@ from ._pruning import (
     weakest_links,
     weakest_links_scan,
 )
+from ._random import RandomSplits
 from ._ties import (
     TIE_RTOL,
     choose_best,
@@ -114,6 +115,7 @@ __all__ = [
     "GradientBoostingRegressor",
     "RandomForestClassifier",
     "RandomForestRegressor",
+    "RandomSplits",
     "bootstrap_counts",
     "Split",
     "TIE_RTOL",

@@ -16,7 +16,7 @@ from ._criteria import CLASSIFICATION_CRITERIA, REGRESSION_CRITERIA, one_hot
 from ._growth import grow_tree
 from ._levelwise import grow_tree_levelwise
 from ._pruning import best_first_subtree, ccp_subtree, cost_complexity_path, node_risk, prune
-from ._random import random_splits
+from ._random import random_splits, resolve_max_features
 from ._tree import Tree
 from ._validation import (
     check_sample_weight,
@@ -148,6 +148,7 @@ class BaseDecisionTree(BaseEstimator):
         weight_fraction = check_min_weight_fraction_leaf(learner.min_weight_fraction_leaf)
         # self's random_state, not the clone's copy: a shared RandomState advances.
         randomness = random_splits(learner, X.shape[1], self.random_state)
+        learner.max_features_ = resolve_max_features(learner.max_features, X.shape[1])
         # Only weight ratios matter: an exact rescaling keeps w * y**2 from
         # overflowing (huge weights) and w * y from underflowing (tiny ones).
         sample_weight, weight_scale = power_of_two_scale(sample_weight)
@@ -425,6 +426,8 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
         ``categories_[j]`` is the array of levels of a categorical feature
         ``j`` (their codes are their positions), ``None`` for a numerical one.
     feature_importances_ : ndarray
+    max_features_ : int
+        Features searched at each node (``max_features`` resolved).
 
     Notes
     -----
@@ -569,6 +572,7 @@ class DecisionTreeRegressor(RegressorMixin, BaseDecisionTree):
     Attributes
     ----------
     tree_ : Tree
+    max_features_ : int
     n_features_in_ : int
     feature_names_in_ : ndarray of str
     feature_importances_ : ndarray

@@ -20,7 +20,10 @@ call these checks.  Every rejected input raises ``ValueError`` or
 * hyperparameters outside their range (:func:`resolve_hyperparameters`):
   among them a negative or non-finite ``ccp_alpha``, ``max_leaf_nodes < 2``
   and an unknown ``ccp_risk`` (the regressor has no ``ccp_risk``:
-  ``set_params`` and the constructor reject it).
+  ``set_params`` and the constructor reject it); a bad ``class_weight``,
+  ``min_weight_fraction_leaf`` (:mod:`climbing_trees._weights`),
+  ``max_features``, ``splitter`` or ``random_state``
+  (:mod:`climbing_trees._random`).
 
 Weights are rescaled exactly by a power of two before growing
 (:func:`power_of_two_scale`), so huge (1e300) and subnormal (5e-324) weights

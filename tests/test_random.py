@@ -261,4 +261,6 @@ def test_max_features_resolution_is_sklearns(max_features, expected):
 
     X, y = load_diabetes(return_X_y=True)
     theirs = DecisionTreeRegressor(max_features=max_features, max_depth=1).fit(X, y)
+    ours = ct.DecisionTreeRegressor(max_features=max_features, max_depth=1).fit(X, y)
     assert resolve_max_features(max_features, 10) == expected == theirs.max_features_
+    assert ours.max_features_ == expected
