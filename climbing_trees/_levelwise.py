@@ -179,9 +179,12 @@ def grow_tree_levelwise(
     # rows[j] (j < d_num): the level's rows, node by node, sorted by numerical
     # feature j.  rows[d_num]: the same rows node by node in index order (the
     # order grow_tree keeps).  The extra last column is the padding row n.
-    rows = np.empty((d_num + 1, n + 1), dtype=np.intp)
-    rows[:d_num, :n], has_ties = _presort(Xt[:, :n])
-    rows[d_num, :n] = np.arange(n)
+    # The random splitter scans no sorted order: it keeps the index order only.
+    random_splitter = random_splits is not None and random_splits.splitter == "random"
+    n_sorted = 0 if random_splitter else d_num
+    rows = np.empty((n_sorted + 1, n + 1), dtype=np.intp)
+    rows[:n_sorted, :n], has_ties = _presort(Xt[:n_sorted, :n])
+    rows[n_sorted, :n] = np.arange(n)
     rows[:, n] = n
     sizes = np.array([n], dtype=np.intp)  # rows of each node of the level
     keys = None if random_splits is None else random_splits.root_keys()  # per node
@@ -194,7 +197,7 @@ def grow_tree_levelwise(
         starts = np.zeros(n_nodes, dtype=np.intp)
         np.cumsum(sizes[:-1], out=starts[1:])
         node_of_pos = np.repeat(np.arange(n_nodes), sizes)
-        index_rows = rows[d_num, :m]
+        index_rows = rows[n_sorted, :m]
 
         # Node summaries from the rows in index order (as grow_tree sums them).
         w_rows = w[index_rows]
@@ -369,7 +372,8 @@ def _random_numeric_splits(draws, phi, w_rows, node_of_pos, node_stats, sizes, i
     :func:`climbing_trees.choose_best` along each node's features.
     """
     n_nodes = len(sizes)
-    left, n_left, positive_left = threshold_sides(draws["below"], phi, w_rows, node_of_pos, n_nodes)
+    starts = np.flatnonzero(np.r_[True, node_of_pos[1:] != node_of_pos[:-1]])
+    left, n_left, positive_left = threshold_sides(draws["below"], phi, w_rows, starts)
     n_positive = np.bincount(node_of_pos, weights=w_rows > 0, minlength=n_nodes)
     scores = threshold_scores(
         left, n_left, positive_left, node_stats, sizes, n_positive, criterion, msl

@@ -302,30 +302,20 @@ def random_splits(estimator, n_features: int, random_state) -> RandomSplits | No
 # --- the node's search in grow_tree -------------------------------------------------------
 
 
-def threshold_sides(below, phi, w, node_of_pos, n_nodes):
+def threshold_sides(below, phi, w, starts):
     """Left statistics, row counts and positive-weight row counts of drawn thresholds.
 
     ``below[i, j]`` says whether row ``i`` (rows node by node, each node's in
-    index order) goes left on feature ``j``.  The left statistics are summed
-    with one ``bincount`` per statistic, adding the rows one by one in index
-    order, so :func:`grow_tree` (one node) and :func:`grow_tree_levelwise` (a
-    level) get the same bits.  Returns arrays of shape ``(n_nodes, d, m)``,
-    ``(n_nodes, d)`` and ``(n_nodes, d)``.
+    index order, nodes starting at ``starts``) goes left on feature ``j``.
+    The left statistics are segment sums (``np.add.reduceat`` along the rows,
+    which adds them one by one in index order), so :func:`grow_tree` (one
+    node) and :func:`grow_tree_levelwise` (a level) get the same bits.
+    Returns arrays of shape ``(nodes, d, m)``, ``(nodes, d)`` and ``(nodes, d)``.
     """
-    m, d = below.shape
-    pair = (node_of_pos[:, None] * d + np.arange(d)).ravel()
-    size = n_nodes * d
-    left = np.stack(
-        [
-            np.bincount(pair, weights=np.where(below, phi[:, [c]], 0.0).ravel(), minlength=size)
-            for c in range(phi.shape[1])
-        ],
-        axis=-1,
-    ).reshape(n_nodes, d, -1)
-    n_left = np.bincount(pair, weights=below.ravel(), minlength=size).reshape(n_nodes, d)
+    left = np.add.reduceat(below[:, :, None] * phi[:, None, :], starts, axis=0)
+    n_left = np.add.reduceat(below.astype(np.intp), starts, axis=0)
     positive = below & (w > 0)[:, None]
-    positive_left = np.bincount(pair, weights=positive.ravel(), minlength=size)
-    return left, n_left, positive_left.reshape(n_nodes, d)
+    return left, n_left, np.add.reduceat(positive.astype(np.intp), starts, axis=0)
 
 
 def threshold_scores(left, n_left, positive_left, node_stats, n_rows, n_positive, criterion, msl):
@@ -387,7 +377,7 @@ def random_numeric_split(X, Y, sample_weight, criterion, min_samples_leaf, thres
         phi = node_statistics(_centred(Y, w, criterion), w, criterion)
         node_stats = phi.sum(axis=0)
         parent = float(impurity_from_statistics(node_stats, criterion))
-        sides = threshold_sides(below, phi, w, np.zeros(n_samples, dtype=np.intp), 1)
+        sides = threshold_sides(below, phi, w, np.zeros(1, dtype=np.intp))
         counts = np.array([n_samples]), np.array([np.count_nonzero(w > 0)])
         scores = threshold_scores(*sides, node_stats[None], *counts, criterion, min_samples_leaf)
         scores = scores[0]
