@@ -258,6 +258,11 @@ _HINTS: tuple[tuple[str, str], ...] = (
         "Predict with a DataFrame that has the columns given to fit, in the same order.",
     ),
     (
+        "y should be a 1d array",
+        "These trees predict one output: fit one tree per column of y, for example "
+        "with sklearn.multioutput.MultiOutputRegressor or MultiOutputClassifier.",
+    ),
+    (
         "Unknown label type",
         "DecisionTreeClassifier needs class labels (integers, strings, booleans); "
         "for a continuous target use DecisionTreeRegressor.",
