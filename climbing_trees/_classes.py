@@ -427,14 +427,18 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
     splitter : {"best", "random"}, default="best"
         ``"best"``: the best threshold of every searched feature.
         ``"random"``: one threshold per searched feature, drawn uniformly
-        between the node's smallest and largest value (extra trees); a
-        categorical feature draws a random split of its levels instead
-        (:mod:`climbing_trees._random` states the rule, chapter 11).
+        between the node's smallest and largest present value (extra
+        trees); a categorical feature draws a random split of its levels
+        instead (:mod:`climbing_trees._random` states the rule, chapter 11).
+        With ``missing_values="learn"``, the rows missing the feature go to
+        a side drawn at random for each node and feature, as in
+        scikit-learn's random splitter.
     max_features : int, float, "sqrt", "log2" or None, default=None
         Features searched at each node, drawn at random (scikit-learn's
         rules: an int, a fraction of ``n_features_in_``, its square root or
         base-2 logarithm, or ``None`` for all).  Features constant in the
-        node do not count.
+        node do not count: those without a present value there, or whose
+        present values are equal with none missing (scikit-learn's rule).
     random_state : None, int, RandomState or Generator, default=None
         Source of the draws of ``max_features`` and ``splitter="random"``:
         an int gives the same tree every fit.  With ``max_features=None``

@@ -65,9 +65,13 @@ from ._random import (
     RandomSplits,
     child_keys,
     draw_features,
+    feature_ranges,
+    missing_directions,
+    missing_sides,
     pair_set_scores,
     random_pair_sets,
     random_thresholds,
+    threshold_below,
     threshold_scores,
     threshold_sides,
 )
@@ -366,13 +370,14 @@ def _node_draws(spec, keys, X, index_rows, starts, node_of_pos, num_features) ->
     """The random draws of every node of a level (:mod:`climbing_trees._random`).
 
     The same functions of the same keys as in ``grow_tree``, for all nodes at
-    once: ``mask`` (features searched, ``(nodes, d)``), and with the random
-    splitter the numerical thresholds and which rows fall below them.
+    once: ``mask`` (features searched, ``(nodes, d)``; constant features, NaN
+    aside, do not count: :func:`climbing_trees._random.feature_ranges`), and
+    with the random splitter the numerical thresholds, the sides drawn for
+    missing values, and which rows go left.
     """
     X_rows = X[index_rows]
-    lo = np.minimum.reduceat(X_rows, starts, axis=0)
-    hi = np.maximum.reduceat(X_rows, starts, axis=0)
-    mask = draw_features(keys, lo == hi, spec.max_features)
+    lo, hi, missing, constant = feature_ranges(X_rows, starts)
+    mask = draw_features(keys, constant, spec.max_features)
     draws = {
         "mask": mask,
         "num_mask": mask[:, num_features],
@@ -381,8 +386,11 @@ def _node_draws(spec, keys, X, index_rows, starts, node_of_pos, num_features) ->
     }
     if draws["random"]:
         t = random_thresholds(keys, lo, hi)[:, num_features]
+        side = missing_sides(keys, X.shape[1])[:, num_features]
         draws["thresholds"] = t
-        draws["below"] = X_rows[:, num_features] <= t[node_of_pos]
+        draws["missing"] = missing[:, num_features]
+        draws["missing_left"] = side
+        draws["below"] = threshold_below(X_rows[:, num_features], t[node_of_pos], side[node_of_pos])
     return draws
 
 
@@ -404,7 +412,9 @@ def _random_numeric_splits(draws, phi, w_rows, node_of_pos, node_stats, sizes, i
     :func:`climbing_trees._random.threshold_scores`), then the tie rule of
     :func:`climbing_trees.choose_best` along each node's features.  Returns
     feature (among the numerical ones), threshold, score and
-    ``missing_go_to_left`` (the child with more rows).
+    ``missing_go_to_left`` (:func:`climbing_trees._random.missing_directions`:
+    the drawn side where the node has missing values, else the child with
+    more rows).
     """
     n_nodes = len(sizes)
     starts = np.flatnonzero(np.r_[True, node_of_pos[1:] != node_of_pos[:-1]])
@@ -420,12 +430,12 @@ def _random_numeric_splits(draws, phi, w_rows, node_of_pos, node_stats, sizes, i
     found = np.isfinite(best)
     nodes = np.arange(n_nodes)
     threshold = draws["thresholds"][nodes, first]
-    n_left = n_left[nodes, first]
+    direction = missing_directions(draws["missing"], draws["missing_left"], n_left, sizes)
     return (
         np.where(found, first, -1),
         np.where(found, threshold, np.nan),
         np.where(found, best, np.inf),
-        found & (n_left > sizes - n_left),
+        found & direction[nodes, first],
     )
 
 

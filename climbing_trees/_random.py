@@ -28,9 +28,20 @@ SplitMix64's finaliser (Steele, Lea and Flood 2014), vectorised in numpy.
   past constant features.  Each non-constant feature is in the subset with
   probability ``max_features / n_nonconstant``.
 * A numerical threshold is ``lo * (1 - u) + hi * u`` for a uniform ``u`` in
-  [0, 1) and the node's range ``[lo, hi]``; a value landing on ``hi`` becomes
-  ``lo`` (scikit-learn's rule), so both sides get rows.  Rows with
-  ``x <= threshold`` go left.
+  [0, 1) and the node's range ``[lo, hi]`` of the *present* values; a value
+  landing on ``hi`` becomes ``lo`` (scikit-learn's rule), so both sides get
+  rows.  Rows with ``x <= threshold`` go left.
+* Missing values (NaN, chapter 10) under a random threshold go to a side
+  drawn by a fair coin from the node's key, one coin per feature
+  (scikit-learn's ``RandomSplitter`` since 1.6 also draws the side, and
+  does not try "missing alone on one side").  Where the node has no missing
+  value of the feature, rows missing it at predict time go to the child with
+  more training rows, as with ``splitter="best"``.
+* A feature is *constant* in a node when it has no present value there, or
+  when its present values are all equal and none is missing
+  (scikit-learn's rule, for both splitters): a feature whose present values
+  are equal but which has missing values can still split "present against
+  missing".
 * A categorical feature (chapter 6) draws a random split of its present
   levels: each goes left when its draw is below 1/2; if that leaves a side
   empty, the level with the smallest draw goes left (all were right) or the
@@ -72,7 +83,7 @@ from ._naive import Split
 from ._ties import choose_best, refused_weights
 
 #: Stream names: which random numbers a node draws (salts of the hash).
-FEATURES, THRESHOLDS, LEVELS = 1, 2, 3
+FEATURES, THRESHOLDS, LEVELS, MISSING = 1, 2, 3, 4
 _LEFT, _RIGHT = 0x5851F42D4C957F2D, 0x14057B7EF767814F
 _GOLDEN = 0x9E3779B97F4A7C15
 _MASK = (1 << 64) - 1
@@ -137,6 +148,48 @@ class RandomSplits:
 
     def root_keys(self) -> np.ndarray:
         return np.array([self.key], dtype=np.uint64)
+
+
+def feature_ranges(X_rows: np.ndarray, starts: np.ndarray):
+    """Each node's range of every feature, and which features are constant there.
+
+    ``X_rows`` holds the rows node by node, node ``i``'s from ``starts[i]``.
+    Returns ``(lo, hi, missing, constant)``, each ``(nodes, d)``: the smallest
+    and largest *present* value (NaN when none is), whether a value is
+    missing, and whether the feature is constant (no present value, or one
+    present value and nothing missing: scikit-learn's rule).  Both builders
+    call it (``grow_tree`` with one node, ``starts = [0]``).
+
+    >>> X = np.array([[1.0, np.nan, 2.0], [1.0, 3.0, np.nan], [1.0, 3.0, np.nan]])
+    >>> lo, hi, missing, constant = feature_ranges(X, np.array([0]))
+    >>> lo.tolist(), missing.tolist(), constant.tolist()
+    ([[1.0, 3.0, 2.0]], [[False, True, True]], [[True, False, False]])
+    """
+    lo = np.fmin.reduceat(X_rows, starts, axis=0)  # fmin, fmax: NaN only if all are
+    hi = np.fmax.reduceat(X_rows, starts, axis=0)
+    missing = np.logical_or.reduceat(np.isnan(X_rows), starts, axis=0)
+    constant = np.isnan(lo) | ((lo == hi) & ~missing)
+    return lo, hi, missing, constant
+
+
+def missing_sides(keys: np.ndarray, n_features: int) -> np.ndarray:
+    """Per node and feature: do missing rows go left of a random threshold?  A fair coin."""
+    return uniforms(keys, n_features, MISSING) < 0.5
+
+
+def threshold_below(x: np.ndarray, threshold, missing_left) -> np.ndarray:
+    """Which rows go left: ``x <= threshold``, and missing ``x`` where ``missing_left``."""
+    return np.where(np.isnan(x), missing_left, x <= threshold)
+
+
+def missing_directions(missing, missing_left, n_left, n_rows) -> np.ndarray:
+    """``missing_go_to_left`` of random-threshold candidates, ``(nodes, d)``.
+
+    The drawn side where the node has missing values of the feature; else
+    the child with more training rows (the right one on equal counts).
+    """
+    n_rows = np.asarray(n_rows)[:, None]
+    return np.where(missing, missing_left, n_left > n_rows - n_left)
 
 
 def draw_features(keys: np.ndarray, constant: np.ndarray, max_features: int) -> np.ndarray:
@@ -392,18 +445,25 @@ def threshold_scores(left, n_left, positive_left, node_stats, n_rows, n_positive
     return np.where(allowed, scores, np.inf)
 
 
-def random_numeric_split(X, Y, sample_weight, criterion, min_samples_leaf, thresholds):
+def random_numeric_split(
+    X, Y, sample_weight, criterion, min_samples_leaf, thresholds, missing_left=None
+):
     """Best of one candidate per column of ``X``: rows with ``x <= thresholds[j]`` go left.
 
-    The scores come from :func:`threshold_sides` and :func:`threshold_scores`,
-    which the level-wise builder calls on a whole level; absolute error scores
-    each side from its rows.  Among the allowed candidates the lowest score
-    wins, the lowest column on ties (:func:`climbing_trees.choose_best`).
-    Returns a :class:`Split` (feature = column of ``X``) or ``None``.
+    Rows missing ``x`` (NaN) go left where ``missing_left[j]`` (the drawn
+    side, :func:`missing_sides`; right if not given).  The scores come from
+    :func:`threshold_sides` and :func:`threshold_scores`, which the
+    level-wise builder calls on a whole level; absolute error scores each
+    side from its rows.  Among the allowed candidates the lowest score wins,
+    the lowest column on ties (:func:`climbing_trees.choose_best`).  Returns
+    a :class:`Split` (feature = column of ``X``) or ``None``; its
+    ``missing_go_to_left`` follows :func:`missing_directions`.
     """
     n_samples, n_features = X.shape
     w = np.asarray(sample_weight, dtype=float)
-    below = X <= thresholds[None, :]
+    if missing_left is None:
+        missing_left = np.zeros(n_features, dtype=bool)
+    below = threshold_below(X, thresholds[None, :], missing_left[None, :])
     if criterion == "absolute_error":
         y = np.asarray(Y, dtype=float)[:, 0]
         parent = absolute_error(y, w)
@@ -427,8 +487,10 @@ def random_numeric_split(X, Y, sample_weight, criterion, min_samples_leaf, thres
     best = choose_best(scores, parent)
     if best < 0:
         return None
-    n_left = int(below[:, best].sum())  # missing values: the child with more rows
-    return Split(best, float(thresholds[best]), float(scores[best]), n_left > n_samples - n_left)
+    missing = np.isnan(X[:, [best]]).any(axis=0)[None]
+    n_left = below[:, [best]].sum(axis=0)[None]
+    direction = missing_directions(missing, missing_left[[best]][None], n_left, [n_samples])
+    return Split(best, float(thresholds[best]), float(scores[best]), bool(direction[0, 0]))
 
 
 def random_categorical_split(X, Y, sample_weight, criterion, msl, features, keys, min_level):
@@ -487,8 +549,8 @@ def random_node_split(search, X, Y, w, impurity, key):
     """
     spec, criterion, msl = search.random, search.criterion, search.min_samples_leaf
     keys = np.array([key], dtype=np.uint64)
-    lo, hi = X.min(axis=0), X.max(axis=0)
-    drawn = draw_features(keys, (lo == hi)[None], spec.max_features)[0]
+    lo, hi, _, constant = feature_ranges(X, np.zeros(1, dtype=np.intp))
+    drawn = draw_features(keys, constant, spec.max_features)[0]
     num = search.num_features[drawn[search.num_features]]
     cat = search.cat_features[drawn[search.cat_features]]
     splits = []
@@ -496,8 +558,9 @@ def random_node_split(search, X, Y, w, impurity, key):
         if spec.splitter == "best":
             split = search.find_split(X[:, num], Y, w, criterion, msl)
         else:
-            t = random_thresholds(keys, lo[None], hi[None])[0, num]
-            split = random_numeric_split(X[:, num], Y, w, criterion, msl, t)
+            t = random_thresholds(keys, lo, hi)[0, num]
+            side = missing_sides(keys, X.shape[1])[0, num]
+            split = random_numeric_split(X[:, num], Y, w, criterion, msl, t, side)
         if split is not None:
             splits.append(split._replace(feature=int(num[split.feature])))
     if cat.size:

@@ -264,3 +264,137 @@ def test_max_features_resolution_is_sklearns(max_features, expected):
     ours = ct.DecisionTreeRegressor(max_features=max_features, max_depth=1).fit(X, y)
     assert resolve_max_features(max_features, 10) == expected == theirs.max_features_
     assert ours.max_features_ == expected
+
+
+# --- randomness with missing values (chapter 10 meets chapter 11) -------------------------
+
+
+def with_holes(X, seed, rate, columns=None):
+    """``X`` with a fraction ``rate`` of the values of ``columns`` (all) set to NaN."""
+    X = X.copy()
+    holes = np.random.default_rng(seed).random(X.shape) < rate
+    if columns is not None:
+        holes[:, np.setdiff1d(np.arange(X.shape[1]), columns)] = False
+    X[holes] = np.nan
+    return X
+
+
+@pytest.mark.parametrize("seed", range(10))
+@pytest.mark.parametrize("criterion", CRITERIA)
+@pytest.mark.parametrize("splitter", ["best", "random"])
+@pytest.mark.parametrize("max_features", [1, 2, 5])
+def test_builders_draw_alike_with_missing_values(seed, criterion, splitter, max_features):
+    weights = ["unit", "float", "zeros"][seed % 3]
+    X, Y, w = make_problem(seed, criterion, weights=weights, ties=seed % 2 == 0)
+    X = with_holes(X, seed, [0.05, 0.3, 0.6][seed % 3])
+    d = X.shape[1]
+    if d > 1 and seed % 4 == 0:  # present values all equal, some missing: not constant
+        X[:, 0] = np.where(np.isnan(X[:, 0]), np.nan, 1.5)
+    if d > 2 and seed % 5 == 0:  # nothing present: constant
+        X[:, 1] = np.nan
+    spec = RandomSplits(min(max_features, d), splitter, 2000 + seed)
+    params = {"criterion": criterion, "random_splits": spec}
+    if seed % 3 == 1:
+        params |= {"min_samples_leaf": 2, "min_weight_leaf": 0.1 * w.sum()}
+    slow = ct.grow_tree(X, Y, w, **params)
+    fast = grow_tree_levelwise(X, Y, w, **params)
+    assert_equivalent(fast, slow)
+
+
+@pytest.mark.parametrize("seed", range(8))
+@pytest.mark.parametrize("criterion", CRITERIA)
+@pytest.mark.parametrize("splitter", ["best", "random"])
+def test_builders_draw_alike_with_missing_and_categorical_values(seed, criterion, splitter):
+    X, Y, w, is_categorical = mixed_problem(seed, criterion)
+    X = with_holes(X, seed, 0.25, columns=[0, 2])  # categorical codes have no NaN
+    params = {
+        "criterion": criterion,
+        "is_categorical": is_categorical,
+        "n_categories": np.array([0, 7, 0, 12]),
+        "min_samples_level": 1 + 5 * (seed % 2),
+        "random_splits": RandomSplits(2, splitter, seed),
+    }
+    slow = ct.grow_tree(X, Y, w, **params)
+    assert_equivalent(grow_tree_levelwise(X, Y, w, **params), slow)
+
+
+def holey_diabetes(rate=0.3, seed=0):
+    X, y = load_diabetes(return_X_y=True)
+    return with_holes(X, seed, rate), y
+
+
+def node_rows(model, X):
+    """Per inner node: the boolean mask of the training rows that reached it."""
+    t = model.tree_
+    path = model.decision_path(X).toarray().astype(bool)
+    return {i: path[:, i] for i in np.flatnonzero(t.children_left != ct.TREE_LEAF)}, path
+
+
+@pytest.mark.parametrize("max_features", [None, 3])
+def test_random_thresholds_with_missing_values(max_features):
+    """Thresholds inside each node's present range; missing rows follow a drawn side.
+
+    scikit-learn's rule (1.6+): the threshold is drawn between the node's
+    smallest and largest present value, and the missing rows go to a side
+    drawn at random; where a node had no missing value of its feature, the
+    stored direction is the child with more rows.
+    """
+    X, y = holey_diabetes()
+    model = ct.DecisionTreeRegressor(
+        splitter="random", max_features=max_features, random_state=5, min_samples_leaf=3
+    ).fit(X, y)
+    t = model.tree_
+    rows, path = node_rows(model, X)
+    sides = []
+    for i, here in rows.items():
+        x = X[here, t.feature[i]]
+        present = x[~np.isnan(x)]
+        lo, hi = present.min(), present.max()
+        assert lo <= t.threshold[i] and (t.threshold[i] < hi or lo == hi)
+        missing = np.isnan(x)
+        if missing.any():
+            went_left = path[np.flatnonzero(here)[missing], t.children_left[i]]
+            assert np.all(went_left == t.missing_go_to_left[i])
+            sides.append(t.missing_go_to_left[i])
+        else:
+            n_left, n_right = (
+                t.n_node_samples[t.children_left[i]],
+                t.n_node_samples[t.children_right[i]],
+            )
+            assert t.missing_go_to_left[i] == (n_left > n_right)
+    # A fair coin per node: both sides, in roughly equal numbers (about 80 nodes).
+    assert len(sides) > 40
+    assert 0.25 < np.mean(sides) < 0.75
+
+
+@pytest.mark.parametrize("splitter", ["best", "random"])
+def test_constant_features_ignore_missing_values(splitter):
+    """scikit-learn's constant rule: no present value, or equal ones and none missing."""
+    rng = np.random.default_rng(0)
+    n = 200
+    informative = rng.normal(size=n)
+    y = (informative > 0).astype(int)
+    # Column 0 has no present value: it never takes one of the max_features=1 draws.
+    X = np.column_stack([np.full(n, np.nan), informative])
+    for seed in range(10):
+        model = ct.DecisionTreeClassifier(
+            max_features=1, splitter=splitter, random_state=seed, max_depth=1
+        ).fit(X, y)
+        assert model.tree_.feature[0] == 1
+    # Column 0's present values are equal, but some are missing: it counts, and
+    # splits present against missing; column 1 is constant and never drawn.
+    X = np.column_stack([np.where(y == 1, np.nan, 1.0), np.full(n, 2.0)])
+    splits = []
+    for seed in range(20):
+        model = ct.DecisionTreeClassifier(
+            max_features=1, splitter=splitter, random_state=seed, max_depth=1
+        ).fit(X, y)
+        t = model.tree_
+        if t.node_count == 1:  # random splitter: the coin sent the missing rows left too
+            assert splitter == "random"
+            continue
+        assert t.feature[0] == 0 and not t.missing_go_to_left[0]
+        assert t.threshold[0] == (np.inf if splitter == "best" else 1.0)
+        assert model.score(X, y) == 1.0
+        splits.append(seed)
+    assert len(splits) == 20 if splitter == "best" else 0 < len(splits) < 20
