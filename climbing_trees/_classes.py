@@ -410,7 +410,11 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
         splits on other features that they have, then the child with more
         training rows.  Surrogate trees are grown depth first (``grow_tree``).
         Missing values in categorical columns are a level of their own
-        either way.
+        either way.  With ``max_features`` or ``splitter="random"``, each
+        node draws its features (those with two distinct present values)
+        and thresholds (between its smallest and largest present value) as
+        below, and the surrogates, searched as usual, route the missing
+        rows.
     max_surrogates : int, default=5
         With ``missing_values="surrogate"``: the most surrogate splits kept
         per node (0 sends every missing value to the heavier side).

@@ -188,7 +188,7 @@ def grow_tree(
         ):
             continue
         if missing_values == "surrogate":
-            split = best_present_split(search, rows, Y_t, w_t, impurity)
+            split = best_present_split(search, rows, Y_t, w_t, impurity, key)
         else:
             split = search.best_split(rows, Y_t, w_t, impurity, key)
         if split is None or not enough_decrease(

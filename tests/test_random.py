@@ -13,7 +13,9 @@ from climbing_trees._levelwise import grow_tree_levelwise
 from climbing_trees._random import (
     RandomSplits,
     draw_features,
+    feature_ranges,
     random_level_sets,
+    random_thresholds,
     resolve_max_features,
     uniforms,
 )
@@ -398,3 +400,41 @@ def test_constant_features_ignore_missing_values(splitter):
         assert model.score(X, y) == 1.0
         splits.append(seed)
     assert len(splits) == 20 if splitter == "best" else 0 < len(splits) < 20
+
+
+@pytest.mark.parametrize("splitter", ["best", "random"])
+def test_surrogate_trees_draw_from_the_node_keys(splitter):
+    """missing_values="surrogate" with randomness: drawn features, present-range thresholds."""
+    X, y = holey_diabetes()
+    Y, w = y[:, None], np.ones(len(y))
+    spec = RandomSplits(2, splitter, 12345)
+    tree = ct.grow_tree(
+        X, Y, w, criterion="squared_error", missing_values="surrogate", random_splits=spec,
+        min_samples_leaf=5,
+    )  # fmt: skip
+    # The root searches the two features its key draws; a random threshold is the draw.
+    keys = spec.root_keys()
+    lo, hi, _, _ = feature_ranges(X, np.zeros(1, dtype=np.intp))
+    drawn = np.flatnonzero(draw_features(keys, lo == hi, 2)[0])
+    assert tree.feature[0] in drawn
+    if splitter == "random":
+        assert tree.threshold[0] == random_thresholds(keys, lo, hi)[0, tree.feature[0]]
+    assert (tree.surrogate_feature >= 0).any()
+    # Reproducible from the key, and another key grows another tree.
+    params = {"missing_values": "surrogate", "min_samples_leaf": 5}
+    again = ct.grow_tree(X, Y, w, criterion="squared_error", random_splits=spec, **params)
+    assert_same_tree(tree, again)
+    other = ct.grow_tree(
+        X, Y, w, criterion="squared_error", random_splits=RandomSplits(2, splitter, 1), **params
+    )
+    assert not np.array_equal(tree.threshold, other.threshold, equal_nan=True)
+    # Every random threshold lies strictly inside its node's present range.
+    model = ct.DecisionTreeRegressor(
+        missing_values="surrogate", splitter=splitter, max_features=2, random_state=3,
+        min_samples_leaf=5,
+    ).fit(X, y)  # fmt: skip
+    rows, _ = node_rows(model, X)
+    for i, here in rows.items():
+        x = X[here, model.tree_.feature[i]]
+        present = x[~np.isnan(x)]
+        assert present.min() <= model.tree_.threshold[i] < present.max()
