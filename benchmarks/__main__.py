@@ -3,7 +3,8 @@
 Run from the repository root::
 
     python -m benchmarks                 # the suite of issue 5 plus the pruning (chapter 9),
-                                         # absolute-error, Poisson and missing-value (chapter 10)
+                                         # absolute-error, Poisson, missing-value (chapter 10)
+                                         # and randomised (chapter 11)
                                          # cases, medians of 5 runs
     python -m benchmarks --repeats 9     # more runs per case
     python -m benchmarks --scaling       # 1,000 to 1,000,000 rows, exponent and peak memory
@@ -44,14 +45,15 @@ def _load() -> str:
 
 
 def run_suite(repeats: int) -> None:
-    cases = benchmark_cases(pruning=True, criteria=True, missing=True)
+    cases = benchmark_cases(pruning=True, criteria=True, missing=True, randomised=True)
     table = benchmark_table(cases, repeats)
     with pd.option_context("display.width", 200, "display.max_columns", 20):
         print(table.to_string(index=False, float_format=lambda x: f"{x:.4g}"))
     print()
     # The medians are over the suite of issue 5; the criterion cases follow apart.
     extra = ["absolute_error", "poisson", "missing 20%"]
-    suite = table[~table["case"].isin(extra)]
+    random = table["params"].str.contains("max_features|splitter")
+    suite = table[~table["case"].isin(extra) & ~random]
     print(f"median fit ratio:     {suite['fit ratio'].median():.3f}")
     print(f"median predict ratio: {suite['predict ratio'].median():.3f}")
     # Absolute error: our running medians (Python heaps, depth-first builder)
@@ -65,6 +67,9 @@ def run_suite(repeats: int) -> None:
             f"missing 20% ({row['n']:,} rows, {row['params']}): fit ratio "
             f"{row['fit ratio']:.3f}, predict ratio {row['predict ratio']:.3f}"
         )
+    # Randomised trees (chapter 11): their own lines, apart from the suite's medians.
+    for _, row in table[random].iterrows():
+        print(f"{row['case']} ({row['params']}) fit ratio: {row['fit ratio']:.3f}")
     print(f"({repeats} alternating runs per library and case; {_load()}, {os.cpu_count()} CPUs)")
 
 

@@ -15,6 +15,8 @@ module                        chapter
 ``_levelwise``                8. Growing trees fast (timings: ``_benchmark``)
 ``_pruning``, ``_rpart``      9. Pruning (cost-complexity, best first, CV)
 ``_export``                   text and drawings of a fitted tree
+``_random``, ``_weights``     11. Randomised trees, class weights
+``_ensemble``                 11. From one tree to many (forests, boosting)
 ============================  =============================================
 """
 
@@ -48,6 +50,14 @@ from ._criteria import (
     squared_error,
     weighted_median,
 )
+from ._ensemble import (
+    ExtraTreesClassifier,
+    ExtraTreesRegressor,
+    GradientBoostingRegressor,
+    RandomForestClassifier,
+    RandomForestRegressor,
+    bootstrap_counts,
+)
 from ._export import export_graphviz, export_text, plot_tree
 from ._first_tree import (
     Node,
@@ -73,6 +83,7 @@ from ._pruning import (
     weakest_links,
     weakest_links_scan,
 )
+from ._random import RandomSplits
 from ._ties import (
     TIE_RTOL,
     choose_best,
@@ -100,6 +111,13 @@ __all__ = [
     "pool_rare_levels",
     "DecisionTreeClassifier",
     "DecisionTreeRegressor",
+    "ExtraTreesClassifier",
+    "ExtraTreesRegressor",
+    "GradientBoostingRegressor",
+    "RandomForestClassifier",
+    "RandomForestRegressor",
+    "RandomSplits",
+    "bootstrap_counts",
     "Split",
     "TIE_RTOL",
     "TREE_LEAF",

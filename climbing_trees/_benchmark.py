@@ -58,7 +58,7 @@ class Case:
             DecisionTreeClassifier if self.task == "classification" else DecisionTreeRegressor
         )
         extra = {"categorical_features": self.categorical} if self.categorical else {}
-        return Estimator(**self.params, **extra)
+        return Estimator(**self.params, **extra, random_state=0)
 
     def sklearn(self):
         """A fresh scikit-learn estimator with the same hyperparameters."""
@@ -106,6 +106,7 @@ def benchmark_cases(
     pruning: bool = False,
     criteria: bool = False,
     missing: bool = False,
+    randomised: bool = False,
 ) -> list[Case]:
     """The suite of issue 5; ``scale`` shrinks the synthetic sets (the book uses < 1).
 
@@ -117,6 +118,11 @@ def benchmark_cases(
     With ``missing``, the synthetic regression and classification with 20 % of
     their values missing completely at random (chapter 10), against
     scikit-learn's own support for missing values.
+    With ``randomised``, the trees of chapter 11: ``max_features="sqrt"`` on
+    the synthetic regression and classification (random forests' trees), and
+    ``splitter="random"`` on the synthetic regression (extra trees'), each
+    with ``random_state=0`` (the two libraries draw differently, so the trees
+    differ; the ratios compare the cost of equally random trees).
     """
     X_bc, y_bc = load_breast_cancer(return_X_y=True)
     X_db, y_db = load_diabetes(return_X_y=True)
@@ -176,6 +182,13 @@ def benchmark_cases(
                 "classification",
                 {"max_depth": 12},
             ),
+        ]
+    if randomised:
+        X_clf32 = _float32_exact(X_clf)
+        cases += [
+            Case("regression", X_reg, y_reg, "regression", {"max_features": "sqrt"}),
+            Case("classification", X_clf32, y_clf, "classification", {"max_features": "sqrt"}),
+            Case("regression", X_reg, y_reg, "regression", {"splitter": "random"}),
         ]
     return cases
 

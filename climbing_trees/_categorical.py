@@ -142,7 +142,7 @@ from ._criteria import (
     total_weight,
     weighted_median,
 )
-from ._ties import TIE_RTOL, choose_best
+from ._ties import TIE_RTOL, choose_best, leaf_weight, refused_weights
 
 CATEGORICAL_SPLITS = ("auto", "one_vs_rest", "partition")
 
@@ -340,6 +340,8 @@ def candidate_scores(
         & (candidates.positive_left > 0)
         & (candidates.positive_right > 0)
     )
+    if leaf_weight(min_samples_leaf) > 0:  # min_weight_fraction_leaf
+        allowed &= ~refused_weights(w_left, w_right, min_samples_leaf)
     return np.where(allowed, scores, np.nan)
 
 
@@ -683,7 +685,8 @@ def absolute_error_split(
         left = np.isin(codes, levels)
         n_left = int(left.sum())
         w_left, w_right = w[left].sum(), w[~left].sum()
-        if min(n_left, len(codes) - n_left) < min_samples_leaf or w_left <= 0 or w_right <= 0:
+        too_few = min(n_left, len(codes) - n_left) < min_samples_leaf
+        if too_few or refused_weights(w_left, w_right, min_samples_leaf):
             scores.append(np.nan)
             continue
         sides = [(y[left], w[left]), (y[~left], w[~left])]
@@ -692,6 +695,7 @@ def absolute_error_split(
     if best < 0:
         return None
     return CategoricalSplit(0, sets[best], float(scores[best]))
+
 
 # --- three or more classes: the exact search and its fallback ---------------------------------
 

@@ -16,6 +16,7 @@ from ._criteria import CLASSIFICATION_CRITERIA, REGRESSION_CRITERIA, one_hot
 from ._growth import grow_tree
 from ._levelwise import grow_tree_levelwise
 from ._pruning import best_first_subtree, ccp_subtree, cost_complexity_path, node_risk, prune
+from ._random import random_splits, resolve_max_features
 from ._tree import Tree
 from ._validation import (
     check_sample_weight,
@@ -23,6 +24,7 @@ from ._validation import (
     power_of_two_scale,
     resolve_hyperparameters,
 )
+from ._weights import check_min_weight_fraction_leaf, expand_class_weight, min_weight_leaf
 
 #: Largest |y| the regressor accepts: squares of larger values overflow.
 MAX_ABS_TARGET = 1e150
@@ -100,6 +102,10 @@ class BaseDecisionTree(BaseEstimator):
         max_categorical_candidates=16_384,
         missing_values="learn",
         max_surrogates=5,
+        min_weight_fraction_leaf=0.0,
+        splitter="best",
+        max_features=None,
+        random_state=None,
     ):
         self.criterion = criterion
         self.max_depth = max_depth
@@ -114,6 +120,10 @@ class BaseDecisionTree(BaseEstimator):
         self.max_categorical_candidates = max_categorical_candidates
         self.missing_values = missing_values
         self.max_surrogates = max_surrogates
+        self.min_weight_fraction_leaf = min_weight_fraction_leaf
+        self.splitter = splitter
+        self.max_features = max_features
+        self.random_state = random_state
 
     def fit(self, X, y, sample_weight=None):
         """Grow a tree from the training set ``(X, y)``.
@@ -142,6 +152,11 @@ class BaseDecisionTree(BaseEstimator):
             y = column_or_1d(y, warn=True)
             Y = learner._encode_target(y)
         sample_weight = check_sample_weight(sample_weight, len(X))
+        sample_weight = learner._apply_class_weight(sample_weight, Y)
+        weight_fraction = check_min_weight_fraction_leaf(learner.min_weight_fraction_leaf)
+        # self's random_state, not the clone's copy: a shared RandomState advances.
+        randomness = random_splits(learner, X.shape[1], self.random_state)
+        learner.max_features_ = resolve_max_features(learner.max_features, X.shape[1])
         # Only weight ratios matter: an exact rescaling keeps w * y**2 from
         # overflowing (huge weights) and w * y from underflowing (tiny ones).
         sample_weight, weight_scale = power_of_two_scale(sample_weight)
@@ -176,6 +191,8 @@ class BaseDecisionTree(BaseEstimator):
             n_categories=n_categories,
             categorical_split=categorical_split,
             **extra,
+            min_weight_leaf=min_weight_leaf(weight_fraction, sample_weight),
+            random_splits=randomness,
         )
         tree = learner.tree_  # report the caller's weights, not the rescaled ones
         tree.weighted_n_node_samples = tree.weighted_n_node_samples * weight_scale
@@ -224,6 +241,10 @@ class BaseDecisionTree(BaseEstimator):
 
     def _check_target(self, Y: np.ndarray) -> None:
         """Checks that depend on the criterion (after rows of weight 0 are dropped)."""
+
+    def _apply_class_weight(self, sample_weight: np.ndarray, Y: np.ndarray) -> np.ndarray:
+        """``sample_weight`` times the class weights (the classifier's); as is here."""
+        return sample_weight
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -389,10 +410,46 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
         splits on other features that they have, then the child with more
         training rows.  Surrogate trees are grown depth first (``grow_tree``).
         Missing values in categorical columns are a level of their own
-        either way.
+        either way.  With ``max_features`` or ``splitter="random"``, each
+        node draws its features (those with two distinct present values)
+        and thresholds (between its smallest and largest present value) as
+        below, and the surrogates, searched as usual, route the missing
+        rows.
     max_surrogates : int, default=5
         With ``missing_values="surrogate"``: the most surrogate splits kept
         per node (0 sends every missing value to the heavier side).
+    min_weight_fraction_leaf : float in [0, 0.5], default=0.0
+        Every leaf keeps at least this fraction of the total sample weight
+        (class weights included): lighter nodes are leaves and candidate
+        splits leaving a lighter side are skipped, as in scikit-learn.
+    class_weight : dict, list of dicts, "balanced" or None, default=None
+        Weights multiplied into ``sample_weight`` by class, as scikit-learn
+        does: ``{label: weight}`` (unlisted classes weigh 1), ``"balanced"``
+        (``n_samples / (n_classes * count_k)`` over the rows given to
+        ``fit``), or a list with one dict per output.  Weights must be
+        finite and ``>= 0``; a class of weight 0 is removed from the fit.
+    splitter : {"best", "random"}, default="best"
+        ``"best"``: the best threshold of every searched feature.
+        ``"random"``: one threshold per searched feature, drawn uniformly
+        between the node's smallest and largest present value (extra
+        trees); a categorical feature draws a random split of its levels
+        instead (:mod:`climbing_trees._random` states the rule, chapter 11).
+        With ``missing_values="learn"``, the rows missing the feature go to
+        a side drawn at random for each node and feature, as in
+        scikit-learn's random splitter.
+    max_features : int, float, "sqrt", "log2" or None, default=None
+        Features searched at each node, drawn at random (scikit-learn's
+        rules: an int, a fraction of ``n_features_in_``, its square root or
+        base-2 logarithm, or ``None`` for all).  Features constant in the
+        node do not count: those without a present value there, or whose
+        present values are equal with none missing (scikit-learn's rule).
+    random_state : None, int, RandomState or Generator, default=None
+        Source of the draws of ``max_features`` and ``splitter="random"``:
+        an int gives the same tree every fit.  With ``max_features=None``
+        and ``splitter="best"`` nothing is drawn and the tree is
+        deterministic (and scikit-learn's on tie-free data).  The draws are
+        per node (a hash of the node's path), so both builders grow the same
+        tree; scikit-learn's own random sequence is not reproduced.
 
     Attributes
     ----------
@@ -410,6 +467,8 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
         ``categories_[j]`` is the array of levels of a categorical feature
         ``j`` (their codes are their positions), ``None`` for a numerical one.
     feature_importances_ : ndarray
+    max_features_ : int
+        Features searched at each node (``max_features`` resolved).
 
     Notes
     -----
@@ -458,6 +517,11 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
         max_categorical_candidates=16_384,
         missing_values="learn",
         max_surrogates=5,
+        min_weight_fraction_leaf=0.0,
+        splitter="best",
+        max_features=None,
+        random_state=None,
+        class_weight=None,
     ):
         super().__init__(
             criterion=criterion,
@@ -473,11 +537,28 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
             max_categorical_candidates=max_categorical_candidates,
             missing_values=missing_values,
             max_surrogates=max_surrogates,
+            min_weight_fraction_leaf=min_weight_fraction_leaf,
+            splitter=splitter,
+            max_features=max_features,
+            random_state=random_state,
         )
         self.ccp_risk = ccp_risk
+        self.class_weight = class_weight
 
     def _node_risk(self, tree: Tree):
         return node_risk(tree, self.ccp_risk)
+
+    def _apply_class_weight(self, sample_weight: np.ndarray, Y: np.ndarray) -> np.ndarray:
+        factors = expand_class_weight(self.class_weight, Y.argmax(axis=1), self.classes_)
+        if factors is None:
+            return sample_weight
+        sample_weight = sample_weight * factors
+        if not sample_weight.sum() > 0:
+            raise ValueError(
+                "class_weight gives every row of positive sample_weight a weight of 0; "
+                "give at least one class present in y a positive weight."
+            )
+        return sample_weight
 
     def _encode_target(self, y) -> np.ndarray:
         check_classification_targets(y)
@@ -525,7 +606,8 @@ class DecisionTreeRegressor(RegressorMixin, BaseDecisionTree):
         ``ccp_alpha`` is the node's share of the training weight times its
         squared error (there is no ``ccp_risk``).
     categorical_features, categorical_split, min_samples_level, \
-    max_categorical_candidates
+    max_categorical_candidates, min_weight_fraction_leaf, splitter, \
+    max_features, random_state
         As in :class:`DecisionTreeClassifier`; ``"partition"`` (the default
         through ``"auto"``) is exact for squared error (Fisher 1958) and for
         Poisson deviance.  For absolute error it sorts the levels by their
@@ -539,6 +621,7 @@ class DecisionTreeRegressor(RegressorMixin, BaseDecisionTree):
     Attributes
     ----------
     tree_ : Tree
+    max_features_ : int
     n_features_in_ : int
     feature_names_in_ : ndarray of str
     feature_importances_ : ndarray
@@ -588,6 +671,10 @@ class DecisionTreeRegressor(RegressorMixin, BaseDecisionTree):
         max_categorical_candidates=16_384,
         missing_values="learn",
         max_surrogates=5,
+        min_weight_fraction_leaf=0.0,
+        splitter="best",
+        max_features=None,
+        random_state=None,
     ):
         super().__init__(
             criterion=criterion,
@@ -603,6 +690,10 @@ class DecisionTreeRegressor(RegressorMixin, BaseDecisionTree):
             max_categorical_candidates=max_categorical_candidates,
             missing_values=missing_values,
             max_surrogates=max_surrogates,
+            min_weight_fraction_leaf=min_weight_fraction_leaf,
+            splitter=splitter,
+            max_features=max_features,
+            random_state=random_state,
         )
 
     def _encode_target(self, y) -> np.ndarray:

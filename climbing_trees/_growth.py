@@ -23,8 +23,9 @@ from ._criteria import node_impurity, node_value
 from ._incremental import prefix_sum_best_split
 from ._median import running_median_best_split
 from ._naive import Split
+from ._random import RandomSplits, child_keys, random_node_split
 from ._surrogates import best_present_split, route_with_surrogates
-from ._ties import choose_best, enough_decrease
+from ._ties import LeafMinimum, choose_best, enough_decrease
 from ._tree import TREE_LEAF, TREE_UNDEFINED, Tree
 
 SplitFinder = Callable[[np.ndarray, np.ndarray, np.ndarray, str, int], "Split | None"]
@@ -48,6 +49,8 @@ def grow_tree(
     max_categorical_candidates: int = MAX_CATEGORICAL_CANDIDATES,
     missing_values: str = "learn",
     max_surrogates: int = 5,
+    min_weight_leaf: float = 0.0,
+    random_splits: RandomSplits | None = None,
 ) -> Tree:
     """Grow a tree depth first and return it as a :class:`Tree`.
 
@@ -104,6 +107,16 @@ def grow_tree(
         (:mod:`climbing_trees._surrogates`).
     max_surrogates : int
         With ``"surrogate"``: the most surrogates kept per node.
+    min_weight_leaf : float
+        Every leaf keeps at least this much sample weight (scikit-learn's
+        ``min_weight_fraction_leaf`` times the total weight): a node lighter
+        than twice it is a leaf, and a candidate leaving less on either side
+        is refused (:class:`climbing_trees._ties.LeafMinimum`).
+    random_splits : RandomSplits, optional
+        A random feature subset per node and/or random thresholds
+        (``max_features``, ``splitter="random"``); every node draws from its
+        own key, so :func:`grow_tree_levelwise` draws the same
+        (:mod:`climbing_trees._random`).  ``None``: the deterministic search.
 
     Notes
     -----
@@ -124,6 +137,8 @@ def grow_tree(
     """
     if find_split is None:
         find_split = default_split_search(criterion)
+    if min_weight_leaf > 0:
+        min_samples_leaf = LeafMinimum(min_samples_leaf, min_weight_leaf)
     search = NodeSearch(
         X,
         criterion,
@@ -134,14 +149,18 @@ def grow_tree(
         categorical_split,
         min_samples_level,
         max_categorical_candidates,
+        random_splits,
     )
     depth_limit = np.inf if max_depth is None else max_depth
     W = float(sample_weight.sum())
     nodes: list[dict] = []
-    # Each stack entry: (row indices, depth, parent id, is it the left child?)
-    stack: list[tuple[np.ndarray, int, int, bool]] = [(np.arange(len(X)), 0, -1, True)]
+    # Each stack entry: (row indices, depth, parent id, is it the left child?, key)
+    root_key = np.uint64(0 if random_splits is None else random_splits.key)
+    stack: list[tuple[np.ndarray, int, int, bool, np.uint64]] = [
+        (np.arange(len(X)), 0, -1, True, root_key)
+    ]
     while stack:
-        rows, depth, parent, is_left = stack.pop()
+        rows, depth, parent, is_left, key = stack.pop()
         node_id = len(nodes)
         if parent >= 0:
             nodes[parent]["left" if is_left else "right"] = node_id
@@ -164,13 +183,14 @@ def grow_tree(
             depth >= depth_limit
             or len(rows) < min_samples_split
             or len(rows) < 2 * min_samples_leaf
+            or node["w"] < 2 * min_weight_leaf
             or is_pure(Y_t, w_t)
         ):
             continue
         if missing_values == "surrogate":
-            split = best_present_split(search, rows, Y_t, w_t, impurity)
+            split = best_present_split(search, rows, Y_t, w_t, impurity, key)
         else:
-            split = search.best_split(rows, Y_t, w_t, impurity)
+            split = search.best_split(rows, Y_t, w_t, impurity, key)
         if split is None or not enough_decrease(
             node["w"], W, impurity, split.score, min_impurity_decrease
         ):
@@ -186,8 +206,8 @@ def grow_tree(
             # training rows (rpart's predict; right on equal counts).
             node["missing_go_to_left"] = bool(goes_left.sum() > (~goes_left).sum())
         # Push the right child first so that the left child is numbered next.
-        stack.append((rows[~goes_left], depth + 1, node_id, False))
-        stack.append((rows[goes_left], depth + 1, node_id, True))
+        stack.append((rows[~goes_left], depth + 1, node_id, False, child_keys(key, False)))
+        stack.append((rows[goes_left], depth + 1, node_id, True, child_keys(key, True)))
     return _assemble(nodes, search.width, max_surrogates if missing_values == "surrogate" else 0)
 
 
@@ -275,7 +295,9 @@ class NodeSearch:
         method,
         min_samples_level=1,
         max_categorical_candidates=MAX_CATEGORICAL_CANDIDATES,
+        random_splits=None,
     ):
+        self.random = random_splits
         self.X, self.criterion, self.min_samples_leaf = X, criterion, min_samples_leaf
         self.find_split, self.method = find_split, method
         self.min_samples_level = min_samples_level
@@ -292,9 +314,11 @@ class NodeSearch:
         self.n_categories = n_categories
         self.width = int(max(np.max(n_categories, initial=0), 0)) + 1  # max_levels + 1
 
-    def best_split(self, rows, Y, w, impurity) -> Split | CategoricalSplit | None:
-        """The winning split of the node holding ``rows``, or ``None``."""
+    def best_split(self, rows, Y, w, impurity, key=0) -> Split | CategoricalSplit | None:
+        """The winning split of the node holding ``rows`` (its random ``key``), or ``None``."""
         X, criterion, msl = self.X[rows], self.criterion, self.min_samples_leaf
+        if self.random is not None:
+            return random_node_split(self, X, Y, w, impurity, key)
         if not self.cat_features.size:
             return self.find_split(X, Y, w, criterion, msl)
         splits = []

@@ -28,7 +28,7 @@ import numpy as np
 from ._criteria import _centred, impurity_from_statistics, node_statistics, total_weight
 from ._missing import column_candidates
 from ._naive import Split
-from ._ties import choose_best
+from ._ties import choose_best, refused_weights
 
 
 def incremental_best_split(
@@ -73,7 +73,7 @@ def incremental_best_split(
             right = node_stats - left
             w_left = total_weight(left, criterion)
             w_right = total_weight(right, criterion)
-            if w_left <= 0 or w_right <= 0:
+            if refused_weights(w_left, w_right, min_samples_leaf):
                 continue
             score = float(
                 (
@@ -132,7 +132,7 @@ def prefix_sum_best_split(
                 w_left * impurity_from_statistics(left, criterion)
                 + w_right * impurity_from_statistics(right, criterion)
             ) / total
-        scores[(w_left <= 0) | (w_right <= 0)] = np.nan
+        scores[refused_weights(w_left, w_right, min_samples_leaf)] = np.nan
         candidates.append((j, c))
         all_scores.append(scores)
     scores = np.concatenate(all_scores) if all_scores else np.empty(0)

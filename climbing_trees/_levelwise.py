@@ -61,7 +61,28 @@ from ._criteria import (
     poisson_impurity,
     total_weight,
 )
-from ._ties import TIE_RTOL, enough_decrease, midpoint_threshold
+from ._random import (
+    RandomSplits,
+    child_keys,
+    draw_features,
+    feature_ranges,
+    missing_directions,
+    missing_sides,
+    pair_set_scores,
+    random_pair_sets,
+    random_thresholds,
+    threshold_below,
+    threshold_scores,
+    threshold_sides,
+)
+from ._ties import (
+    TIE_RTOL,
+    LeafMinimum,
+    enough_decrease,
+    leaf_weight,
+    midpoint_threshold,
+    refused_weights,
+)
 from ._tree import TREE_LEAF, TREE_UNDEFINED, Tree
 
 
@@ -80,6 +101,8 @@ def grow_tree_levelwise(
     categorical_split: str = "auto",
     min_samples_level: int = 1,
     max_categorical_candidates: int = MAX_CATEGORICAL_CANDIDATES,
+    min_weight_leaf: float = 0.0,
+    random_splits: RandomSplits | None = None,
 ) -> Tree:
     """Grow a tree level by level; the result equals :func:`grow_tree`'s.
 
@@ -92,12 +115,16 @@ def grow_tree_levelwise(
     criterion : {"gini", "entropy", "log_loss", "squared_error", "poisson"}
         Not ``"absolute_error"``: its medians have no prefix sums to
         vectorise, and the estimators grow those trees with ``grow_tree``.
-    max_depth, min_samples_split, min_samples_leaf, min_impurity_decrease
+    max_depth, min_samples_split, min_samples_leaf, min_impurity_decrease, \
+    min_weight_leaf
         The stopping rules of :func:`grow_tree`, with the same meaning.
     is_categorical, n_categories, categorical_split, min_samples_level, \
     max_categorical_candidates
         Categorical features (level codes in ``X``), as in :func:`grow_tree`;
         :mod:`climbing_trees._categorical` describes the format.
+    random_splits : RandomSplits, optional
+        Random feature subsets and thresholds, drawn per node from its key
+        as in :func:`grow_tree` (:mod:`climbing_trees._random`).
 
     Returns
     -------
@@ -142,7 +169,9 @@ def grow_tree_levelwise(
     depth_limit = np.inf if max_depth is None else max_depth
     W = float(w.sum())
     # With unit weights, a prefix's total weight is its row count (exactly).
-    unit = bool(np.all(w == 1.0))
+    unit = bool(np.all(w == 1.0)) and min_weight_leaf == 0
+    if min_weight_leaf > 0:
+        min_samples_leaf = LeafMinimum(min_samples_leaf, min_weight_leaf)
     categorical = np.zeros(d, bool) if is_categorical is None else is_categorical
     categorical = np.asarray(categorical, dtype=bool)
     cat_features, num_features = np.flatnonzero(categorical), np.flatnonzero(~categorical)
@@ -162,12 +191,16 @@ def grow_tree_levelwise(
     # rows[j] (j < d_num): the level's rows, node by node, sorted by numerical
     # feature j.  rows[d_num]: the same rows node by node in index order (the
     # order grow_tree keeps).  The extra last column is the padding row n.
-    rows = np.empty((d_num + 1, n + 1), dtype=np.intp)
-    rows[:d_num, :n], has_ties = _presort(Xt[:, :n])
+    # The random splitter scans no sorted order: it keeps the index order only.
+    random_splitter = random_splits is not None and random_splits.splitter == "random"
+    n_sorted = 0 if random_splitter else d_num
+    rows = np.empty((n_sorted + 1, n + 1), dtype=np.intp)
+    rows[:n_sorted, :n], has_ties = _presort(Xt[:n_sorted, :n])
     has_missing = np.isnan(Xt[:, :n]).any(axis=1)  # per numerical feature
-    rows[d_num, :n] = np.arange(n)
+    rows[n_sorted, :n] = np.arange(n)
     rows[:, n] = n
     sizes = np.array([n], dtype=np.intp)  # rows of each node of the level
+    keys = None if random_splits is None else random_splits.root_keys()  # per node
 
     levels = []  # per level: dict of per-node arrays
     depth = 0
@@ -177,7 +210,7 @@ def grow_tree_levelwise(
         starts = np.zeros(n_nodes, dtype=np.intp)
         np.cumsum(sizes[:-1], out=starts[1:])
         node_of_pos = np.repeat(np.arange(n_nodes), sizes)
-        index_rows = rows[d_num, :m]
+        index_rows = rows[n_sorted, :m]
 
         # Node summaries from the rows in index order (as grow_tree sums them).
         w_rows = w[index_rows]
@@ -202,6 +235,7 @@ def grow_tree_levelwise(
             (depth < depth_limit)
             & (sizes >= min_samples_split)
             & (sizes >= 2 * min_samples_leaf)
+            & (w_node >= 2 * min_weight_leaf)
             & ~pure
         )
         feature = np.full(n_nodes, TREE_UNDEFINED, dtype=np.intp)
@@ -217,7 +251,25 @@ def grow_tree_levelwise(
             best_t = np.full(n_nodes, np.nan)
             best_s = np.full(n_nodes, np.inf)
             best_m = np.zeros(n_nodes, dtype=bool)
-            if d_num:
+            draws = None
+            if random_splits is not None:
+                draws = _node_draws(
+                    random_splits, keys, X, index_rows, starts, node_of_pos, num_features
+                )
+            if d_num and draws is not None and draws["random"]:
+                best_f, best_t, best_s, best_m = _random_numeric_splits(
+                    draws,
+                    phi,
+                    w_rows,
+                    node_of_pos,
+                    node_stats,
+                    sizes,
+                    impurity,
+                    searchable,
+                    criterion,
+                    min_samples_leaf,
+                )
+            elif d_num:
                 # Per-row statistics as flat columns, padded with a zero at row n.
                 cols = np.zeros((phi.shape[1], n + 1))
                 cols[:, index_rows] = phi.T
@@ -235,7 +287,9 @@ def grow_tree_levelwise(
                     impurity,
                     criterion,
                     min_samples_leaf,
+                    draws,
                 )
+            if d_num:
                 best_f = np.where(best_f >= 0, num_features[np.maximum(best_f, 0)], -1)
             if cat_features.size:
                 best_f, best_t, best_s, (unseen_left, set_node, set_level) = _mixed_splits(
@@ -255,6 +309,7 @@ def grow_tree_levelwise(
                     categorical_split,
                     min_samples_level,
                     max_categorical_candidates,
+                    draws,
                 )
             with np.errstate(invalid="ignore"):  # 0 * inf: a node without weight or split
                 enough = enough_decrease(w_node, W, impurity, best_s, min_impurity_decrease)
@@ -305,8 +360,83 @@ def grow_tree_levelwise(
             )
             go_left[i] = router.goes_left(kept_node[i], x[i])
         rows, sizes = _partition(rows, kept_rows, kept_node, go_left, sizes, split)
+        if keys is not None:  # the next level: left children, then right children
+            keys = np.concatenate([child_keys(keys[split], True), child_keys(keys[split], False)])
         depth += 1
     return _preorder_tree(levels, width)
+
+
+def _node_draws(spec, keys, X, index_rows, starts, node_of_pos, num_features) -> dict:
+    """The random draws of every node of a level (:mod:`climbing_trees._random`).
+
+    The same functions of the same keys as in ``grow_tree``, for all nodes at
+    once: ``mask`` (features searched, ``(nodes, d)``; constant features, NaN
+    aside, do not count: :func:`climbing_trees._random.feature_ranges`), and
+    with the random splitter the numerical thresholds, the sides drawn for
+    missing values, and which rows go left.
+    """
+    X_rows = X[index_rows]
+    lo, hi, missing, constant = feature_ranges(X_rows, starts)
+    mask = draw_features(keys, constant, spec.max_features)
+    draws = {
+        "mask": mask,
+        "num_mask": mask[:, num_features],
+        "keys": keys,
+        "random": spec.splitter == "random",
+    }
+    if draws["random"]:
+        t = random_thresholds(keys, lo, hi)[:, num_features]
+        side = missing_sides(keys, X.shape[1])[:, num_features]
+        draws["thresholds"] = t
+        draws["missing"] = missing[:, num_features]
+        draws["missing_left"] = side
+        draws["below"] = threshold_below(X_rows[:, num_features], t[node_of_pos], side[node_of_pos])
+    return draws
+
+
+def _keep_drawn(gains, draws, nodes) -> None:
+    """Refuse (gain ``-inf``) every candidate of the features a node did not draw.
+
+    ``gains`` is a block's ``(nodes, features, ...)`` array: the mask covers
+    all its passes (missing rows right, and left) and positions.
+    """
+    gains[~draws["num_mask"][nodes]] = -np.inf
+
+
+def _random_numeric_splits(draws, phi, w_rows, node_of_pos, node_stats, sizes, impurity,
+                           searchable, criterion, msl):  # fmt: skip
+    """The winner of each node's drawn thresholds (``splitter="random"``).
+
+    One candidate per node and drawn feature, scored by the functions
+    ``grow_tree`` calls (:func:`climbing_trees._random.threshold_sides` and
+    :func:`climbing_trees._random.threshold_scores`), then the tie rule of
+    :func:`climbing_trees.choose_best` along each node's features.  Returns
+    feature (among the numerical ones), threshold, score and
+    ``missing_go_to_left`` (:func:`climbing_trees._random.missing_directions`:
+    the drawn side where the node has missing values, else the child with
+    more rows).
+    """
+    n_nodes = len(sizes)
+    starts = np.flatnonzero(np.r_[True, node_of_pos[1:] != node_of_pos[:-1]])
+    left, n_left, positive_left = threshold_sides(draws["below"], phi, w_rows, starts)
+    n_positive = np.bincount(node_of_pos, weights=w_rows > 0, minlength=n_nodes)
+    scores = threshold_scores(
+        left, n_left, positive_left, node_stats, sizes, n_positive, criterion, msl
+    )
+    scores[~(draws["num_mask"] & searchable[:, None])] = np.inf
+    best = scores.min(axis=1)
+    tol = TIE_RTOL * np.maximum(np.abs(impurity), np.abs(best))
+    first = np.argmax(scores <= (best + tol)[:, None], axis=1)
+    found = np.isfinite(best)
+    nodes = np.arange(n_nodes)
+    threshold = draws["thresholds"][nodes, first]
+    direction = missing_directions(draws["missing"], draws["missing_left"], n_left, sizes)
+    return (
+        np.where(found, first, -1),
+        np.where(found, threshold, np.nan),
+        np.where(found, best, np.inf),
+        found & direction[nodes, first],
+    )
 
 
 def _presort(Xt: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -491,17 +621,20 @@ def _block_gains(
     w_node,
     penalty,
     criterion,
+    msl=1,
     missing=None,
     n_missing=0,
     prefix=None,
 ):
     """Gains of every candidate of a block (some of its features), -inf if refused.
 
-    ``cols[scan]`` are the statistic columns scanned.  With ``missing`` (the
-    missing rows' sums, one ``(c, features, 1)`` array per column of ``cols``)
-    and their count ``n_missing``, the missing rows join every left child.
-    Returns the gains and the segmented prefix sums, which a second call on
-    the same block (the missing-left scan) passes back as ``prefix``.
+    ``cols[scan]`` are the statistic columns scanned.  A side without weight,
+    or lighter than ``leaf_weight(msl)`` (``min_weight_fraction_leaf``), is
+    refused.  With ``missing`` (the missing rows' sums, one
+    ``(c, features, 1)`` array per column of ``cols``) and their count
+    ``n_missing``, the missing rows join every left child.  Returns the gains
+    and the segmented prefix sums, which a second call on the same block (the
+    missing-left scan) passes back as ``prefix``.
     """
     regression = criterion not in CLASSIFICATION_CRITERIA
     c, d, positions = left_idx.shape
@@ -529,7 +662,7 @@ def _block_gains(
         w_right = np.maximum(w_right, 0.5)  # only refused positions are clamped
     else:
         # A side without weight is refused; give it weight 1 so no 0/0 appears.
-        empty = (w_left <= 0) | (w_right <= 0)
+        empty = refused_weights(w_left, w_right, msl)  # min_weight_leaf too
         w_left = np.where(w_left > 0, w_left, 1.0)
         w_right = np.where(w_right > 0, w_right, 1.0)
     gains = _gains(left, stats, w_left, w_right, criterion)
@@ -553,8 +686,12 @@ def _best_splits(
     impurity,
     criterion,
     min_samples_leaf,
+    draws=None,
 ):
     """Best (feature, threshold, score, missing_go_to_left) of every searchable node.
+
+    With random ``draws`` (:func:`_node_draws`) only the drawn features are
+    searched (the random splitter has its own :func:`_random_numeric_splits`).
 
     Returns ``feature = -1`` (and score ``inf``) for nodes without an allowed
     split.  Candidates are ranked by :func:`_gains`; each node's winner is
@@ -623,7 +760,9 @@ def _best_splits(
         for first_feature in range(0, d, step):
             features = slice(first_feature, first_feature + step)
             args = (cols, scan, unit, stats, w_node)
-            part, prefix = _block_gains(left_idx[:, features], i, *args, penalty, criterion)
+            part, prefix = _block_gains(
+                left_idx[:, features], i, *args, penalty, criterion, min_samples_leaf
+            )
             here = tied[(tied >= first_feature) & (tied < first_feature + step)]
             equal = None
             if here.size:
@@ -652,6 +791,7 @@ def _best_splits(
                 *args,
                 np.where(allowed, 0.0, -np.inf),
                 criterion,
+                min_samples_leaf,
                 extra,
                 nm,
                 prefix,
@@ -661,6 +801,8 @@ def _best_splits(
                 np.putmask(sub, equal, -np.inf)
                 part[:, here - first_feature] = sub
             gains[:, features, 1] = part
+        if draws is not None:  # features a node did not draw: refused, both passes
+            _keep_drawn(gains, draws, nodes)
         # A node's candidates in tie-break order: by feature, then missing
         # right before missing left, then position.
         flat = gains.reshape(c, -1)
@@ -728,6 +870,7 @@ def _mixed_splits(
     method,
     min_samples_level,
     max_candidates,
+    draws=None,
 ):
     """Add the categorical features to the numerical winners of a level's nodes.
 
@@ -745,20 +888,37 @@ def _mixed_splits(
     sets = []
     for j in cat_features:
         n_levels = int(n_categories[j])
-        score, pair_node, pair_level, pair_left, w_left, w_right = _categorical_splits(
-            codes[j][index_rows],
-            node_of_pos,
-            n_nodes,
-            n_levels,
-            phi,
-            searchable,
-            criterion,
-            min_samples_leaf,
-            method,
-            min_samples_level,
-            max_candidates,
-        )
+        if draws is not None and draws["random"]:
+            score, pair_node, pair_level, pair_left, w_left, w_right = _random_categorical_splits(
+                codes[j][index_rows],
+                node_of_pos,
+                n_nodes,
+                n_levels,
+                phi,
+                searchable,
+                criterion,
+                min_samples_leaf,
+                min_samples_level,
+                draws["keys"],
+                j,
+            )
+        else:
+            score, pair_node, pair_level, pair_left, w_left, w_right = _categorical_splits(
+                codes[j][index_rows],
+                node_of_pos,
+                n_nodes,
+                n_levels,
+                phi,
+                searchable,
+                criterion,
+                min_samples_leaf,
+                method,
+                min_samples_level,
+                max_candidates,
+            )
         score = np.where(searchable, score, np.inf)
+        if draws is not None:
+            score = np.where(draws["mask"][:, j], score, np.inf)
         features.append(np.where(np.isfinite(score), j, np.iinfo(np.intp).max))
         scores.append(score)
         # The categories_left row, compact: unseen (and absent) levels go to the
@@ -958,6 +1118,42 @@ def _pool_pairs(stats, counts, pair_node, n_nodes, min_level):
     return stats, counts, group
 
 
+def _random_categorical_splits(
+    codes, node_of_pos, n_nodes, n_levels, phi, searchable, criterion, msl, min_level, keys, j
+):
+    """One random left set of categorical feature ``j`` in every node of a level.
+
+    The (node, level) pairs present, found by one sort of the rows, their
+    statistics, pooled as in :func:`_categorical_splits`, then
+    :func:`climbing_trees._random.random_pair_sets` and
+    :func:`climbing_trees._random.pair_set_scores`, the functions
+    ``grow_tree`` calls.  Memory follows the rows, never nodes times levels.
+    Returns what :func:`_categorical_splits` returns.
+    """
+    n_levels = max(n_levels, int(codes.max()) + 1 if codes.size else 0)
+    cells, inverse = np.unique(node_of_pos.astype(np.int64) * n_levels + codes, return_inverse=True)
+    # Each pair's sums add its rows in index order, as grow_tree's bincount does.
+    pair_stats = _segment_sum(phi, inverse, len(cells))
+    pair_counts = np.bincount(inverse, minlength=len(cells))
+    pair_node = (cells // n_levels).astype(np.intp)
+    pair_level = (cells % n_levels).astype(np.intp)
+    stats, counts, group = _pool_pairs(pair_stats, pair_counts, pair_node, n_nodes, min_level)
+    searched = np.flatnonzero(counts > 0)
+    s_node = pair_node[searched]
+    s_left = random_pair_sets(keys, s_node, pair_level[searched], j)
+    score, w_left, w_right = pair_set_scores(
+        stats[searched], counts[searched], s_node, s_left, n_nodes, criterion, msl
+    )
+    n_searched = np.bincount(s_node, minlength=n_nodes)
+    score = np.where(searchable & (n_searched >= 2), score, np.inf)
+    pair_left = np.zeros(len(cells), dtype=bool)
+    pair_left[searched] = s_left
+    if group is not None:  # pooled levels go to their group's side (expand_pooled)
+        rare = group >= 0
+        pair_left[rare] = pair_left[group[rare]]
+    return score, pair_node, pair_level, pair_left, w_left, w_right
+
+
 def _categorical_block_by_node(level_stats, counts, criterion, msl, method):
     """:func:`_categorical_block` node by node, with grow_tree's own searches.
 
@@ -1059,6 +1255,8 @@ def _categorical_block(level_stats, counts, criterion, msl, method):
             w_right, imp_right = _impurity(list(np.moveaxis(right, -1, 0)), criterion)
             score = (w_left * imp_left + w_right * imp_right) / total
         allowed = valid & (n_left >= msl) & (n_total - n_left >= msl) & (w_left > 0) & (w_right > 0)
+        if leaf_weight(msl) > 0:  # min_weight_fraction_leaf
+            allowed &= ~refused_weights(w_left, w_right, msl)
         all_scores.append(np.where(allowed, score, np.inf))
         all_wl.append(w_left)
         all_wr.append(w_right)

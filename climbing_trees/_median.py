@@ -34,7 +34,7 @@ import numpy as np
 from ._criteria import weighted_median
 from ._missing import column_candidates
 from ._naive import Split
-from ._ties import choose_best
+from ._ties import choose_best, refused_weights
 
 
 class RunningMedian:
@@ -183,7 +183,7 @@ def running_median_best_split(
             left, right, cum_w = k_sides[int(c.missing_left[k])]
             cut = c.n_left[k] - 1  # the last row of the left child in scan order
             w_left = cum_w[cut]
-            if w_left <= 0 or total - w_left <= 0:
+            if refused_weights(w_left, total - w_left, min_samples_leaf):
                 continue
             score = float((left[cut] + right[cut + 1]) / total)
             splits.append(Split(j, float(c.threshold[k]), score, bool(c.go_left[k])))

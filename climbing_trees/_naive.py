@@ -16,7 +16,7 @@ import numpy as np
 
 from ._criteria import node_impurity
 from ._missing import column_candidates
-from ._ties import choose_best
+from ._ties import choose_best, refused_weights
 
 
 class Split(NamedTuple):
@@ -88,7 +88,7 @@ def naive_best_split(
             left[c.order[: c.position[k] + 1]] = True
             left[c.missing] = c.missing_left[k]
             w_left, w_right = sample_weight[left].sum(), sample_weight[~left].sum()
-            if w_left <= 0 or w_right <= 0:
+            if refused_weights(w_left, w_right, min_samples_leaf):
                 continue
             score = (
                 w_left * node_impurity(Y[left], sample_weight[left], criterion)

@@ -14,6 +14,9 @@ At a node, with NaN marking a missing numerical value:
    counts the present rows on each side.  Among equal decreases the lowest
    feature wins.  (A categorical column has no missing rows here: its
    missing values are a level, as in :mod:`climbing_trees._categorical`.)
+   With random splits (``max_features``, ``splitter="random"``) the node
+   draws its features and thresholds from its key as the other searches do
+   (:mod:`climbing_trees._random`), from the present rows.
 2. **Surrogates.**  The rows with the primary feature present are labelled
    left or right by it.  Every other feature proposes the split that best
    reproduces those labels, counting the weight of rows on which both agree
@@ -51,6 +54,13 @@ import numpy as np
 
 from ._categorical import best_categorical_split
 from ._criteria import node_impurity
+from ._random import (
+    draw_features,
+    feature_ranges,
+    random_categorical_split,
+    random_numeric_split,
+    random_thresholds,
+)
 from ._ties import TIE_RTOL
 
 #: ``surrogate_levels`` entries: the level goes left, goes right (0: unknown).
@@ -203,20 +213,44 @@ def surrogate_goes_left(surrogate: Surrogate, x: np.ndarray) -> np.ndarray:
     return np.where(np.isnan(x), 0, side)
 
 
-def best_present_split(search, rows, Y, w, impurity):
+def best_present_split(search, rows, Y, w, impurity, key=0):
     """The primary split of a node, searched on the rows where each feature is present.
 
     ``search`` is the :class:`climbing_trees._growth.NodeSearch` of the tree.
     Returns the winning split with its ``score`` replaced by the node-level
     equivalent ``I_t - decrease / W_t`` (so that ``min_impurity_decrease``
     compares the present-row decrease over the total weight), or ``None``.
+
+    With random splits (``search.random``, :mod:`climbing_trees._random`) the
+    node's ``key`` draws the features searched, ``max_features`` of those
+    with two distinct present values (a feature can only split its present
+    rows here); with ``splitter="random"`` each drawn numerical feature gets
+    one threshold drawn between its smallest and largest present value, and
+    each categorical one a random split of its levels.  The missing rows are
+    then routed by the surrogates, as without randomness: no side is drawn.
     """
     X = search.X[rows]
     criterion, msl = search.criterion, search.min_samples_leaf
     W_t = float(w.sum())
+    spec = search.random
+    features = np.arange(X.shape[1])
+    if spec is not None:
+        keys = np.array([key], dtype=np.uint64)
+        lo, hi, _, _ = feature_ranges(X, np.zeros(1, dtype=np.intp))
+        constant = np.isnan(lo) | (lo == hi)  # NaN aside: the search sees present rows
+        features = np.flatnonzero(draw_features(keys, constant, spec.max_features)[0])
+        if spec.splitter == "random":
+            thresholds = random_thresholds(keys, lo, hi)[0]
     candidates, decreases = [], []
-    for j in range(X.shape[1]):
-        if j in search.cat_features:
+    for j in features:
+        if j in search.cat_features and spec is not None and spec.splitter == "random":
+            split = random_categorical_split(
+                X, Y, w, criterion, msl, np.array([j]), keys, search.min_samples_level
+            )
+            if split is None:
+                continue
+            decrease = W_t * (impurity - split.score)
+        elif j in search.cat_features:
             split = best_categorical_split(
                 X,
                 Y,
@@ -235,13 +269,16 @@ def best_present_split(search, rows, Y, w, impurity):
             present = ~np.isnan(X[:, j])
             if present.sum() < 2 * msl:
                 continue
-            Yp, wp = Y[present], w[present]
-            split = search.find_split(X[present][:, [j]], Yp, wp, criterion, msl)
+            Yp, wp, xp = Y[present], w[present], X[present][:, [j]]
+            if spec is not None and spec.splitter == "random":
+                split = random_numeric_split(xp, Yp, wp, criterion, msl, thresholds[[j]])
+            else:
+                split = search.find_split(xp, Yp, wp, criterion, msl)
             if split is None:
                 continue
             W_p = float(wp.sum())
             decrease = W_p * (node_impurity(Yp, wp, criterion) - split.score)
-            split = split._replace(feature=j)
+            split = split._replace(feature=int(j))
         candidates.append(split)
         decreases.append(decrease)
     if not candidates:

@@ -107,3 +107,38 @@ def enough_decrease(
     decrease = share * (np.subtract(impurity, score))
     allowance = TIE_RTOL * share * np.abs(impurity)
     return decrease + allowance >= min_impurity_decrease
+
+
+class LeafMinimum(int):
+    """``min_samples_leaf`` carrying ``min_weight_leaf``: rows and weight every leaf keeps.
+
+    An ``int`` (the row minimum), so every split search that compares row
+    counts with ``min_samples_leaf`` works unchanged; the searches that check
+    side weights read :func:`leaf_weight` too.  The builders make one when
+    ``min_weight_fraction_leaf`` is positive (a candidate leaving either side
+    with less than ``min_weight_leaf`` of the weight is refused, scikit-learn's
+    rule), so the weight rule enters every search without a new argument.
+
+    >>> m = LeafMinimum(3, 2.5)
+    >>> m >= 3, leaf_weight(m), leaf_weight(3)
+    (True, 2.5, 0.0)
+    """
+
+    def __new__(cls, rows: int, weight: float = 0.0):
+        out = super().__new__(cls, rows)
+        out.weight = float(weight)
+        return out
+
+    def __reduce__(self):
+        return (LeafMinimum, (int(self), self.weight))
+
+
+def leaf_weight(min_samples_leaf) -> float:
+    """The weight each side of a split must keep (0 for a plain ``int``)."""
+    return getattr(min_samples_leaf, "weight", 0.0)
+
+
+def refused_weights(w_left, w_right, min_samples_leaf):
+    """Sides without weight, or lighter than ``leaf_weight(min_samples_leaf)``: refused."""
+    low = leaf_weight(min_samples_leaf)
+    return (w_left <= 0) | (w_right <= 0) | (w_left < low) | (w_right < low)

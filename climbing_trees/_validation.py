@@ -20,7 +20,10 @@ call these checks.  Every rejected input raises ``ValueError`` or
   among them a negative or non-finite ``ccp_alpha``, ``max_leaf_nodes < 2``,
   an unknown ``missing_values``, a negative ``max_surrogates``
   and an unknown ``ccp_risk`` (the regressor has no ``ccp_risk``:
-  ``set_params`` and the constructor reject it).
+  ``set_params`` and the constructor reject it); a bad ``class_weight``,
+  ``min_weight_fraction_leaf`` (:mod:`climbing_trees._weights`),
+  ``max_features``, ``splitter`` or ``random_state``
+  (:mod:`climbing_trees._random`).
 
 Weights are rescaled exactly by a power of two before growing
 (:func:`power_of_two_scale`), so huge (1e300) and subnormal (5e-324) weights
@@ -262,6 +265,11 @@ _HINTS: tuple[tuple[str, str], ...] = (
     (
         "feature names should match",
         "Predict with a DataFrame that has the columns given to fit, in the same order.",
+    ),
+    (
+        "y should be a 1d array",
+        "These trees predict one output: fit one tree per column of y, for example "
+        "with sklearn.multioutput.MultiOutputRegressor or MultiOutputClassifier.",
     ),
     (
         "Unknown label type",

@@ -30,9 +30,13 @@ PARAMS = {
     "max_categorical_candidates": 1000,
     "missing_values": "surrogate",
     "max_surrogates": 3,
+    "min_weight_fraction_leaf": 0.01,
+    "splitter": "random",
+    "max_features": "sqrt",
+    "random_state": 3,
 }
 #: Parameters only the classifier has.
-CLASSIFIER_PARAMS = {"ccp_risk": "misclassification"}
+CLASSIFIER_PARAMS = {"ccp_risk": "misclassification", "class_weight": "balanced"}
 
 
 def make_data(kind: str, frame: bool):

@@ -66,6 +66,10 @@ ESTIMATORS = [
     # Surrogate splits (chapter 10): grown depth first, routed through the surrogates.
     DecisionTreeClassifier(missing_values="surrogate"),
     DecisionTreeRegressor(missing_values="surrogate", max_surrogates=2),
+    # Randomised trees (chapter 11): the draws depend on each node's path and rows'
+    # values only, so weights still equal repetitions.
+    DecisionTreeClassifier(max_features="sqrt", splitter="random", random_state=0),
+    DecisionTreeRegressor(max_features=0.5, min_weight_fraction_leaf=0.05, random_state=0),
 ]
 
 

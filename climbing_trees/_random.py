@@ -1,0 +1,588 @@
+"""Randomised trees: a feature subset per node, and random thresholds.
+
+Chapter 11 of the book ("From one tree to many") explains this module.
+
+Two knobs of scikit-learn's trees make a tree random, and a forest needs them:
+
+* ``max_features``: each node searches a random subset of the features;
+* ``splitter="random"``: each searched feature gets one threshold drawn
+  uniformly between the node's smallest and largest value (extremely
+  randomised trees, Geurts, Ernst and Wehenkel 2006), and the best of those
+  candidates wins.
+
+**Per-node draws.**  The builders visit nodes in different orders (depth
+first, or a whole level at once), so a single stream of random numbers would
+give them different trees.  Instead every node has a 64-bit *key*: the root's
+comes from ``random_state``, and a child's is a hash of its parent's key and
+its side (:func:`child_keys`).  Every random number a node uses is a hash of
+its key, a stream name and an index (:func:`uniforms`), so it depends only
+on the node's path from the root, never on the visiting order: both builders
+draw the same numbers and grow the same tree, array by array.  The hash is
+SplitMix64's finaliser (Steele, Lea and Flood 2014), vectorised in numpy.
+
+**The rules** (scikit-learn's where it documents one):
+
+* Features are searched in the order of their draws, and the subset is the
+  ``max_features`` non-constant features with the smallest draws: features
+  constant in the node do not count, as in scikit-learn, whose search goes on
+  past constant features.  Each non-constant feature is in the subset with
+  probability ``max_features / n_nonconstant``.
+* A numerical threshold is ``lo * (1 - u) + hi * u`` for a uniform ``u`` in
+  [0, 1) and the node's range ``[lo, hi]`` of the *present* values; a value
+  landing on ``hi`` becomes ``lo`` (scikit-learn's rule), so both sides get
+  rows.  Rows with ``x <= threshold`` go left.
+* Missing values (NaN, chapter 10) under a random threshold go to a side
+  drawn by a fair coin from the node's key, one coin per feature
+  (scikit-learn's ``RandomSplitter`` since 1.6 also draws the side, and
+  does not try "missing alone on one side").  Where the node has no missing
+  value of the feature, rows missing it at predict time go to the child with
+  more training rows, as with ``splitter="best"``.
+* A feature is *constant* in a node when it has no present value there, or
+  when its present values are all equal and none is missing
+  (scikit-learn's rule, for both splitters): a feature whose present values
+  are equal but which has missing values can still split "present against
+  missing".
+* A categorical feature (chapter 6) draws a random split of its present
+  levels: each goes left when its draw is below 1/2; if that leaves a side
+  empty, the level with the smallest draw goes left (all were right) or the
+  one with the largest goes right (all were left).  Rare levels pooled by
+  ``min_samples_level`` move as one.  Unseen levels go to the heavier side,
+  as for every categorical split.  The draws are made for the (node, level)
+  pairs present only, never for every level of every node.
+* Among the drawn candidates the best score wins, with the usual tie rule
+  (lowest feature index), and a candidate that breaks ``min_samples_leaf``
+  or ``min_weight_fraction_leaf`` is skipped.
+
+scikit-learn's own draws (its ``rand_r`` stream, consumed in visiting order)
+cannot be reproduced, so only ``max_features=None`` with ``splitter="best"``
+gives scikit-learn's tree.
+"""
+
+from __future__ import annotations
+
+import numbers
+from dataclasses import dataclass
+
+import numpy as np
+
+from ._categorical import (
+    CategoricalSplit,
+    _level_sums,
+    best_categorical_split,
+    expand_pooled,
+    pool_rare_levels,
+)
+from ._criteria import (
+    _centred,
+    absolute_error,
+    impurity_from_statistics,
+    node_statistics,
+    total_weight,
+)
+from ._naive import Split
+from ._ties import choose_best, refused_weights
+
+#: Stream names: which random numbers a node draws (salts of the hash).
+FEATURES, THRESHOLDS, LEVELS, MISSING = 1, 2, 3, 4
+_LEFT, _RIGHT = 0x5851F42D4C957F2D, 0x14057B7EF767814F
+_GOLDEN = 0x9E3779B97F4A7C15
+_MASK = (1 << 64) - 1
+
+
+def _mix(z: np.ndarray) -> np.ndarray:
+    """SplitMix64's finaliser: a bijection of uint64 that scrambles every bit."""
+    z = np.asarray(z, dtype=np.uint64)
+    with np.errstate(over="ignore"):
+        z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+        z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    return z ^ (z >> np.uint64(31))
+
+
+def child_keys(keys: np.ndarray, left: bool) -> np.ndarray:
+    """Keys of the left (or right) children of nodes with keys ``keys``."""
+    salt = np.uint64(_LEFT if left else _RIGHT)
+    with np.errstate(over="ignore"):
+        return _mix(np.asarray(keys, dtype=np.uint64) + salt)
+
+
+def uniforms(keys: np.ndarray, n: int, stream: int, offset: int = 0) -> np.ndarray:
+    """Uniform numbers in [0, 1) of shape ``(len(keys), n)``: draw ``offset + i`` of a stream.
+
+    >>> keys = np.array([1, 2], dtype=np.uint64)
+    >>> u = uniforms(keys, 3, FEATURES)
+    >>> u.shape, bool(np.all((u >= 0) & (u < 1)))
+    ((2, 3), True)
+    >>> bool(np.all(uniforms(keys[1:], 3, FEATURES) == u[1:]))  # per node, order-free
+    True
+    """
+    keys = np.asarray(keys, dtype=np.uint64)
+    return pair_uniforms(keys[:, None], np.arange(n)[None, :], stream, offset)
+
+
+def pair_uniforms(keys: np.ndarray, index: np.ndarray, stream: int, offset: int = 0):
+    """Draw ``offset + index`` of a stream for each key, element by element (broadcast).
+
+    ``pair_uniforms(keys[:, None], np.arange(n), s, o)`` is ``uniforms(keys, n, s, o)``;
+    with one key per (node, level) pair it draws only the pairs present.
+
+    >>> keys = np.array([5, 9], dtype=np.uint64)
+    >>> bool(np.all(pair_uniforms(keys, np.array([2, 0]), LEVELS)
+    ...             == uniforms(keys, 3, LEVELS)[[0, 1], [2, 0]]))
+    True
+    """
+    keys = np.asarray(keys, dtype=np.uint64)
+    index = np.asarray(index, dtype=np.uint64)
+    with np.errstate(over="ignore"):
+        base = _mix(keys ^ np.uint64((stream * _GOLDEN) & _MASK))
+        z = _mix(base + (index + np.uint64(offset + 1)) * np.uint64(_GOLDEN))
+    return (z >> np.uint64(11)).astype(np.float64) * 2.0**-53
+
+
+@dataclass(frozen=True)
+class RandomSplits:
+    """What makes a tree random: features per node, splitter, the root's key."""
+
+    max_features: int
+    splitter: str
+    key: int
+
+    def root_keys(self) -> np.ndarray:
+        return np.array([self.key], dtype=np.uint64)
+
+
+def feature_ranges(X_rows: np.ndarray, starts: np.ndarray):
+    """Each node's range of every feature, and which features are constant there.
+
+    ``X_rows`` holds the rows node by node, node ``i``'s from ``starts[i]``.
+    Returns ``(lo, hi, missing, constant)``, each ``(nodes, d)``: the smallest
+    and largest *present* value (NaN when none is), whether a value is
+    missing, and whether the feature is constant (no present value, or one
+    present value and nothing missing: scikit-learn's rule).  Both builders
+    call it (``grow_tree`` with one node, ``starts = [0]``).
+
+    >>> X = np.array([[1.0, np.nan, 2.0], [1.0, 3.0, np.nan], [1.0, 3.0, np.nan]])
+    >>> lo, hi, missing, constant = feature_ranges(X, np.array([0]))
+    >>> lo.tolist(), missing.tolist(), constant.tolist()
+    ([[1.0, 3.0, 2.0]], [[False, True, True]], [[True, False, False]])
+    """
+    lo = np.fmin.reduceat(X_rows, starts, axis=0)  # fmin, fmax: NaN only if all are
+    hi = np.fmax.reduceat(X_rows, starts, axis=0)
+    missing = np.logical_or.reduceat(np.isnan(X_rows), starts, axis=0)
+    constant = np.isnan(lo) | ((lo == hi) & ~missing)
+    return lo, hi, missing, constant
+
+
+def missing_sides(keys: np.ndarray, n_features: int) -> np.ndarray:
+    """Per node and feature: do missing rows go left of a random threshold?  A fair coin."""
+    return uniforms(keys, n_features, MISSING) < 0.5
+
+
+def threshold_below(x: np.ndarray, threshold, missing_left) -> np.ndarray:
+    """Which rows go left: ``x <= threshold``, and missing ``x`` where ``missing_left``."""
+    return np.where(np.isnan(x), missing_left, x <= threshold)
+
+
+def missing_directions(missing, missing_left, n_left, n_rows) -> np.ndarray:
+    """``missing_go_to_left`` of random-threshold candidates, ``(nodes, d)``.
+
+    The drawn side where the node has missing values of the feature; else
+    the child with more training rows (the right one on equal counts).
+    """
+    n_rows = np.asarray(n_rows)[:, None]
+    return np.where(missing, missing_left, n_left > n_rows - n_left)
+
+
+def draw_features(keys: np.ndarray, constant: np.ndarray, max_features: int) -> np.ndarray:
+    """Which features each node searches: bool array like ``constant``, ``(nodes, d)``.
+
+    The ``max_features`` non-constant features with the smallest draws (all
+    non-constant ones if there are fewer).
+
+    >>> keys = np.arange(4000, dtype=np.uint64)
+    >>> mask = draw_features(keys, np.zeros((4000, 5), dtype=bool), 2)
+    >>> mask.sum(axis=1).tolist() == [2] * 4000
+    True
+    >>> bool(np.all(np.abs(mask.mean(axis=0) - 0.4) < 0.03))
+    True
+    """
+    constant = np.asarray(constant, dtype=bool)
+    u = uniforms(keys, constant.shape[1], FEATURES)
+    u[constant] = np.inf
+    if max_features >= constant.shape[1]:
+        return ~constant
+    kth = np.partition(u, max_features - 1, axis=1)[:, max_features - 1]
+    return (u <= kth[:, None]) & ~constant
+
+
+def random_thresholds(keys: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
+    """One threshold per node and feature, uniform in ``[lo, hi)`` (``lo`` if constant).
+
+    ``lo`` and ``hi`` have shape ``(nodes, d)``.  The convex combination
+    cannot overflow, even for ``lo = -1e308, hi = 1e308``.
+
+    >>> t = random_thresholds(np.arange(1000, dtype=np.uint64),
+    ...                       np.zeros((1000, 1)), np.ones((1000, 1)))
+    >>> bool(t.min() >= 0 and t.max() < 1), bool(abs(t.mean() - 0.5) < 0.05)
+    (True, True)
+    """
+    u = uniforms(keys, lo.shape[1], THRESHOLDS)
+    t = np.minimum(np.maximum(lo * (1.0 - u) + hi * u, lo), hi)
+    return np.where(t >= hi, lo, t)
+
+
+def random_pair_sets(keys, pair_node, pair_level, feature: int) -> np.ndarray:
+    """Random left sets over the (node, level) pairs of one categorical feature.
+
+    ``pair_node`` and ``pair_level`` list the levels each node may move
+    (sorted by node, then level; ``keys`` has one entry per node).  Returns,
+    per pair, whether its level goes left.  See the module docstring for the
+    rule; the draws are those of :func:`uniforms` at the levels' codes, so
+    the set does not depend on which other nodes share the level.
+    """
+    pair_node = np.asarray(pair_node, dtype=np.intp)
+    n_nodes = len(keys)
+    keys = np.asarray(keys, dtype=np.uint64)[pair_node]
+    u = pair_uniforms(keys, pair_level, LEVELS, offset=int(feature) * 1_000_003)
+    left = u < 0.5
+    n_pairs = np.bincount(pair_node, minlength=n_nodes)
+    n_left = np.bincount(pair_node, weights=left, minlength=n_nodes)
+    none_left = (n_left == 0) & (n_pairs > 0)
+    all_left = (n_left == n_pairs) & (n_pairs > 0) & ~none_left
+    first = np.cumsum(n_pairs) - n_pairs  # each node's first pair
+    if none_left.any():  # the smallest draw goes left (the lowest level on ties)
+        lowest = np.lexsort((u, pair_node))
+        left[lowest[first[none_left]]] = True
+    if all_left.any():  # the largest draw goes right (the lowest level on ties)
+        highest = np.lexsort((-u, pair_node))
+        left[highest[first[all_left]]] = False
+    return left
+
+
+def random_level_sets(keys: np.ndarray, feature: int, present: np.ndarray) -> np.ndarray:
+    """:func:`random_pair_sets` as a ``(nodes, k)`` mask over the ``present`` levels."""
+    node, level = np.nonzero(present)
+    left = np.zeros(present.shape, dtype=bool)
+    left[node, level] = random_pair_sets(keys, node, level, feature)
+    return left
+
+
+def pair_set_scores(stats, counts, pair_node, left, n_nodes, criterion, min_samples_leaf):
+    """Score of each node's left set (``inf`` if not allowed), from its pairs.
+
+    ``stats`` and ``counts`` are the pairs' level statistics and row counts,
+    ``left`` their sides; each side's statistics are summed pair by pair in
+    order (``bincount``), so both builders, which call this function on the
+    same pairs, get the same bits.  Returns ``(score, w_left, w_right)``.
+    """
+
+    def side(mask):
+        return np.stack(
+            [
+                np.bincount(pair_node, weights=np.where(mask, s, 0.0), minlength=n_nodes)
+                for s in stats.T
+            ],
+            axis=1,
+        )
+
+    left_stats, right_stats = side(left), side(~left)
+    n_left = np.bincount(pair_node, weights=np.where(left, counts, 0), minlength=n_nodes)
+    n_right = np.bincount(pair_node, weights=np.where(left, 0, counts), minlength=n_nodes)
+    w_left = total_weight(left_stats, criterion)
+    w_right = total_weight(right_stats, criterion)
+    total = total_weight(side(np.ones_like(left)), criterion)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        score = (
+            w_left * impurity_from_statistics(left_stats, criterion)
+            + w_right * impurity_from_statistics(right_stats, criterion)
+        ) / total
+    allowed = (
+        (n_left >= min_samples_leaf)
+        & (n_right >= min_samples_leaf)
+        & ~refused_weights(w_left, w_right, min_samples_leaf)
+        & np.isfinite(score)
+    )
+    return np.where(allowed, score, np.inf), w_left, w_right
+
+
+def resolve_max_features(max_features, n_features: int) -> int:
+    """Number of features each node searches, by scikit-learn's rules.
+
+    ``None``: all; an int: that many (1 to ``n_features``); a float in
+    (0, 1]: that fraction, ``max(1, int(max_features * n_features))``;
+    ``"sqrt"`` and ``"log2"``: ``max(1, int(sqrt(n_features)))`` and
+    ``max(1, int(log2(n_features)))``.
+
+    >>> [resolve_max_features(m, 10) for m in (None, 3, 0.25, "sqrt", "log2")]
+    [10, 3, 2, 3, 3]
+    """
+    hint = "use None (all features), an int in [1, n_features], a float in (0, 1], 'sqrt' or 'log2'"
+    if max_features is None:
+        return n_features
+    if isinstance(max_features, str):
+        if max_features == "sqrt":
+            return max(1, int(np.sqrt(n_features)))
+        if max_features == "log2":
+            return max(1, int(np.log2(n_features)))
+        raise ValueError(f"max_features={max_features!r} is invalid; {hint}.")
+    if isinstance(max_features, bool) or not isinstance(max_features, numbers.Real):
+        raise ValueError(f"max_features={max_features!r} is invalid; {hint}.")
+    if isinstance(max_features, numbers.Integral):
+        if not 1 <= max_features <= n_features:
+            raise ValueError(
+                f"max_features={max_features!r} is invalid for X with {n_features} "
+                f"features; {hint}."
+            )
+        return int(max_features)
+    if not 0.0 < max_features <= 1.0:  # NaN fails this too
+        raise ValueError(f"max_features={max_features!r} is invalid; {hint}.")
+    return max(1, int(max_features * n_features))
+
+
+def check_splitter(splitter) -> str:
+    """``splitter`` as given, or a clear error."""
+    if not isinstance(splitter, str) or splitter not in ("best", "random"):
+        raise ValueError(
+            f"splitter={splitter!r} is invalid; use 'best' (the best threshold of "
+            "each searched feature) or 'random' (one random threshold per feature)."
+        )
+    return splitter
+
+
+def root_key(random_state) -> int:
+    """The root's key from ``random_state`` (None, int, RandomState or Generator).
+
+    ``None`` draws from numpy's global generator (a different tree each fit),
+    an int always gives the same key, and a ``RandomState`` or ``Generator``
+    is advanced by one draw, as scikit-learn's estimators use them.
+    """
+    if isinstance(random_state, np.random.Generator):
+        return int(random_state.integers(0, 2**63))
+    if random_state is None or (
+        isinstance(random_state, numbers.Integral) and not isinstance(random_state, bool)
+    ):
+        if random_state is not None and not 0 <= random_state < 2**32:
+            raise ValueError(
+                f"random_state={random_state!r} is invalid; use an int in [0, 2**32 - 1], "
+                "a numpy RandomState or Generator, or None."
+            )
+        rng = (
+            np.random.mtrand._rand if random_state is None else np.random.RandomState(random_state)
+        )
+    elif isinstance(random_state, np.random.RandomState):
+        rng = random_state
+    else:
+        raise ValueError(
+            f"random_state={random_state!r} is invalid; use None, an int, "
+            "a numpy RandomState or a numpy Generator."
+        )
+    high, low = rng.randint(0, 2**31, size=2)
+    return (int(high) << 31) | int(low)
+
+
+def random_splits(estimator, n_features: int, random_state) -> RandomSplits | None:
+    """The estimator's randomness, or ``None`` when its tree is deterministic.
+
+    ``random_state`` is the caller's object, not a clone's copy, so a shared
+    ``RandomState`` advances from fit to fit as in scikit-learn.
+    ``max_features`` covering every feature with ``splitter="best"`` draws
+    nothing: the tree is the deterministic one, whatever ``random_state``.
+    """
+    k = resolve_max_features(estimator.max_features, n_features)
+    splitter = check_splitter(estimator.splitter)
+    key = root_key(random_state)  # validated (and consumed) in every case
+    if splitter == "best" and k >= n_features:
+        return None
+    return RandomSplits(k, splitter, key)
+
+
+# --- the node's search in grow_tree -------------------------------------------------------
+
+
+def threshold_sides(below, phi, w, starts):
+    """Left statistics, row counts and positive-weight row counts of drawn thresholds.
+
+    ``below[i, j]`` says whether row ``i`` (rows node by node, each node's in
+    index order, nodes starting at ``starts``) goes left on feature ``j``.
+    The left statistics are segment sums (``np.add.reduceat`` along the rows,
+    which adds them one by one in index order), so :func:`grow_tree` (one
+    node) and :func:`grow_tree_levelwise` (a level) get the same bits.
+    Returns arrays of shape ``(nodes, d, m)``, ``(nodes, d)`` and ``(nodes, d)``.
+    """
+    left = np.add.reduceat(below[:, :, None] * phi[:, None, :], starts, axis=0)
+    n_left = np.add.reduceat(below.astype(np.intp), starts, axis=0)
+    positive = below & (w > 0)[:, None]
+    return left, n_left, np.add.reduceat(positive.astype(np.intp), starts, axis=0)
+
+
+def threshold_scores(left, n_left, positive_left, node_stats, n_rows, n_positive, criterion, msl):
+    """Scores ``(W_L I_L + W_R I_R) / W`` of drawn thresholds; ``inf`` where refused.
+
+    ``left`` is ``(nodes, d, m)``, ``node_stats`` ``(nodes, m)`` and
+    ``n_rows``, ``n_positive`` (rows, rows of positive weight) per node.  A
+    candidate is refused when a side has fewer than ``msl`` rows, no row of
+    positive weight (counted: the right side's weight is a difference and can
+    round to a tiny positive number), less than ``leaf_weight(msl)``, or an
+    infinite impurity (Poisson).  Both builders call it.
+    """
+    node_stats = node_stats[:, None, :]
+    right = node_stats - left
+    w_left, w_right = total_weight(left, criterion), total_weight(right, criterion)
+    total = total_weight(node_stats, criterion)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        scores = (
+            w_left * impurity_from_statistics(left, criterion)
+            + w_right * impurity_from_statistics(right, criterion)
+        ) / total
+    n_right = n_rows[:, None] - n_left
+    allowed = (
+        (n_left >= msl)
+        & (n_right >= msl)
+        & (positive_left > 0)
+        & (positive_left < n_positive[:, None])
+        & ~refused_weights(w_left, w_right, msl)
+        & np.isfinite(scores)
+    )
+    return np.where(allowed, scores, np.inf)
+
+
+def random_numeric_split(
+    X, Y, sample_weight, criterion, min_samples_leaf, thresholds, missing_left=None
+):
+    """Best of one candidate per column of ``X``: rows with ``x <= thresholds[j]`` go left.
+
+    Rows missing ``x`` (NaN) go left where ``missing_left[j]`` (the drawn
+    side, :func:`missing_sides`; right if not given).  The scores come from
+    :func:`threshold_sides` and :func:`threshold_scores`, which the
+    level-wise builder calls on a whole level; absolute error scores each
+    side from its rows.  Among the allowed candidates the lowest score wins,
+    the lowest column on ties (:func:`climbing_trees.choose_best`).  Returns
+    a :class:`Split` (feature = column of ``X``) or ``None``; its
+    ``missing_go_to_left`` follows :func:`missing_directions`.
+    """
+    n_samples, n_features = X.shape
+    w = np.asarray(sample_weight, dtype=float)
+    if missing_left is None:
+        missing_left = np.zeros(n_features, dtype=bool)
+    below = threshold_below(X, thresholds[None, :], missing_left[None, :])
+    if criterion == "absolute_error":
+        y = np.asarray(Y, dtype=float)[:, 0]
+        parent = absolute_error(y, w)
+        scores = np.full(n_features, np.inf)
+        for j in range(n_features):
+            left = below[:, j]
+            sides = [(y[left], w[left]), (y[~left], w[~left])]
+            w_left, w_right = sides[0][1].sum(), sides[1][1].sum()
+            too_few = min(left.sum(), n_samples - left.sum()) < min_samples_leaf
+            if too_few or refused_weights(w_left, w_right, min_samples_leaf):
+                continue
+            scores[j] = sum(ws.sum() * absolute_error(ys, ws) for ys, ws in sides) / w.sum()
+    else:
+        phi = node_statistics(_centred(Y, w, criterion), w, criterion)
+        node_stats = phi.sum(axis=0)
+        parent = float(impurity_from_statistics(node_stats, criterion))
+        sides = threshold_sides(below, phi, w, np.zeros(1, dtype=np.intp))
+        counts = np.array([n_samples]), np.array([np.count_nonzero(w > 0)])
+        scores = threshold_scores(*sides, node_stats[None], *counts, criterion, min_samples_leaf)
+        scores = scores[0]
+    best = choose_best(scores, parent)
+    if best < 0:
+        return None
+    missing = np.isnan(X[:, [best]]).any(axis=0)[None]
+    n_left = below[:, [best]].sum(axis=0)[None]
+    direction = missing_directions(missing, missing_left[[best]][None], n_left, [n_samples])
+    return Split(best, float(thresholds[best]), float(scores[best]), bool(direction[0, 0]))
+
+
+def random_categorical_split(X, Y, sample_weight, criterion, msl, features, keys, min_level):
+    """Best of one random left set per categorical column in ``features`` (or ``None``)."""
+    w = np.asarray(sample_weight, dtype=float)
+    if criterion == "absolute_error":
+        y = np.asarray(Y, dtype=float)[:, 0]
+        phi = w[:, None]  # the level sums only tell which levels are present
+        parent = absolute_error(y, w)
+    else:
+        phi = node_statistics(_centred(Y, w, criterion), w, criterion)
+        parent = float(impurity_from_statistics(phi.sum(axis=0), criterion))
+    splits = []
+    for j in features:
+        codes = X[:, j].astype(np.intp)
+        level_stats, counts = _level_sums(codes, phi)
+        present = counts > 0
+        level_stats, counts, rare = pool_rare_levels(level_stats, counts, min_level)
+        # The node's (level) pairs searched, as the level-wise builder lists them.
+        levels = np.flatnonzero(counts > 0)
+        if levels.size < 2:
+            continue
+        pair_node = np.zeros(levels.size, dtype=np.intp)
+        pair_left = random_pair_sets(keys, pair_node, levels, j)
+        left = np.zeros(len(counts), dtype=bool)
+        left[levels[pair_left]] = True
+        left = expand_pooled(left, rare) & present
+        if criterion == "absolute_error":
+            goes_left = left[codes]
+            sides = [(y[goes_left], w[goes_left]), (y[~goes_left], w[~goes_left])]
+            w_left, w_right = sides[0][1].sum(), sides[1][1].sum()
+            too_few = min(goes_left.sum(), (~goes_left).sum()) < msl
+            if too_few or refused_weights(w_left, w_right, msl):
+                continue
+            score = sum(ws.sum() * absolute_error(ys, ws) for ys, ws in sides) / w.sum()
+        else:
+            stats = level_stats[levels]
+            score = pair_set_scores(stats, counts[levels], pair_node, pair_left, 1, criterion, msl)
+            score = float(score[0][0])
+        if np.isfinite(score):
+            levels = tuple(int(c) for c in np.flatnonzero(left))
+            splits.append(CategoricalSplit(int(j), levels, float(score)))
+    if not splits:
+        return None
+    return splits[choose_best(np.array([s.score for s in splits]), parent)]
+
+
+def random_node_split(search, X, Y, w, impurity, key):
+    """The split of one node of :func:`grow_tree` under :class:`RandomSplits`.
+
+    ``search`` is grow_tree's :class:`NodeSearch` and ``X`` the node's rows.
+    The drawn features are searched as usual (``splitter="best"``) or with one
+    random candidate each (``"random"``); the winner is chosen as without
+    randomness (numerical winner, categorical winner, lower score wins, lower
+    feature index on ties).
+    """
+    spec, criterion, msl = search.random, search.criterion, search.min_samples_leaf
+    keys = np.array([key], dtype=np.uint64)
+    lo, hi, _, constant = feature_ranges(X, np.zeros(1, dtype=np.intp))
+    drawn = draw_features(keys, constant, spec.max_features)[0]
+    num = search.num_features[drawn[search.num_features]]
+    cat = search.cat_features[drawn[search.cat_features]]
+    splits = []
+    if num.size:
+        if spec.splitter == "best":
+            split = search.find_split(X[:, num], Y, w, criterion, msl)
+        else:
+            t = random_thresholds(keys, lo, hi)[0, num]
+            side = missing_sides(keys, X.shape[1])[0, num]
+            split = random_numeric_split(X[:, num], Y, w, criterion, msl, t, side)
+        if split is not None:
+            splits.append(split._replace(feature=int(num[split.feature])))
+    if cat.size:
+        if spec.splitter == "best":
+            split = best_categorical_split(
+                X,
+                Y,
+                w,
+                criterion,
+                msl,
+                cat,
+                search.method,
+                search.min_samples_level,
+                search.max_categorical_candidates,
+            )
+        else:
+            split = random_categorical_split(
+                X, Y, w, criterion, msl, cat, keys, search.min_samples_level
+            )
+        if split is not None:
+            splits.append(split)
+    if not splits:
+        return None
+    splits.sort(key=lambda s: s.feature)
+    return splits[choose_best(np.array([s.score for s in splits]), impurity)]

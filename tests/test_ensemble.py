@@ -1,0 +1,230 @@
+"""Ensembles of the package's trees, and its trees inside scikit-learn's meta-estimators."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+from conftest import as_float32_exact
+from sklearn import ensemble as sk
+from sklearn.datasets import load_breast_cancer, load_diabetes
+from sklearn.model_selection import train_test_split
+from sklearn.multioutput import MultiOutputRegressor
+from sklearn.utils.estimator_checks import parametrize_with_checks
+
+import climbing_trees as ct
+
+
+@pytest.fixture(scope="module")
+def smooth_regression():
+    """Continuous features exact in float32 and a continuous target: no ties."""
+    rng = np.random.default_rng(0)
+    X = as_float32_exact(rng.normal(size=(400, 6)))
+    y = np.sin(2 * X[:, 0]) + X[:, 1] * X[:, 2] + 0.3 * rng.normal(size=400)
+    return X, y
+
+
+def sklearn_boosting(X, y, sample_weight, **params):
+    with warnings.catch_warnings():
+        # scikit-learn 1.9 deprecates criterion (its trees use squared error whatever it is).
+        warnings.simplefilter("ignore", FutureWarning)
+        model = sk.GradientBoostingRegressor(
+            criterion="squared_error", subsample=1.0, random_state=0, **params
+        )
+        return model.fit(X, y, sample_weight=sample_weight)
+
+
+@pytest.mark.parametrize(
+    "params",
+    [
+        {"n_estimators": 40},
+        {"n_estimators": 25, "max_depth": 5, "learning_rate": 0.3, "min_samples_leaf": 4},
+        {"n_estimators": 10, "max_depth": 1, "learning_rate": 1.0},
+        {"n_estimators": 30, "max_depth": 3, "min_samples_leaf": 25},
+    ],
+    ids=str,
+)
+@pytest.mark.parametrize("weighted", [False, True], ids=["unit", "weighted"])
+def test_gradient_boosting_predicts_as_sklearn(smooth_regression, params, weighted):
+    """Same predictions on the training rows, stage by stage.
+
+    (On new rows only where no small node can be cut by two features alike:
+    there scikit-learn picks one of the tied features at random.)
+    """
+    X, y = smooth_regression
+    w = np.random.default_rng(1).uniform(0.5, 2.0, size=len(y)) if weighted else None
+    ours = ct.GradientBoostingRegressor(**params).fit(X, y, sample_weight=w)
+    theirs = sklearn_boosting(X, y, w, **params)
+    np.testing.assert_allclose(ours.predict(X), theirs.predict(X), rtol=0, atol=1e-12)
+    for a, b in zip(ours.staged_predict(X), theirs.staged_predict(X), strict=True):
+        np.testing.assert_allclose(a, b, atol=1e-12)
+    if params.get("min_samples_leaf", 1) >= 25:
+        X_new = as_float32_exact(np.random.default_rng(2).normal(size=(200, 6)))
+        np.testing.assert_allclose(ours.predict(X_new), theirs.predict(X_new), atol=1e-12)
+
+
+def held_out(dataset):
+    X, y = dataset(return_X_y=True)
+    return train_test_split(X, y, test_size=0.3, random_state=0)
+
+
+@pytest.mark.parametrize(
+    "ours, theirs, dataset, margin",
+    [
+        (ct.RandomForestClassifier, sk.RandomForestClassifier, load_breast_cancer, 0.03),
+        (ct.ExtraTreesClassifier, sk.ExtraTreesClassifier, load_breast_cancer, 0.03),
+        (ct.RandomForestRegressor, sk.RandomForestRegressor, load_diabetes, 0.05),
+        (ct.ExtraTreesRegressor, sk.ExtraTreesRegressor, load_diabetes, 0.05),
+    ],
+    ids=["rf-clf", "et-clf", "rf-reg", "et-reg"],
+)
+def test_forests_score_like_sklearns(ours, theirs, dataset, margin):
+    """Held-out accuracy or R^2 within noise of scikit-learn's (mean over 3 seeds)."""
+    X_train, X_test, y_train, y_test = held_out(dataset)
+    mine = [ours(n_estimators=40, random_state=s).fit(X_train, y_train) for s in range(3)]
+    sks = [theirs(n_estimators=40, random_state=s).fit(X_train, y_train) for s in range(3)]
+    score_mine = np.mean([m.score(X_test, y_test) for m in mine])
+    score_sk = np.mean([m.score(X_test, y_test) for m in sks])
+    assert abs(score_mine - score_sk) < margin, (score_mine, score_sk)
+    # And the forest beats a single tree of the package on held-out data.
+    tree_cls = type(mine[0].estimators_[0])
+    single = tree_cls(random_state=0).fit(X_train, y_train).score(X_test, y_test)
+    assert score_mine > single
+
+
+def test_forest_is_reproducible_and_uses_bootstrap_counts():
+    X_train, _, y_train, _ = held_out(load_diabetes)
+    a = ct.RandomForestRegressor(n_estimators=5, random_state=3).fit(X_train, y_train)
+    b = ct.RandomForestRegressor(n_estimators=5, random_state=3).fit(X_train, y_train)
+    np.testing.assert_array_equal(a.predict(X_train), b.predict(X_train))
+    tree = a.estimators_[0]
+    counts = ct.bootstrap_counts(tree.random_state, len(y_train))
+    # The root holds the in-bag rows only, weighted by how often each was drawn.
+    assert tree.tree_.n_node_samples[0] == np.count_nonzero(counts)
+    assert tree.tree_.weighted_n_node_samples[0] == counts.sum() == len(y_train)
+    again = ct.DecisionTreeRegressor(max_features=1.0, random_state=tree.random_state)
+    again.fit(X_train, y_train, sample_weight=counts)
+    np.testing.assert_array_equal(again.predict(X_train), tree.predict(X_train))
+
+
+def test_extra_trees_use_every_row_and_random_thresholds():
+    X_train, _, y_train, _ = held_out(load_breast_cancer)
+    forest = ct.ExtraTreesClassifier(n_estimators=3, random_state=0).fit(X_train, y_train)
+    for tree in forest.estimators_:
+        assert tree.tree_.n_node_samples[0] == len(y_train)
+        assert tree.splitter == "random"
+    proba = forest.predict_proba(X_train)
+    np.testing.assert_allclose(proba.sum(axis=1), 1.0)
+    assert set(forest.predict(X_train)) <= set(forest.classes_)
+
+
+def test_forest_with_native_categorical_features(penguins):
+    X, y = penguins.drop(columns="species"), penguins["species"]
+    forest = ct.RandomForestClassifier(n_estimators=10, random_state=0).fit(X, y)
+    assert forest.estimators_[0].is_categorical_.sum() == 2  # island and sex
+    assert forest.score(X, y) > 0.95
+    assert list(forest.feature_names_in_) == list(X.columns)
+
+
+@pytest.mark.parametrize(
+    "estimator, message",
+    [
+        (ct.RandomForestClassifier(n_estimators=0), "n_estimators=0 is invalid"),
+        (ct.GradientBoostingRegressor(n_estimators=2.5), "n_estimators=2.5 is invalid"),
+        (ct.GradientBoostingRegressor(learning_rate=0), "learning_rate=0 is invalid"),
+        (ct.ExtraTreesRegressor(max_features="all"), "max_features='all' is invalid"),
+    ],
+)
+def test_bad_ensemble_parameters(estimator, message):
+    X, y = load_diabetes(return_X_y=True)
+    with pytest.raises(ValueError, match=message):
+        estimator.fit(X, y > 140 if hasattr(estimator, "predict_proba") else y)
+
+
+# --- the package's trees inside scikit-learn's meta-estimators ---------------------------
+
+
+def test_bagging_classifier():
+    X_train, X_test, y_train, y_test = held_out(load_breast_cancer)
+    model = sk.BaggingClassifier(
+        estimator=ct.DecisionTreeClassifier(), n_estimators=15, random_state=0
+    ).fit(X_train, y_train)
+    assert all(isinstance(e, ct.DecisionTreeClassifier) for e in model.estimators_)
+    # Bagging gives each tree its own random_state.
+    assert len({e.random_state for e in model.estimators_}) == 15
+    assert model.score(X_test, y_test) > 0.9
+    np.testing.assert_allclose(model.predict_proba(X_test).sum(axis=1), 1.0)
+
+
+def test_bagging_regressor_with_feature_subsets():
+    X_train, X_test, y_train, y_test = held_out(load_diabetes)
+    model = sk.BaggingRegressor(
+        estimator=ct.DecisionTreeRegressor(min_samples_leaf=5),
+        n_estimators=15,
+        max_features=0.7,
+        random_state=0,
+    ).fit(X_train, y_train)
+    single = ct.DecisionTreeRegressor(min_samples_leaf=5).fit(X_train, y_train)
+    assert model.score(X_test, y_test) > single.score(X_test, y_test)
+
+
+def test_adaboost_classifier_uses_sample_weight():
+    X_train, X_test, y_train, y_test = held_out(load_breast_cancer)
+    ours = sk.AdaBoostClassifier(
+        estimator=ct.DecisionTreeClassifier(max_depth=1), n_estimators=30, random_state=0
+    ).fit(X_train, y_train)
+    theirs = sk.AdaBoostClassifier(n_estimators=30, random_state=0).fit(X_train, y_train)
+    assert ours.score(X_test, y_test) > 0.93
+    assert abs(ours.score(X_test, y_test) - theirs.score(X_test, y_test)) < 0.03
+    stumps = ct.DecisionTreeClassifier(max_depth=1).fit(X_train, y_train)
+    assert ours.score(X_test, y_test) > stumps.score(X_test, y_test)
+
+
+def test_multioutput_regressor():
+    X, y = load_diabetes(return_X_y=True)
+    Y = np.column_stack([y, np.log(y), X[:, 2] * 100])
+    model = MultiOutputRegressor(ct.DecisionTreeRegressor(max_depth=4)).fit(X, Y)
+    assert model.predict(X).shape == Y.shape
+    for k, est in enumerate(model.estimators_):
+        alone = ct.DecisionTreeRegressor(max_depth=4).fit(X, Y[:, k])
+        np.testing.assert_array_equal(est.predict(X), alone.predict(X))
+
+
+# --- scikit-learn's estimator checks on the ensembles ------------------------------------
+
+BOOTSTRAP_WEIGHTS = (
+    "a bootstrap sample draws rows, not weight: a row of weight 2 is drawn like any other "
+    "row, while its two copies are drawn independently, so the forests differ (scikit-learn "
+    "declares the same failure for its forests)"
+)
+
+
+def ensemble_failures(estimator) -> dict[str, str]:
+    if getattr(estimator, "bootstrap", False):
+        return {"check_sample_weight_equivalence_on_dense_data": BOOTSTRAP_WEIGHTS}
+    return {}
+
+
+@parametrize_with_checks(
+    [
+        ct.RandomForestClassifier(n_estimators=5),
+        ct.RandomForestRegressor(n_estimators=5),
+        ct.ExtraTreesClassifier(n_estimators=5),
+        ct.ExtraTreesRegressor(n_estimators=5),
+        ct.GradientBoostingRegressor(n_estimators=5),
+    ],
+    expected_failed_checks=ensemble_failures,
+    xfail_strict=True,
+)
+def test_ensembles_pass_sklearn_checks(estimator, check):
+    check(estimator)
+
+
+@pytest.mark.parametrize("Estimator", [ct.DecisionTreeClassifier, ct.DecisionTreeRegressor])
+def test_several_outputs_point_to_multioutput(Estimator):
+    """Several outputs are not supported by one tree: the error says what to use."""
+    rng = np.random.default_rng(0)
+    X, Y = rng.normal(size=(30, 3)), (rng.normal(size=(30, 2)) > 0).astype(int)
+    with pytest.raises(ValueError, match="y should be a 1d array.*MultiOutputRegressor"):
+        Estimator().fit(X, Y)
