@@ -89,8 +89,9 @@ def best_surrogate(
     thresholds between distinct present values of ``x`` (rows with label 0
     included) in increasing order and keeps the first strictly better
     agreement, trying "below goes right" before "below goes left" at each
-    threshold; each side must receive at least 2 labelled rows.  A
-    categorical surrogate sends each level to the side where most of its
+    threshold; each side must receive at least 2 labelled rows of positive
+    weight (rows of weight 0 count in neither that rule nor the agreement).
+    A categorical surrogate sends each level to the side where most of its
     labelled weight went (on equal weight, the heavier side overall).
     Returns ``None`` when nothing beats the majority rule.  The returned
     ``feature`` is 0; the caller sets it.
@@ -107,8 +108,9 @@ def best_surrogate(
         lab = label[present]
         lwt = np.bincount(codes, weights=w[present] * (lab > 0), minlength=size)
         rwt = np.bincount(codes, weights=w[present] * (lab < 0), minlength=size)
-        lcnt = np.bincount(codes[lab > 0], minlength=size)
-        rcnt = np.bincount(codes[lab < 0], minlength=size)
+        counted = w[present] > 0  # rpart counts rows of positive weight only
+        lcnt = np.bincount(codes[(lab > 0) & counted], minlength=size)
+        rcnt = np.bincount(codes[(lab < 0) & counted], minlength=size)
         right_default = not lwt.sum() > rwt.sum()
         seen = (lcnt > 0) | (rcnt > 0)
         goes_right = (lwt < rwt) | ((lwt == rwt) & right_default)
@@ -131,11 +133,12 @@ def best_surrogate(
         return None
     xs, lab, ws = x[order], label[order], w[order]
     is_left, is_right = lab > 0, lab < 0
-    # Below the threshold: cumulative labelled weights and counts.
+    # Below the threshold: cumulative labelled weights and counts (rpart counts
+    # only rows of positive weight toward its "2 each way").
     below_l = np.cumsum(ws * is_left)
     below_r = np.cumsum(ws * is_right)
-    n_below_l = np.cumsum(is_left)
-    n_below_r = np.cumsum(is_right)
+    n_below_l = np.cumsum(is_left & (ws > 0))
+    n_below_r = np.cumsum(is_right & (ws > 0))
     all_l, all_r = below_l[-1], below_r[-1]
     n_l, n_r = n_below_l[-1], n_below_r[-1]
     best = max(all_l, all_r)  # everything on one side: the worst agreement

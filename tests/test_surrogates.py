@@ -134,18 +134,21 @@ def test_surrogate_search_against_brute_force():
         if not (label != 0).any():
             continue
         w = rng.uniform(0.5, 2.0, size=n)
+        w[rng.random(n) < 0.15] = 0.0  # grow_tree can receive rows of weight 0
+        if not w[label != 0].sum():
+            continue
         found = best_surrogate(x, label, w)
         t_left, t_right = w[label > 0].sum(), w[label < 0].sum()
         total = t_left + t_right
         # Brute force: every threshold between present values, both orientations,
-        # at least two labelled rows on each side.
+        # at least two labelled rows of positive weight on each side (rpart's rule).
         best = max(t_left, t_right)
         values = np.unique(x[~np.isnan(x)])
         for a, b in itertools.pairwise(values):
             cut = (a + b) / 2
             below = (x < cut) & (label != 0)
             above = (x > cut) & (label != 0)
-            if below.sum() < 2 or above.sum() < 2:
+            if (below & (w > 0)).sum() < 2 or (above & (w > 0)).sum() < 2:
                 continue
             right_below = w[below & (label < 0)].sum() + w[above & (label > 0)].sum()
             left_below = w[below & (label > 0)].sum() + w[above & (label < 0)].sum()
@@ -162,6 +165,22 @@ def test_surrogate_search_against_brute_force():
         agree = w[(label != 0) & ~np.isnan(x) & (side == label)].sum()
         assert agree / total == pytest.approx(found.agreement, rel=1e-12)
     assert checked > 50
+
+
+def test_rows_of_weight_zero_do_not_count_toward_two_each_way():
+    # At 2.5 the surrogate would agree fully, but one of its two rows below weighs 0.
+    x = np.array([1.0, 2.0, 3.0, 4.0, 5.0, 6.0])
+    label = np.array([1, 1, -1, -1, -1, -1])
+    w = np.array([1.0, 0.0, 1.0, 1.0, 1.0, 1.0])
+    assert best_surrogate(x, label, np.ones(6)).threshold == 2.5
+    assert best_surrogate(x, label, w) is None  # 3.5 only ties the majority rule
+    # rpart's categorical count, as it computes it, needs 2 rows sent against their
+    # label: here the two right-labelled rows of level 0, one of which weighs 0.
+    codes = np.array([0.0, 0.0, 0.0, 0.0, 0.0, 1.0, 1.0, 1.0, 1.0])
+    label = np.array([1, 1, 1, -1, -1, -1, -1, -1, -1])
+    w = np.array([1.0, 1.0, 1.0, 1.0, 0.0, 1.0, 1.0, 1.0, 1.0])
+    assert best_surrogate(codes, label, np.ones(9), True, 2) is not None
+    assert best_surrogate(codes, label, w, True, 2) is None
 
 
 def test_categorical_surrogate_against_brute_force():
