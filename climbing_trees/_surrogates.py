@@ -7,10 +7,13 @@ R's rpart (``usesurrogate=2``) is the reference it is tested against.
 At a node, with NaN marking a missing numerical value:
 
 1. **The primary split** is searched on the rows where its feature is
-   present.  Features compete by their *absolute* weighted impurity
-   decrease among those rows, ``W_p I_p - W_L I_L - W_R I_R``, which is
-   rpart's rescaling of the improvement: a feature missing in half the node
-   can only win with twice the decrease per row.  ``min_samples_leaf``
+   present.  Features compete by rpart's improvement as its code computes
+   it (``bsplit.c``, ``anova.c``, ``gini.c``): the *absolute* weighted
+   impurity decrease among those rows, ``W_p I_p - W_L I_L - W_R I_R``, so
+   a feature missing in half the node can only win with twice the decrease
+   per row.  (rpart's ``longintro`` vignette describes a rescaling to the
+   node's whole weight instead; the code, which the tests match, penalises
+   missingness.)  ``min_samples_leaf``
    counts the present rows on each side.  Among equal decreases the lowest
    feature wins.  (A categorical column has no missing rows here: its
    missing values are a level, as in :mod:`climbing_trees._categorical`.)
@@ -24,11 +27,13 @@ At a node, with NaN marking a missing numerical value:
    by decreasing agreement (the lower feature first on equal agreement).
 3. **Routing** a row missing the primary feature: the first surrogate whose
    feature it has (a categorical surrogate also needs a level it knows)
-   decides; failing all, the row goes to the heavier side of the primary's
-   labelled rows while growing.  At predict time, rows that no surrogate can
-   place go to the child with more training rows (``missing_go_to_left``),
-   as in rpart's ``predict``.  Where rpart leaves a row at a node because
-   both sides weigh the same, this package sends it right.  A categorical
+   decides; failing all, the row goes to the heavier side (by weight) of
+   the primary's labelled rows while growing (rpart's ``lastsurrogate``).
+   At predict time, rows that no surrogate can place go to the child with
+   more training rows (``missing_go_to_left``), as in rpart's ``predict``.
+   Where both sides weigh the same while growing, or both children hold as
+   many training rows at predict time, rpart leaves the row at the node
+   (``nodesplit.c``, ``predict``); this package sends it right.  A categorical
    primary split has no surrogates: its missing values are a level, and a
    level it did not see at the node goes to the heavier side (rpart treats
    such a level as missing).
