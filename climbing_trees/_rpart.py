@@ -141,7 +141,7 @@ fit <- rpart(y ~ ., data = d, weights = w, method = method, parms = parms,
              control = rpart.control(cp = CP, minsplit = MINSPLIT, minbucket = MINBUCKET,
                                      maxdepth = MAXDEPTH, xval = 0, maxcompete = 0,
                                      maxsurrogate = MAXSURROGATE, usesurrogate = 2,
-                                     surrogatestyle = 0))
+                                     surrogatestyle = STYLE))
 p <- if (method == "class") predict(fit, newdata = t, type = "prob") else
   predict(fit, newdata = t)
 write.csv(data.frame(p = p), "pred.csv", row.names = FALSE)
@@ -160,6 +160,7 @@ def rpart_surrogate_predict(
     max_surrogates: int = 5,
     categorical: tuple[int, ...] = (),
     method: str = "anova",
+    surrogate_style: int = 0,
 ) -> np.ndarray:
     """rpart's tree with surrogate splits, and its predictions for ``X_test``.
 
@@ -167,7 +168,10 @@ def rpart_surrogate_predict(
     becomes a factor) with ``cp=0``, ``minsplit``, ``minbucket`` and
     ``maxdepth`` set from the arguments, ``maxsurrogate=max_surrogates``,
     ``usesurrogate=2`` (surrogates, then the majority side),
-    ``surrogatestyle=0``, ``maxcompete=0`` and no cross-validation.  NaN in
+    ``surrogatestyle=surrogate_style``, ``maxcompete=0`` and no
+    cross-validation.  The package's surrogates are rpart's default style 0
+    (agreement over all rows the primary placed); style 1 divides by the
+    rows where the surrogate is present, as Breiman et al. do.  NaN in
     ``X`` is R's ``NA``; the columns listed in ``categorical`` (level codes)
     become R factors.  Returns the predicted values (``anova``), or the class
     probabilities with one column per class in sorted order (``class``).
@@ -176,6 +180,8 @@ def rpart_surrogate_predict(
     """
     if method not in ("anova", "class"):
         raise ValueError(f"method={method!r}: use 'anova' or 'class'.")
+    if surrogate_style not in (0, 1):
+        raise ValueError(f"surrogate_style={surrogate_style!r}: use 0 or 1.")
     columns = [f"x{j}" for j in range(X.shape[1])]
     data = pd.DataFrame(X, columns=columns).assign(y=np.asarray(y, dtype=float))
     test = pd.DataFrame(X_test, columns=columns)
@@ -185,6 +191,7 @@ def rpart_surrogate_predict(
         .replace("MAXDEPTH", str(int(max_depth)))
         .replace("MAXSURROGATE", str(int(max_surrogates)))
         .replace("METHOD", method)
+        .replace("STYLE", str(int(surrogate_style)))
         # cp=0 would remove, while growing, the class splits that do not lower
         # the misclassification risk; cp=-1 keeps every split, as the package does.
         .replace("CP", "0" if method == "anova" else "-1")
