@@ -24,8 +24,10 @@ the fitted :class:`climbing_trees.Tree` and any other tree builder.
    values get that level's code.  The split search then places the missing
    rows like any level (the sorted scan puts them where their statistics
    say).  Where a node had no missing row, missing values follow the rule
-   of unseen levels below (the heavier side); a column without missing
-   values at fit treats them as an unseen level.
+   of unseen levels below: the child with the larger training *weight*
+   (a numerical column's missing values go to the child with more training
+   *rows* instead, scikit-learn's rule); a column without missing values
+   at fit treats them as an unseen level.
 2. **Growing.**  :func:`climbing_trees.grow_tree` takes three keyword
    arguments: ``is_categorical`` (bool array of length ``n_features``,
    ``None`` means no categorical feature), ``n_categories`` (int array of

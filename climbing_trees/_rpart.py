@@ -1,11 +1,13 @@
-"""rpart as an outside reference for pruning by misclassification (chapter 9).
+"""rpart as an outside reference: pruning (chapter 9) and surrogate splits (chapter 10).
 
 R's rpart (Therneau and Atkinson) grows a classification tree and reports
 its cost-complexity sequence as ``cptable``.  These helpers run rpart through
 ``Rscript`` on a numeric table, read back the tree it grew (``frame``) and
 its ``cptable``, and turn the tree into a :class:`~climbing_trees.Tree` so
 that :func:`~climbing_trees.weakest_links` can prune the very same tree.
-They need R with the rpart package; :func:`have_rpart` says whether it is there.
+:func:`rpart_surrogate_predict` grows rpart's regression or Gini tree with
+surrogate splits, the reference of chapter 10.  They need R with the rpart
+package; :func:`have_rpart` says whether it is there.
 """
 
 from __future__ import annotations
@@ -132,12 +134,17 @@ cats <- scan("categorical.txt", what = "", quiet = TRUE)
 for (nm in cats) {
   d[[nm]] <- factor(d[[nm]]); t[[nm]] <- factor(t[[nm]], levels = levels(d[[nm]]))
 }
-fit <- rpart(y ~ ., data = d, weights = w, method = "anova",
-             control = rpart.control(cp = 0, minsplit = MINSPLIT, minbucket = MINBUCKET,
+method <- "METHOD"
+parms <- list()
+if (method == "class") { d$y <- factor(d$y); parms <- list(split = "gini") }
+fit <- rpart(y ~ ., data = d, weights = w, method = method, parms = parms,
+             control = rpart.control(cp = CP, minsplit = MINSPLIT, minbucket = MINBUCKET,
                                      maxdepth = MAXDEPTH, xval = 0, maxcompete = 0,
                                      maxsurrogate = MAXSURROGATE, usesurrogate = 2,
-                                     surrogatestyle = 0))
-write.csv(data.frame(p = predict(fit, newdata = t)), "pred.csv", row.names = FALSE)
+                                     surrogatestyle = STYLE))
+p <- if (method == "class") predict(fit, newdata = t, type = "prob") else
+  predict(fit, newdata = t)
+write.csv(data.frame(p = p), "pred.csv", row.names = FALSE)
 """
 
 
@@ -152,17 +159,29 @@ def rpart_surrogate_predict(
     min_samples_leaf: int,
     max_surrogates: int = 5,
     categorical: tuple[int, ...] = (),
+    method: str = "anova",
+    surrogate_style: int = 0,
 ) -> np.ndarray:
-    """rpart's regression tree with surrogate splits, and its predictions for ``X_test``.
+    """rpart's tree with surrogate splits, and its predictions for ``X_test``.
 
-    rpart grows an ``anova`` tree with ``cp=0``, ``minsplit``, ``minbucket``
-    and ``maxdepth`` set from the arguments, ``maxsurrogate=max_surrogates``,
-    ``usesurrogate=2`` (surrogates, then the majority side), ``maxcompete=0``
-    and no cross-validation.  NaN in ``X`` is R's ``NA``; the columns listed
-    in ``categorical`` (level codes) become R factors.  Chapter 10's
-    surrogate tests compare ``DecisionTreeRegressor(missing_values="surrogate")``
-    with it.
+    rpart grows an ``anova`` (regression) or a ``class`` tree (Gini; ``y``
+    becomes a factor) with ``cp=0``, ``minsplit``, ``minbucket`` and
+    ``maxdepth`` set from the arguments, ``maxsurrogate=max_surrogates``,
+    ``usesurrogate=2`` (surrogates, then the majority side),
+    ``surrogatestyle=surrogate_style``, ``maxcompete=0`` and no
+    cross-validation.  The package's surrogates are rpart's default style 0
+    (agreement over all rows the primary placed); style 1 divides by the
+    rows where the surrogate is present, as Breiman et al. do.  NaN in
+    ``X`` is R's ``NA``; the columns listed in ``categorical`` (level codes)
+    become R factors.  Returns the predicted values (``anova``), or the class
+    probabilities with one column per class in sorted order (``class``).
+    Chapter 10 and the surrogate tests compare the estimators'
+    ``missing_values="surrogate"`` with it.
     """
+    if method not in ("anova", "class"):
+        raise ValueError(f"method={method!r}: use 'anova' or 'class'.")
+    if surrogate_style not in (0, 1):
+        raise ValueError(f"surrogate_style={surrogate_style!r}: use 0 or 1.")
     columns = [f"x{j}" for j in range(X.shape[1])]
     data = pd.DataFrame(X, columns=columns).assign(y=np.asarray(y, dtype=float))
     test = pd.DataFrame(X_test, columns=columns)
@@ -171,6 +190,11 @@ def rpart_surrogate_predict(
         .replace("MINBUCKET", str(int(min_samples_leaf)))
         .replace("MAXDEPTH", str(int(max_depth)))
         .replace("MAXSURROGATE", str(int(max_surrogates)))
+        .replace("METHOD", method)
+        .replace("STYLE", str(int(surrogate_style)))
+        # cp=0 would remove, while growing, the class splits that do not lower
+        # the misclassification risk; cp=-1 keeps every split, as the package does.
+        .replace("CP", "0" if method == "anova" else "-1")
     )
     with tempfile.TemporaryDirectory() as folder:
         path = Path(folder)
@@ -184,4 +208,5 @@ def rpart_surrogate_predict(
         subprocess.run(
             ["Rscript", "fit.R"], cwd=folder, check=True, capture_output=True, timeout=120
         )
-        return pd.read_csv(path / "pred.csv")["p"].to_numpy()
+        pred = pd.read_csv(path / "pred.csv")
+    return pred["p"].to_numpy() if method == "anova" else pred.to_numpy()

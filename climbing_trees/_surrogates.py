@@ -7,10 +7,13 @@ R's rpart (``usesurrogate=2``) is the reference it is tested against.
 At a node, with NaN marking a missing numerical value:
 
 1. **The primary split** is searched on the rows where its feature is
-   present.  Features compete by their *absolute* weighted impurity
-   decrease among those rows, ``W_p I_p - W_L I_L - W_R I_R``, which is
-   rpart's rescaling of the improvement: a feature missing in half the node
-   can only win with twice the decrease per row.  ``min_samples_leaf``
+   present.  Features compete by rpart's improvement as its code computes
+   it (``bsplit.c``, ``anova.c``, ``gini.c``): the *absolute* weighted
+   impurity decrease among those rows, ``W_p I_p - W_L I_L - W_R I_R``, so
+   a feature missing in half the node can only win with twice the decrease
+   per row.  (rpart's ``longintro`` vignette describes a rescaling to the
+   node's whole weight instead; the code, which the tests match, penalises
+   missingness.)  ``min_samples_leaf``
    counts the present rows on each side.  Among equal decreases the lowest
    feature wins.  (A categorical column has no missing rows here: its
    missing values are a level, as in :mod:`climbing_trees._categorical`.)
@@ -27,11 +30,13 @@ At a node, with NaN marking a missing numerical value:
    by decreasing agreement (the lower feature first on equal agreement).
 3. **Routing** a row missing the primary feature: the first surrogate whose
    feature it has (a categorical surrogate also needs a level it knows)
-   decides; failing all, the row goes to the heavier side of the primary's
-   labelled rows while growing.  At predict time, rows that no surrogate can
-   place go to the child with more training rows (``missing_go_to_left``),
-   as in rpart's ``predict``.  Where rpart leaves a row at a node because
-   both sides weigh the same, this package sends it right.  A categorical
+   decides; failing all, the row goes to the heavier side (by weight) of
+   the primary's labelled rows while growing (rpart's ``lastsurrogate``).
+   At predict time, rows that no surrogate can place go to the child with
+   more training rows (``missing_go_to_left``), as in rpart's ``predict``.
+   Where both sides weigh the same while growing, or both children hold as
+   many training rows at predict time, rpart leaves the row at the node
+   (``nodesplit.c``, ``predict``); this package sends it right.  A categorical
    primary split has no surrogates: its missing values are a level, and a
    level it did not see at the node goes to the heavier side (rpart treats
    such a level as missing).
@@ -99,8 +104,9 @@ def best_surrogate(
     thresholds between distinct present values of ``x`` (rows with label 0
     included) in increasing order and keeps the first strictly better
     agreement, trying "below goes right" before "below goes left" at each
-    threshold; each side must receive at least 2 labelled rows.  A
-    categorical surrogate sends each level to the side where most of its
+    threshold; each side must receive at least 2 labelled rows of positive
+    weight (rows of weight 0 count in neither that rule nor the agreement).
+    A categorical surrogate sends each level to the side where most of its
     labelled weight went (on equal weight, the heavier side overall).
     Returns ``None`` when nothing beats the majority rule.  The returned
     ``feature`` is 0; the caller sets it.
@@ -117,8 +123,9 @@ def best_surrogate(
         lab = label[present]
         lwt = np.bincount(codes, weights=w[present] * (lab > 0), minlength=size)
         rwt = np.bincount(codes, weights=w[present] * (lab < 0), minlength=size)
-        lcnt = np.bincount(codes[lab > 0], minlength=size)
-        rcnt = np.bincount(codes[lab < 0], minlength=size)
+        counted = w[present] > 0  # rpart counts rows of positive weight only
+        lcnt = np.bincount(codes[(lab > 0) & counted], minlength=size)
+        rcnt = np.bincount(codes[(lab < 0) & counted], minlength=size)
         right_default = not lwt.sum() > rwt.sum()
         seen = (lcnt > 0) | (rcnt > 0)
         goes_right = (lwt < rwt) | ((lwt == rwt) & right_default)
@@ -141,11 +148,12 @@ def best_surrogate(
         return None
     xs, lab, ws = x[order], label[order], w[order]
     is_left, is_right = lab > 0, lab < 0
-    # Below the threshold: cumulative labelled weights and counts.
+    # Below the threshold: cumulative labelled weights and counts (rpart counts
+    # only rows of positive weight toward its "2 each way").
     below_l = np.cumsum(ws * is_left)
     below_r = np.cumsum(ws * is_right)
-    n_below_l = np.cumsum(is_left)
-    n_below_r = np.cumsum(is_right)
+    n_below_l = np.cumsum(is_left & (ws > 0))
+    n_below_r = np.cumsum(is_right & (ws > 0))
     all_l, all_r = below_l[-1], below_r[-1]
     n_l, n_r = n_below_l[-1], n_below_r[-1]
     best = max(all_l, all_r)  # everything on one side: the worst agreement

@@ -89,13 +89,32 @@ def test_candidates_and_their_order():
 
 
 def test_tie_between_directions_goes_to_missing_right():
-    # Both directions give the same children impurity: the first (missing right) wins.
+    # At 2.5 the present halves {0, 0} and {10, 10} weigh the same and the missing
+    # row's 5 lies midway between their means: either side gains the same impurity.
     X = np.array([[1.0], [2.0], [np.nan], [3.0], [4.0]])
-    Y = np.array([[0.0], [0.0], [5.0], [5.0], [5.0]])
-    split = ct.naive_best_split(X, Y, np.ones(5), "squared_error")
+    Y = np.array([[0.0], [0.0], [5.0], [10.0], [10.0]])
+    w = np.ones(5)
+    x = X[:, 0]
+
+    def score(missing_left):
+        left = np.where(np.isnan(x), missing_left, x <= 2.5)
+        return sum(
+            side.sum() * ct.node_impurity(Y[side], w[side], "squared_error")
+            for side in (left, ~left)
+        )
+
+    assert score(False) == score(True)  # a real tie, to the last bit
+    # The first candidate of equal scores (missing right) wins everywhere.
+    split = ct.naive_best_split(X, Y, w, "squared_error")
     assert (split.threshold, split.missing_go_to_left) == (2.5, False)
+    assert split.score == pytest.approx(score(False) / 5, rel=1e-12)
     for search in SEARCHES:
-        assert search(X, Y, np.ones(5), "squared_error") == split
+        assert search(X, Y, w, "squared_error") == split
+    for builder in [ct.grow_tree, ct.grow_tree_levelwise]:
+        tree = builder(X, Y, w, criterion="squared_error", max_depth=1)
+        assert (tree.threshold[0], bool(tree.missing_go_to_left[0])) == (2.5, False)
+    theirs = sk.DecisionTreeRegressor(max_depth=1).fit(X, Y[:, 0]).tree_
+    assert (theirs.threshold[0], bool(theirs.missing_go_to_left[0])) == (2.5, False)
 
 
 def test_missing_against_present_split():
