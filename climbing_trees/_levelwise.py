@@ -43,9 +43,11 @@ from ._categorical import (
     _auto,
     _one_vs_rest,
     _principal_component_key,
+    expand_pooled,
+    pool_rare_pairs,
 )
 from ._categorical import _partition as _partition_search
-from ._category_sets import SetRouter, pack
+from ._category_sets import SetRouter, encode_pairs, pack, unseen_goes_left
 from ._criteria import (
     CLASSIFICATION_CRITERIA,
     STATISTICS_CRITERIA,
@@ -647,11 +649,11 @@ def _mixed_splits(
         score = np.where(searchable, score, np.inf)
         features.append(np.where(np.isfinite(score), j, np.iinfo(np.intp).max))
         scores.append(score)
-        # The categories_left row, compact: unseen (and absent) levels go to the
-        # heavier side; the present levels that go the other way are listed.
-        unseen_left = w_left > w_right
-        listed = (pair_left != unseen_left[pair_node]) & (pair_level < n_levels)
-        sets.append((unseen_left, pair_node[listed], pair_level[listed]))
+        # Unseen (and absent) levels go to the heavier side; the present levels
+        # that go the other way are stored.
+        unseen_left = unseen_goes_left(w_left, w_right)
+        stored = encode_pairs(pair_node, pair_level, pair_left, unseen_left, n_levels)
+        sets.append((unseen_left, *stored))
     features = np.stack(features, axis=1)
     scores = np.stack(scores, axis=1)
     by_feature = np.argsort(features, axis=1, kind="stable")
@@ -734,7 +736,7 @@ def _categorical_splits(
     pair_node = (keys // n_levels).astype(np.intp)
     pair_level = (keys % n_levels).astype(np.intp)
     n_pairs = len(keys)
-    stats, counts, group = _pool_pairs(pair_stats, pair_counts, pair_node, n_nodes, min_level)
+    stats, counts, group = pool_rare_pairs(pair_stats, pair_counts, pair_node, n_nodes, min_level)
     # The pairs searched (after pooling), still by node then code.
     searched = np.flatnonzero(counts > 0)
     s_node, s_level = pair_node[searched], pair_level[searched]
@@ -795,10 +797,7 @@ def _categorical_splits(
         s_left[positions] = left[valid]
     pair_left = np.zeros(n_pairs, dtype=bool)
     pair_left[searched] = s_left
-    if group is not None:
-        # Pooled levels go to their group's side (expand_pooled).
-        rare = group >= 0
-        pair_left[rare] = pair_left[group[rare]]
+    pair_left = expand_pooled(pair_left, group)
     return best, pair_node, pair_level, pair_left, w_left, w_right
 
 
@@ -807,41 +806,6 @@ def _categorical_splits(
 #: cells that occur otherwise: memory stays a few times that of the rows.
 _DENSE_PAIRS_PER_ROW = 4
 _DENSE_PAIRS_MIN = 1 << 16
-
-
-def _pool_pairs(stats, counts, pair_node, n_nodes, min_level):
-    """:func:`climbing_trees.pool_rare_levels` on the present (node, level) pairs.
-
-    Pairs come by node, then code.  The rare pairs of a node (fewer than
-    ``min_level`` rows) are summed, in code order, into the node's first
-    rare pair; the others get zero rows.  Returns the new statistics and
-    counts, and for each pair the index of its group's pair (-1 if not rare),
-    or ``None`` when nothing is pooled.
-    """
-    rare = counts < min_level
-    if not rare.any():
-        return stats, counts, None
-    rare_pairs = np.flatnonzero(rare)
-    rare_node = pair_node[rare_pairs]
-    nodes, first = np.unique(rare_node, return_index=True)
-    group_pair = rare_pairs[first]  # the lowest rare code of each node
-    pooled = np.stack(
-        [
-            np.bincount(rare_node, weights=stats[rare_pairs, c], minlength=n_nodes)
-            for c in range(stats.shape[1])
-        ],
-        axis=1,
-    )
-    pooled_counts = np.bincount(rare_node, weights=counts[rare_pairs], minlength=n_nodes)
-    stats = np.where(rare[:, None], 0.0, stats)
-    stats[group_pair] = pooled[nodes]
-    counts = np.where(rare, 0, counts)
-    counts[group_pair] = pooled_counts[nodes].astype(counts.dtype)
-    group = np.full(len(counts), -1, dtype=np.intp)
-    owner = np.full(n_nodes, -1, dtype=np.intp)
-    owner[nodes] = group_pair
-    group[rare_pairs] = owner[rare_node]
-    return stats, counts, group
 
 
 def _categorical_block_by_node(level_stats, counts, criterion, msl, method):

@@ -10,8 +10,10 @@ import pytest
 from conftest import assert_equivalent, assert_same_tree
 
 import climbing_trees as ct
-from climbing_trees import _category_sets, _levelwise
+from climbing_trees import _categorical, _category_sets, _levelwise
 from climbing_trees._category_sets import dense_rows, encode_row, pack
+from climbing_trees._growth import grow_tree
+from climbing_trees._levelwise import grow_tree_levelwise
 
 
 @pytest.fixture(params=["table", "search"])
@@ -298,13 +300,32 @@ def test_fit_memory_does_not_grow_with_nodes_times_levels():
 # ------------------------------------------------------------------ regularisation
 
 
-def test_min_samples_level_default_changes_nothing_at_high_cardinality():
+def test_min_samples_level_default_pools_nothing_at_high_cardinality(level_sums, monkeypatch):
+    """At the default (1) the trees are those grown with no pooling step at all."""
     X, y = high_cardinality(4, n_levels=2000)
-    plain = ct.DecisionTreeRegressor(min_samples_leaf=5, categorical_features=[0]).fit(X, y)
-    one = ct.DecisionTreeRegressor(
-        min_samples_leaf=5, categorical_features=[0], min_samples_level=1
-    ).fit(X, y)
-    assert_same_tree(plain.tree_, one.tree_)
+    kwargs = {
+        "criterion": "squared_error",
+        "min_samples_leaf": 5,
+        "is_categorical": np.array([True, False]),
+        "n_categories": np.array([2000, 0]),
+    }
+    w = np.ones(len(y))
+    default = ct.DecisionTreeRegressor(min_samples_leaf=5, categorical_features=[0]).fit(X, y)
+    grown = [builder(X, y[:, None], w, **kwargs) for builder in (grow_tree, grow_tree_levelwise)]
+    calls = []
+
+    def no_pooling(stats, counts, pair_node, n_nodes, min_level):
+        calls.append(min_level)
+        return stats, counts, np.full(len(counts), -1)
+
+    monkeypatch.setattr(_categorical, "pool_rare_pairs", no_pooling)
+    monkeypatch.setattr(_levelwise, "pool_rare_pairs", no_pooling)
+    unpooled = ct.DecisionTreeRegressor(min_samples_leaf=5, categorical_features=[0]).fit(X, y)
+    assert calls and set(calls) == {1}
+    assert default.tree_.is_categorical_split.sum() > 10
+    assert_same_tree(default.tree_, unpooled.tree_)
+    for builder, tree in zip((grow_tree, grow_tree_levelwise), grown, strict=True):
+        assert_same_tree(tree, builder(X, y[:, None], w, **kwargs))
 
 
 def test_min_samples_level_reduces_held_out_error_on_many_noise_levels():
