@@ -355,3 +355,20 @@ def test_exports_abbreviate_long_sets():
     assert " more" in first and first.count(",") <= 34
     dot = ct.export_graphviz(model, feature_names=["id", "x"])
     assert " more" in dot
+
+
+def test_export_memory_does_not_grow_with_categorical_nodes_times_levels():
+    """Which codes reach a node is kept along one path, not for every categorical node."""
+    X, y = high_cardinality(0, n=20_000, n_levels=20_000)
+    model = ct.DecisionTreeRegressor(min_samples_leaf=2, categorical_features=[0]).fit(X, y)
+    n_categorical = int(model.tree_.is_categorical_split.sum())
+    per_node_masks = n_categorical * model.tree_.categories_width
+    assert per_node_masks > 40 * 2**20
+    for export in (ct.export_graphviz, ct.export_text):
+        tracemalloc.start()
+        try:
+            text = export(model)
+            peak = tracemalloc.get_traced_memory()[1]
+        finally:
+            tracemalloc.stop()
+        assert peak < 10 * 2**20 + 4 * len(text), export.__name__
