@@ -239,6 +239,7 @@ def test_predictions_follow_the_dense_rows_with_unseen_and_absent_levels(Model, 
     X_new[2::5, 0] = 3 + 7 * (np.arange(len(X_new[2::5])) % 40)
     np.testing.assert_array_equal(tree.apply(X_new), dense_apply(*arrays, X_new))
     np.testing.assert_array_equal(tree.apply_flat(X_new), dense_apply(*arrays, X_new))
+    np.testing.assert_array_equal(tree.apply_rowwise(X_new), dense_apply(*arrays, X_new))
 
 
 def test_pickle_round_trip_and_size():
