@@ -1000,7 +1000,8 @@ def pool_rare_pairs(stats, counts, pair_node, n_nodes: int, min_level: int):
         np.bincount(rare_node, weights=stats[rare_pairs, c], minlength=n_nodes)
         for c in range(stats.shape[1])
     ]
-    pooled_counts = np.bincount(rare_node, weights=counts[rare_pairs], minlength=n_nodes)
+    rare_counts = counts[rare_pairs]
+    pooled_counts = np.bincount(rare_node, weights=rare_counts, minlength=n_nodes)
     stats = np.where(rare[:, None], 0.0, stats)
     stats[group_pair] = np.stack(pooled, axis=1)[nodes]
     counts = np.where(rare, 0, counts)
@@ -1011,7 +1012,7 @@ def pool_rare_pairs(stats, counts, pair_node, n_nodes: int, min_level: int):
     return stats, counts, group
 
 
-def pool_rare_levels(level_stats: np.ndarray, counts: np.ndarray, min_samples_level: int):
+def pool_rare_levels(level_stats, counts, min_samples_level: int):
     """:func:`pool_rare_pairs` at one node: ``(k, m)`` statistics, ``(k,)`` counts.
 
     >>> stats = np.array([[1.0, 0.0], [0.0, 1.0], [3.0, 0.0], [0.0, 1.0]])

@@ -121,7 +121,7 @@ def membership_keys(start, stop, levels) -> np.ndarray:
 
 
 def goes_left(keys, unseen_left, nodes, x, n_levels) -> np.ndarray:
-    """Whether codes ``x`` (floats) at categorical ``nodes`` go left, by searching ``keys``.
+    """Whether codes ``x`` (floats) at categorical ``nodes`` go left: search ``keys``.
 
     ``keys`` are the sorted keys of :func:`membership_keys`.  A code outside
     ``0 .. n_levels - 1`` (unseen at fit: -1) is never stored, so it follows
@@ -165,7 +165,8 @@ class SetRouter:
         if len(nodes) * int(width) <= TABLE_ENTRIES:
             self.row_of = np.zeros(len(self.unseen_left), dtype=np.intp)
             self.row_of[nodes] = np.arange(len(nodes))
-            self.table = dense_rows(self.unseen_left, start, stop, levels, int(width), nodes)
+            sets = (self.unseen_left, start, stop, levels)
+            self.table = dense_rows(*sets, int(width), nodes)
         else:
             self.keys = membership_keys(start, stop, levels)
 
@@ -183,7 +184,7 @@ class SetRouter:
 
 
 def dense_rows(unseen_left, start, stop, levels, width: int, nodes=None) -> np.ndarray:
-    """The ``categories_left`` rows (bool, ``width = max_levels + 1`` columns) of ``nodes``.
+    """The ``categories_left`` rows (bool, ``width = max_levels + 1``) of ``nodes``.
 
     ``nodes=None``: every node.  Costs ``len(nodes) x width`` bytes, which is
     why trees do not store them.

@@ -56,7 +56,9 @@ class Tree:
         The listed levels of all nodes, node after node, each node's sorted.
     categories_width : int
         ``max_levels + 1``: the length of a :attr:`categories_left` row.
-        The format is described in :mod:`climbing_trees._categorical`.
+
+    :mod:`climbing_trees._categorical` describes the format of categorical
+    splits, and :mod:`climbing_trees._category_sets` their compact storage.
     """
 
     children_left: np.ndarray
