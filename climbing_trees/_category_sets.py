@@ -57,8 +57,8 @@ def encode_pairs(pair_node, pair_level, pair_left, unseen_left, n_levels=None):
     the present pairs of a depth, ``grow_tree`` on one node (:func:`encode_row`).
 
     >>> encode_pairs(np.array([0, 0, 1]), np.array([2, 5, 2]),
-    ...              np.array([True, False, True]), np.array([False, True]))
-    (array([0, 0]), array([2, 2]))
+    ...              np.array([True, False, False]), np.array([False, True]))
+    (array([0, 1]), array([2, 2]))
     """
     listed = np.asarray(pair_left) != np.asarray(unseen_left)[pair_node]
     if n_levels is not None:
