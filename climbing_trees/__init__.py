@@ -34,6 +34,7 @@ from ._categorical import (
     one_vs_rest_split,
     partition_split,
     pool_rare_levels,
+    pool_rare_pairs,
 )
 from ._classes import DecisionTreeClassifier, DecisionTreeRegressor
 from ._criteria import (
@@ -109,6 +110,7 @@ __all__ = [
     "one_vs_rest_split",
     "partition_split",
     "pool_rare_levels",
+    "pool_rare_pairs",
     "DecisionTreeClassifier",
     "DecisionTreeRegressor",
     "ExtraTreesClassifier",

@@ -135,6 +135,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from ._category_sets import unseen_goes_left
 from ._criteria import (
     CLASSIFICATION_CRITERIA,
     _centred,
@@ -937,7 +938,7 @@ def best_categorical_split(
 
     Lowest feature index wins among equal scores (:func:`climbing_trees.choose_best`).
     Levels with fewer than ``min_samples_level`` rows are pooled first
-    (:func:`pool_rare_levels`) and go to one side together.
+    (:func:`pool_rare_pairs`) and go to one side together.
     """
     if criterion == "absolute_error":
         splits = []
@@ -955,15 +956,15 @@ def best_categorical_split(
     splits = []
     for j in features:
         level_stats, counts = _level_sums(X[:, j], phi)
-        level_stats, counts, rare = pool_rare_levels(level_stats, counts, min_samples_level)
+        level_stats, counts, group = pool_rare_levels(level_stats, counts, min_samples_level)
         if method == "auto":
             split = search(level_stats, counts, criterion, min_samples_leaf, max_candidates)
         else:
             split = search(level_stats, counts, criterion, min_samples_leaf)
-        if split is not None and rare.any():
+        if split is not None and (group >= 0).any():
             left = np.zeros(len(counts), dtype=bool)
             left[list(split.levels_left)] = True
-            levels_left = tuple(int(c) for c in np.flatnonzero(expand_pooled(left, rare)))
+            levels_left = tuple(int(c) for c in np.flatnonzero(expand_pooled(left, group)))
             split = split._replace(levels_left=levels_left)
         if split is not None:
             splits.append(split._replace(feature=int(j)))
@@ -973,54 +974,83 @@ def best_categorical_split(
     return splits[choose_best(np.array([s.score for s in splits]), parent)]
 
 
-def pool_rare_levels(level_stats: np.ndarray, counts: np.ndarray, min_samples_level: int):
-    """Pool the levels with fewer than ``min_samples_level`` rows into one group.
+def pool_rare_pairs(stats, counts, pair_node, n_nodes: int, min_level: int):
+    """Pool the rare levels of each node into one group (``min_samples_level``).
 
     A guard against the selection bias of many-level features (chapter 7): a
     feature with many rare levels can always find *some* partition that looks
-    good on the training rows.  Rare levels (present, but with fewer rows than
-    ``min_samples_level``) are summed into the lowest rare code, and the other
-    rare codes become absent; the search then moves the group as one level,
-    and :func:`expand_pooled` sends every rare level to the group's side.
-    With ``min_samples_level=1`` (the default) nothing is pooled.
+    good on the training rows.  The input lists (node, level) pairs by node,
+    then code: ``stats[i]`` and ``counts[i]`` are the statistics and rows of
+    level ``i``'s pair at node ``pair_node[i]``.  At each node, the rare
+    levels (present, but with fewer rows than ``min_level``) are summed, in
+    code order, into the node's lowest rare code, and the other rare codes
+    get zero rows; the search then moves the group as one level, and
+    :func:`expand_pooled` sends every rare level to the group's side.  With
+    ``min_level=1`` (the default) nothing is pooled.
 
-    Works on one node (``(k, m)`` statistics, ``(k,)`` counts) or on a stack of
-    nodes (``(n, k, m)``, ``(n, k)``); the levels are added in code order, so
-    both builders get the same bits.  Returns ``(level_stats, counts, rare)``.
+    Both builders call it: ``grow_tree`` on one node's levels
+    (:func:`pool_rare_levels`), the level-wise builder on the pairs of all
+    the nodes of a depth, so the pooled sums have the same bits.  Returns
+    ``(stats, counts, group)``, ``group[i]`` the pair whose side pair ``i``
+    takes (-1 if it is not rare).
 
     >>> stats = np.array([[1.0, 0.0], [0.0, 1.0], [3.0, 0.0], [0.0, 1.0]])
-    >>> pooled, counts, rare = pool_rare_levels(stats, np.array([1, 1, 3, 1]), 2)
-    >>> pooled.tolist(), counts.tolist(), rare.tolist()
-    ([[1.0, 2.0], [0.0, 0.0], [3.0, 0.0], [0.0, 0.0]], [3, 0, 3, 0], [True, True, False, True])
+    >>> out = pool_rare_pairs(stats, np.array([1, 1, 3, 1]), np.zeros(4, int), 1, 2)
+    >>> [a.tolist() for a in out]
+    [[[1.0, 2.0], [0.0, 0.0], [3.0, 0.0], [0.0, 0.0]], [3, 0, 3, 0], [0, 0, -1, 0]]
     """
     counts = np.asarray(counts)
-    rare = (counts > 0) & (counts < min_samples_level)
+    group = np.full(len(counts), -1, dtype=np.intp)
+    rare = (counts > 0) & (counts < min_level)
     if not rare.any():
-        return level_stats, counts, rare
-    pooled_stats = np.add.reduce(np.where(rare[..., None], level_stats, 0.0), axis=-2)
-    pooled_counts = np.where(rare, counts, 0).sum(axis=-1)
-    first = np.argmax(rare, axis=-1)[..., None]  # the lowest rare code
-    group = np.zeros_like(rare)
-    np.put_along_axis(group, first, rare.any(axis=-1)[..., None], axis=-1)
-    level_stats = np.where(rare[..., None], 0.0, level_stats)
-    level_stats = np.where(group[..., None], pooled_stats[..., None, :], level_stats)
-    counts = np.where(group, pooled_counts[..., None], np.where(rare, 0, counts))
-    return level_stats, counts, rare
+        return stats, counts, group
+    rare_pairs = np.flatnonzero(rare)
+    rare_node = pair_node[rare_pairs]
+    nodes, first = np.unique(rare_node, return_index=True)
+    group_pair = rare_pairs[first]  # the lowest rare code of each node
+    pooled = [
+        np.bincount(rare_node, weights=stats[rare_pairs, c], minlength=n_nodes)
+        for c in range(stats.shape[1])
+    ]
+    rare_counts = counts[rare_pairs]
+    pooled_counts = np.bincount(rare_node, weights=rare_counts, minlength=n_nodes)
+    stats = np.where(rare[:, None], 0.0, stats)
+    stats[group_pair] = np.stack(pooled, axis=1)[nodes]
+    counts = np.where(rare, 0, counts)
+    counts[group_pair] = pooled_counts[nodes].astype(counts.dtype)
+    owner = np.full(n_nodes, -1, dtype=np.intp)
+    owner[nodes] = group_pair
+    group[rare_pairs] = owner[rare_node]
+    return stats, counts, group
 
 
-def expand_pooled(left: np.ndarray, rare: np.ndarray) -> np.ndarray:
-    """Send every pooled level to its group's side (see :func:`pool_rare_levels`).
+def pool_rare_levels(level_stats, counts, min_samples_level: int):
+    """:func:`pool_rare_pairs` at one node: ``(k, m)`` statistics, ``(k,)`` counts.
 
-    ``left`` marks the levels sent left (bool, shape ``(k,)`` or ``(n, k)``).
+    >>> stats = np.array([[1.0, 0.0], [0.0, 1.0], [3.0, 0.0], [0.0, 1.0]])
+    >>> pooled, counts, group = pool_rare_levels(stats, np.array([1, 1, 3, 1]), 2)
+    >>> pooled.tolist(), counts.tolist(), group.tolist()
+    ([[1.0, 2.0], [0.0, 0.0], [3.0, 0.0], [0.0, 0.0]], [3, 0, 3, 0], [0, 0, -1, 0])
+    """
+    pair_node = np.zeros(len(counts), dtype=np.intp)
+    return pool_rare_pairs(level_stats, counts, pair_node, 1, min_samples_level)
 
-    >>> expand_pooled(np.array([True, False, False, False]), np.array([True, True, False, True]))
+
+def expand_pooled(left: np.ndarray, group: np.ndarray) -> np.ndarray:
+    """Send every pooled level to its group's side (see :func:`pool_rare_pairs`).
+
+    ``left`` marks the levels (or pairs) sent left; ``group`` is the third
+    result of :func:`pool_rare_pairs`.
+
+    >>> expand_pooled(np.array([True, False, False, False]), np.array([0, 0, -1, 0]))
     array([ True,  True, False,  True])
     """
+    rare = group >= 0
     if not rare.any():
         return left
-    first = np.argmax(rare, axis=-1)[..., None]
-    group_left = np.take_along_axis(left, first, axis=-1)
-    return np.where(rare, group_left, left)
+    left = np.array(left, dtype=bool)
+    left[rare] = left[group[rare]]
+    return left
 
 
 def categories_left_row(
@@ -1041,8 +1071,7 @@ def categories_left_row(
     >>> categories_left_row((0, 1), np.array([True, True, True]), 5.0, 1.0, 4).tolist()
     [True, True, False, True]
     """
-    unseen_left = bool(weight_left > weight_right)
-    row = np.full(width, unseen_left)
+    row = np.full(width, bool(unseen_goes_left(weight_left, weight_right)))
     present = np.flatnonzero(np.asarray(present, dtype=bool))
     row[present] = False
     row[np.asarray(levels_left, dtype=np.intp)] = True

@@ -40,8 +40,34 @@ import numpy as np
 LEVEL_DTYPE = np.int32
 
 
+def unseen_goes_left(weight_left, weight_right):
+    """Where unseen (and absent) levels go: to the heavier child, right on a tie."""
+    return np.asarray(weight_left) > np.asarray(weight_right)
+
+
+def encode_pairs(pair_node, pair_level, pair_left, unseen_left, n_levels=None):
+    """The compact sets of many nodes: the (node, level) pairs stored.
+
+    ``pair_left[i]`` says whether level ``pair_level[i]`` goes left at node
+    ``pair_node[i]``, and ``unseen_left[node]`` where the node's unseen and
+    absent levels go (:func:`unseen_goes_left`).  A pair is stored when its
+    side differs from its node's unseen side; codes from ``n_levels`` on are
+    never stored (they route as unseen).  Returns ``(set_node, set_level)``,
+    in the input's order.  Both builders call it: the level-wise builder on
+    the present pairs of a depth, ``grow_tree`` on one node (:func:`encode_row`).
+
+    >>> encode_pairs(np.array([0, 0, 1]), np.array([2, 5, 2]),
+    ...              np.array([True, False, False]), np.array([False, True]))
+    (array([0, 1]), array([2, 2]))
+    """
+    listed = np.asarray(pair_left) != np.asarray(unseen_left)[pair_node]
+    if n_levels is not None:
+        listed &= np.asarray(pair_level) < n_levels
+    return pair_node[listed], pair_level[listed]
+
+
 def encode_row(row: np.ndarray) -> tuple[bool, np.ndarray]:
-    """``(unseen_left, levels)`` of a ``categories_left`` row: the compact form of one node.
+    """``(unseen_left, levels)`` of one ``categories_left`` row (:func:`encode_pairs`).
 
     ``levels`` are the codes whose entry differs from the last entry (the
     side of unseen levels), in increasing order.
@@ -52,8 +78,10 @@ def encode_row(row: np.ndarray) -> tuple[bool, np.ndarray]:
     (False, array([1], dtype=int32))
     """
     row = np.asarray(row, dtype=bool)
-    unseen_left = bool(row[-1])
-    return unseen_left, np.flatnonzero(row[:-1] != unseen_left).astype(LEVEL_DTYPE)
+    codes = np.arange(len(row) - 1, dtype=LEVEL_DTYPE)
+    one_node = np.zeros(len(codes), dtype=np.intp)
+    _, levels = encode_pairs(one_node, codes, row[:-1], row[-1:])
+    return bool(row[-1]), levels
 
 
 def pack(node_of_level: np.ndarray, levels: np.ndarray, node_count: int):
@@ -93,7 +121,7 @@ def membership_keys(start, stop, levels) -> np.ndarray:
 
 
 def goes_left(keys, unseen_left, nodes, x, n_levels) -> np.ndarray:
-    """Whether codes ``x`` (floats) at categorical ``nodes`` go left, by searching ``keys``.
+    """Whether codes ``x`` (floats) at categorical ``nodes`` go left: search ``keys``.
 
     ``keys`` are the sorted keys of :func:`membership_keys`.  A code outside
     ``0 .. n_levels - 1`` (unseen at fit: -1) is never stored, so it follows
@@ -137,7 +165,8 @@ class SetRouter:
         if len(nodes) * int(width) <= TABLE_ENTRIES:
             self.row_of = np.zeros(len(self.unseen_left), dtype=np.intp)
             self.row_of[nodes] = np.arange(len(nodes))
-            self.table = dense_rows(self.unseen_left, start, stop, levels, int(width), nodes)
+            sets = (self.unseen_left, start, stop, levels)
+            self.table = dense_rows(*sets, int(width), nodes)
         else:
             self.keys = membership_keys(start, stop, levels)
 
@@ -155,7 +184,7 @@ class SetRouter:
 
 
 def dense_rows(unseen_left, start, stop, levels, width: int, nodes=None) -> np.ndarray:
-    """The ``categories_left`` rows (bool, ``width = max_levels + 1`` columns) of ``nodes``.
+    """The ``categories_left`` rows (bool, ``width = max_levels + 1``) of ``nodes``.
 
     ``nodes=None``: every node.  Costs ``len(nodes) x width`` bytes, which is
     why trees do not store them.

@@ -37,46 +37,41 @@ def _leaf_text(model, node: int, decimals: int) -> str:
 LEVELS_SHOWN = 32
 
 
-def _level_set(levels: list[str], unseen: bool, limit: int | None) -> str:
-    """``{a, b, c}``, ending with ``<unseen>`` if unseen levels go this way."""
-    shown = levels if limit is None or len(levels) <= limit else levels[:limit]
-    items = list(shown)
-    if len(shown) < len(levels):
-        items.append(f"... {len(levels) - len(shown)} more")
+def _level_set(codes: np.ndarray, label, unseen: bool, limit: int | None) -> str:
+    """``{a, b, c}``, ending with ``<unseen>`` if unseen levels go this way.
+
+    Only the codes shown are turned into text (``label(code)``): a node of a
+    20,000-level feature names at most ``limit`` of them.
+    """
+    shown = codes if limit is None or len(codes) <= limit else codes[:limit]
+    items = [label(c) for c in shown]
+    if len(shown) < len(codes):
+        items.append(f"... {len(codes) - len(shown)} more")
     if unseen:
         items.append("<unseen>")
     return "{" + ", ".join(items) + "}"
 
 
-def _reachable_levels(tree, max_depth: int | None = None) -> dict[int, np.ndarray]:
-    """For each categorical node, which codes of its feature can reach it.
+def _reach(tree, node: int, masks: dict[int, np.ndarray]):
+    """Which codes can reach ``node``, and the masks to pass to its children.
 
-    A level sent away by a categorical ancestor on the same feature never
-    arrives, so the text of a node leaves it out.  Entry ``-1`` is for
-    levels unseen at fit, which follow the last column of
-    ``categories_left`` down the tree.  Nodes deeper than ``max_depth`` (not
-    shown) are skipped: each mask has ``max_levels + 1`` entries.
+    ``masks`` maps each categorical feature tested above ``node`` to the
+    codes that can arrive (``max_levels + 1`` entries, the last for levels
+    unseen at fit, which follow the unseen side down the tree): a level sent
+    away by an ancestor on the same feature never arrives, so the text of a
+    node leaves it out.  Returns ``(reach, left_masks, right_masks)``;
+    ``reach`` is ``None`` unless ``node`` is a categorical split.  The
+    exporters pass the masks down as they walk, so they hold those of one
+    path (and of the right children waiting their turn), not one per node.
     """
-    reach: dict[int, np.ndarray] = {}
-    stack: list[tuple[int, dict[int, np.ndarray], int]] = [(0, {}, 0)]
-    everything = np.ones(tree.categories_width, dtype=bool)
-    while stack:
-        node, masks, depth = stack.pop()
-        if tree.children_left[node] == TREE_LEAF or (max_depth is not None and depth > max_depth):
-            continue
-        j = int(tree.feature[node])
-        if not np.isnan(tree.threshold[node]):
-            stack += [
-                (tree.children_left[node], masks, depth + 1),
-                (tree.children_right[node], masks, depth + 1),
-            ]
-            continue
-        mask = masks.get(j, everything)
-        reach[node] = mask
-        row = tree.categories_left_row(node)
-        stack.append((tree.children_left[node], {**masks, j: mask & row}, depth + 1))
-        stack.append((tree.children_right[node], {**masks, j: mask & ~row}, depth + 1))
-    return reach
+    if tree.children_left[node] == TREE_LEAF or not np.isnan(tree.threshold[node]):
+        return None, masks, masks
+    j = int(tree.feature[node])
+    mask = masks.get(j)
+    if mask is None:
+        mask = np.ones(tree.categories_width, dtype=bool)
+    row = tree.categories_left_row(node)
+    return mask, {**masks, j: mask & row}, {**masks, j: mask & ~row}
 
 
 def _level_sets(
@@ -94,14 +89,16 @@ def _level_sets(
     if reach is None:
         reach = np.ones_like(row)
     n_levels = len(categories[j]) if categories is not None else row.size - 1
-    labels = [str(c) for c in categories[j]] if categories is not None else None
-    labels = labels or [str(c) for c in range(n_levels)]
-    codes = np.arange(n_levels)
-    left = [labels[c] for c in codes[row[:n_levels] & reach[:n_levels]]]
-    right = [labels[c] for c in codes[~row[:n_levels] & reach[:n_levels]]]
+    if categories is not None and n_levels:
+        def label(c):
+            return str(categories[j][c])
+    else:
+        label = str
+    left = np.flatnonzero(row[:n_levels] & reach[:n_levels])
+    right = np.flatnonzero(~row[:n_levels] & reach[:n_levels])
     return (
-        _level_set(left, bool(row[-1] and reach[-1]), limit),
-        _level_set(right, bool(not row[-1] and reach[-1]), limit),
+        _level_set(left, label, bool(row[-1] and reach[-1]), limit),
+        _level_set(right, label, bool(not row[-1] and reach[-1]), limit),
     )
 
 
@@ -238,7 +235,6 @@ def export_text(
         labels = _class_names(model, class_names)
     elif class_names is not None:
         raise ValueError("class_names is for classifiers; leave it out for a regressor.")
-    reach = _reachable_levels(tree, max_depth)
     lines: list[str] = []
 
     def leaf(node: int, indent: str) -> None:
@@ -254,7 +250,7 @@ def export_text(
             text = f" weights: [{numbers}]{text}"
         lines.append(indent + text)
 
-    def walk(node: int, depth: int) -> None:
+    def walk(node: int, depth: int, masks: dict[int, np.ndarray]) -> None:
         indent = ("|" + " " * spacing) * depth
         indent = indent[:-spacing] + "-" * spacing
         if depth > max_depth + 1:
@@ -267,15 +263,17 @@ def export_text(
         if tree.children_left[node] == TREE_LEAF:
             leaf(node, indent)
             return
+        reach, left_masks, right_masks = _reach(tree, node, masks)
         left_text, right_text = _split_text(
-            model, node, names, decimals, limit=LEVELS_SHOWN, reach=reach.get(node)
+            model, node, names, decimals, limit=LEVELS_SHOWN, reach=reach
         )
         lines.append(f"{indent} {left_text}{_surrogate_text(model, node, names, decimals)}")
-        walk(tree.children_left[node], depth + 1)
+        walk(tree.children_left[node], depth + 1, left_masks)
+        del left_masks
         lines.append(f"{indent} {right_text}")
-        walk(tree.children_right[node], depth + 1)
+        walk(tree.children_right[node], depth + 1, right_masks)
 
-    walk(0, 1)
+    walk(0, 1, {})
     return "".join(line + "\n" for line in lines)
 
 
@@ -328,24 +326,28 @@ def plot_tree(model, ax=None, feature_names=None, decimals: int = 2, fontsize: f
     width = max(next_leaf[0] - 1, 1)
     height = max(depth.max(), 1)
     xs, ys = x / width, 1 - depth / height
-    texts = []
-    reach = _reachable_levels(tree)
+    texts = [None] * tree.node_count
     box = {"boxstyle": "round", "fc": "white", "ec": "0.3"}
-    for node in range(tree.node_count):
+    stack: list[tuple[int, dict[int, np.ndarray]]] = [(0, {})]
+    while stack:  # preorder, passing down which codes reach each node
+        node, masks = stack.pop()
+        reach, left_masks, right_masks = _reach(tree, node, masks)
         common = f"n = {tree.n_node_samples[node]}\nimpurity = {tree.impurity[node]:.3f}"
         if tree.children_left[node] == TREE_LEAF:
             label = f"{_leaf_text(model, node, decimals)}\n{common}"
             style = dict(box, fc="#e8f1fa")
         else:
-            test = _split_text(model, node, names, decimals, limit=6, reach=reach.get(node))[0]
+            test = _split_text(model, node, names, decimals, limit=6, reach=reach)[0]
             label = f"{test}\n{common}"
             style = box
             for child in (tree.children_left[node], tree.children_right[node]):
                 ax.plot([xs[node], xs[child]], [ys[node], ys[child]], color="0.5", zorder=1)
-        texts.append(
-            ax.text(xs[node], ys[node], label, ha="center", va="center",
-                    fontsize=fontsize, bbox=style, zorder=2)
-        )
+            stack.append((int(tree.children_right[node]), right_masks))
+            stack.append((int(tree.children_left[node]), left_masks))
+        texts[node] = ax.text(
+            xs[node], ys[node], label, ha="center", va="center",
+            fontsize=fontsize, bbox=style, zorder=2,
+        )  # fmt: skip
     ax.set_xlim(-0.08, 1.08)
     ax.set_ylim(-0.12, 1.12)
     ax.set_axis_off()
@@ -512,9 +514,7 @@ def export_graphviz(
             return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
         return text.replace('"', r"\"")
 
-    reach = _reachable_levels(tree, max_depth)
-
-    def node_label(node: int) -> str:
+    def node_label(node: int, reach: np.ndarray | None) -> str:
         labels = (label == "root" and node == 0) or label == "all"
         text = chars[-1]
         if node_ids:
@@ -523,7 +523,7 @@ def export_graphviz(
             j = tree.feature[node]
             feature = escape(names[j]) if names is not None else f"x{chars[1]}{j}{chars[2]}"
             if np.isnan(tree.threshold[node]):  # categorical: the levels going left
-                levels = _level_sets(model, node, LEVELS_SHOWN, reach=reach.get(node))[0]
+                levels = _level_sets(model, node, LEVELS_SHOWN, reach=reach)[0]
                 text += f"{feature} in {escape(levels)}{chars[4]}"
             else:
                 threshold = round(tree.threshold[node], precision)
@@ -568,17 +568,18 @@ def export_graphviz(
         lines.append("rankdir=LR ;")
     ranks: dict[str, list[str]] = {"leaves": []}
     angles = np.array([45, -45]) * ((rotate - 0.5) * -2)
-    stack: list[tuple[int, int | None, int]] = [(0, None, 0)]
+    stack: list[tuple[int, int | None, int, dict]] = [(0, None, 0, {})]
     while stack:  # preorder: a node, its left subtree, then its right subtree
-        node, parent, depth = stack.pop()
+        node, parent, depth, masks = stack.pop()
         leaf = tree.children_left[node] == TREE_LEAF
         shown = max_depth is None or depth <= max_depth
         if shown:
+            reach, left_masks, right_masks = _reach(tree, node, masks)
             if leaf:
                 ranks["leaves"].append(str(node))
             else:
                 ranks.setdefault(str(depth), []).append(str(node))
-            line = f"{node} [label={node_label(node)}"
+            line = f"{node} [label={node_label(node, reach)}"
             if filled:
                 line += f', fillcolor="{_fill_color(model, node)}"'
             lines.append(line + "] ;")
@@ -596,8 +597,8 @@ def export_graphviz(
                     edge += f' [labeldistance=2.5, labelangle={int(angles[1])}, headlabel="False"]'
             lines.append(edge + " ;")
         if shown and not leaf:
-            stack.append((int(tree.children_right[node]), node, depth + 1))
-            stack.append((int(tree.children_left[node]), node, depth + 1))
+            stack.append((int(tree.children_right[node]), node, depth + 1, right_masks))
+            stack.append((int(tree.children_left[node]), node, depth + 1, left_masks))
     if leaves_parallel:
         for rank in sorted(ranks):
             lines.append("{rank=same ; " + "; ".join(ranks[rank]) + "} ;")

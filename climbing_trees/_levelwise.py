@@ -50,9 +50,11 @@ from ._categorical import (
     _auto,
     _one_vs_rest,
     _principal_component_key,
+    expand_pooled,
+    pool_rare_pairs,
 )
 from ._categorical import _partition as _partition_search
-from ._category_sets import SetRouter, pack
+from ._category_sets import SetRouter, encode_pairs, pack, unseen_goes_left
 from ._criteria import (
     CLASSIFICATION_CRITERIA,
     STATISTICS_CRITERIA,
@@ -921,11 +923,11 @@ def _mixed_splits(
             score = np.where(draws["mask"][:, j], score, np.inf)
         features.append(np.where(np.isfinite(score), j, np.iinfo(np.intp).max))
         scores.append(score)
-        # The categories_left row, compact: unseen (and absent) levels go to the
-        # heavier side; the present levels that go the other way are listed.
-        unseen_left = w_left > w_right
-        listed = (pair_left != unseen_left[pair_node]) & (pair_level < n_levels)
-        sets.append((unseen_left, pair_node[listed], pair_level[listed]))
+        # Unseen (and absent) levels go to the heavier side; the present levels
+        # that go the other way are stored.
+        unseen_left = unseen_goes_left(w_left, w_right)
+        stored = encode_pairs(pair_node, pair_level, pair_left, unseen_left, n_levels)
+        sets.append((unseen_left, *stored))
     features = np.stack(features, axis=1)
     scores = np.stack(scores, axis=1)
     by_feature = np.argsort(features, axis=1, kind="stable")
@@ -952,6 +954,41 @@ def _mixed_splits(
     order = np.lexsort((set_level, set_node))
     chosen_sets = (unseen_left, set_node[order], set_level[order])
     return feature, threshold, np.where(found, best, np.inf), chosen_sets
+
+
+def _present_pairs(codes, node_of_pos, n_nodes, n_levels, phi):
+    """The (node, level) pairs present at a level, with their statistics and rows.
+
+    Picked out of a count of every cell when there are few cells per row,
+    else found by one sort of the rows, so memory grows with the rows, never
+    with nodes times levels.  Pairs come by node, then code.  Either way each
+    pair's sums add its rows in index order, as grow_tree's ``bincount``
+    does, so the bits are the same.  Returns ``(pair_node, pair_level,
+    pair_stats, pair_counts)``.
+    """
+    n_levels = max(n_levels, int(codes.max()) + 1 if codes.size else 0)
+    pair = node_of_pos.astype(np.int64) * n_levels + codes
+    size = n_nodes * n_levels
+    if size <= _DENSE_PAIRS_PER_ROW * len(pair) + _DENSE_PAIRS_MIN:
+        # Few (node, level) cells for the rows: count all of them, keep those present.
+        dense_counts = np.bincount(pair, minlength=size)
+        keys = np.flatnonzero(dense_counts)
+        sums = [
+            np.bincount(pair, weights=phi[:, c], minlength=size)[keys] for c in range(phi.shape[1])
+        ]
+        pair_counts = dense_counts[keys]
+    else:
+        # Many levels: the pairs that occur, by one sort of the rows.
+        keys, inverse = np.unique(pair, return_inverse=True)
+        sums = [
+            np.bincount(inverse, weights=phi[:, c], minlength=len(keys))
+            for c in range(phi.shape[1])
+        ]
+        pair_counts = np.bincount(inverse, minlength=len(keys))
+    pair_stats = np.stack(sums, axis=-1)
+    pair_node = (keys // n_levels).astype(np.intp)
+    pair_level = (keys % n_levels).astype(np.intp)
+    return pair_node, pair_level, pair_stats, pair_counts
 
 
 def _categorical_splits(
@@ -983,32 +1020,11 @@ def _categorical_splits(
     classes each node calls grow_tree's search
     (:func:`climbing_trees.auto_split`'s exact search) instead.
     """
-    n_levels = max(n_levels, int(codes.max()) + 1 if codes.size else 0)
-    pair = node_of_pos.astype(np.int64) * n_levels + codes
-    size = n_nodes * n_levels
-    if size <= _DENSE_PAIRS_PER_ROW * len(pair) + _DENSE_PAIRS_MIN:
-        # Few (node, level) cells for the rows: count all of them, keep those present.
-        dense_counts = np.bincount(pair, minlength=size)
-        keys = np.flatnonzero(dense_counts)
-        sums = [
-            np.bincount(pair, weights=phi[:, c], minlength=size)[keys] for c in range(phi.shape[1])
-        ]
-        pair_counts = dense_counts[keys]
-    else:
-        # Many levels: the pairs that occur, by one sort of the rows.
-        keys, inverse = np.unique(pair, return_inverse=True)
-        sums = [
-            np.bincount(inverse, weights=phi[:, c], minlength=len(keys))
-            for c in range(phi.shape[1])
-        ]
-        pair_counts = np.bincount(inverse, minlength=len(keys))
-    # Either way each pair's sums add its rows in index order, as grow_tree's
-    # bincount does, so the bits are the same.
-    pair_stats = np.stack(sums, axis=-1)
-    pair_node = (keys // n_levels).astype(np.intp)
-    pair_level = (keys % n_levels).astype(np.intp)
-    n_pairs = len(keys)
-    stats, counts, group = _pool_pairs(pair_stats, pair_counts, pair_node, n_nodes, min_level)
+    pair_node, pair_level, pair_stats, pair_counts = _present_pairs(
+        codes, node_of_pos, n_nodes, n_levels, phi
+    )
+    n_pairs = len(pair_node)
+    stats, counts, group = pool_rare_pairs(pair_stats, pair_counts, pair_node, n_nodes, min_level)
     # The pairs searched (after pooling), still by node then code.
     searched = np.flatnonzero(counts > 0)
     s_node, s_level = pair_node[searched], pair_level[searched]
@@ -1069,10 +1085,7 @@ def _categorical_splits(
         s_left[positions] = left[valid]
     pair_left = np.zeros(n_pairs, dtype=bool)
     pair_left[searched] = s_left
-    if group is not None:
-        # Pooled levels go to their group's side (expand_pooled).
-        rare = group >= 0
-        pair_left[rare] = pair_left[group[rare]]
+    pair_left = expand_pooled(pair_left, group)
     return best, pair_node, pair_level, pair_left, w_left, w_right
 
 
@@ -1081,41 +1094,6 @@ def _categorical_splits(
 #: cells that occur otherwise: memory stays a few times that of the rows.
 _DENSE_PAIRS_PER_ROW = 4
 _DENSE_PAIRS_MIN = 1 << 16
-
-
-def _pool_pairs(stats, counts, pair_node, n_nodes, min_level):
-    """:func:`climbing_trees.pool_rare_levels` on the present (node, level) pairs.
-
-    Pairs come by node, then code.  The rare pairs of a node (fewer than
-    ``min_level`` rows) are summed, in code order, into the node's first
-    rare pair; the others get zero rows.  Returns the new statistics and
-    counts, and for each pair the index of its group's pair (-1 if not rare),
-    or ``None`` when nothing is pooled.
-    """
-    rare = counts < min_level
-    if not rare.any():
-        return stats, counts, None
-    rare_pairs = np.flatnonzero(rare)
-    rare_node = pair_node[rare_pairs]
-    nodes, first = np.unique(rare_node, return_index=True)
-    group_pair = rare_pairs[first]  # the lowest rare code of each node
-    pooled = np.stack(
-        [
-            np.bincount(rare_node, weights=stats[rare_pairs, c], minlength=n_nodes)
-            for c in range(stats.shape[1])
-        ],
-        axis=1,
-    )
-    pooled_counts = np.bincount(rare_node, weights=counts[rare_pairs], minlength=n_nodes)
-    stats = np.where(rare[:, None], 0.0, stats)
-    stats[group_pair] = pooled[nodes]
-    counts = np.where(rare, 0, counts)
-    counts[group_pair] = pooled_counts[nodes].astype(counts.dtype)
-    group = np.full(len(counts), -1, dtype=np.intp)
-    owner = np.full(n_nodes, -1, dtype=np.intp)
-    owner[nodes] = group_pair
-    group[rare_pairs] = owner[rare_node]
-    return stats, counts, group
 
 
 def _random_categorical_splits(
@@ -1130,14 +1108,10 @@ def _random_categorical_splits(
     ``grow_tree`` calls.  Memory follows the rows, never nodes times levels.
     Returns what :func:`_categorical_splits` returns.
     """
-    n_levels = max(n_levels, int(codes.max()) + 1 if codes.size else 0)
-    cells, inverse = np.unique(node_of_pos.astype(np.int64) * n_levels + codes, return_inverse=True)
-    # Each pair's sums add its rows in index order, as grow_tree's bincount does.
-    pair_stats = _segment_sum(phi, inverse, len(cells))
-    pair_counts = np.bincount(inverse, minlength=len(cells))
-    pair_node = (cells // n_levels).astype(np.intp)
-    pair_level = (cells % n_levels).astype(np.intp)
-    stats, counts, group = _pool_pairs(pair_stats, pair_counts, pair_node, n_nodes, min_level)
+    pair_node, pair_level, pair_stats, pair_counts = _present_pairs(
+        codes, node_of_pos, n_nodes, n_levels, phi
+    )
+    stats, counts, group = pool_rare_pairs(pair_stats, pair_counts, pair_node, n_nodes, min_level)
     searched = np.flatnonzero(counts > 0)
     s_node = pair_node[searched]
     s_left = random_pair_sets(keys, s_node, pair_level[searched], j)
@@ -1146,11 +1120,9 @@ def _random_categorical_splits(
     )
     n_searched = np.bincount(s_node, minlength=n_nodes)
     score = np.where(searchable & (n_searched >= 2), score, np.inf)
-    pair_left = np.zeros(len(cells), dtype=bool)
+    pair_left = np.zeros(len(pair_node), dtype=bool)
     pair_left[searched] = s_left
-    if group is not None:  # pooled levels go to their group's side (expand_pooled)
-        rare = group >= 0
-        pair_left[rare] = pair_left[group[rare]]
+    pair_left = expand_pooled(pair_left, group)  # pooled levels follow their group
     return score, pair_node, pair_level, pair_left, w_left, w_right
 
 

@@ -56,7 +56,6 @@ class Tree:
         The listed levels of all nodes, node after node, each node's sorted.
     categories_width : int
         ``max_levels + 1``: the length of a :attr:`categories_left` row.
-        The format is described in :mod:`climbing_trees._categorical`.
     missing_go_to_left : ndarray of bool
         Where a row whose feature is missing (NaN) goes at each numerical
         node (chapter 10, scikit-learn's name): the direction learned at fit
@@ -75,6 +74,9 @@ class Tree:
         (1: left, 2: right, 0: cannot place; last column: unseen codes).
         :mod:`climbing_trees._surrogates` describes them.  Zero columns
         (the default) when the tree has none.
+
+    :mod:`climbing_trees._categorical` describes the format of categorical
+    splits, and :mod:`climbing_trees._category_sets` their compact storage.
     """
 
     children_left: np.ndarray
@@ -222,8 +224,20 @@ class Tree:
                 go_left[missing] = self.missing_go_to_left[nodes[missing]]
         categorical = np.isnan(self.threshold[nodes])
         if categorical.any():
-            go_left[categorical] = self._router().goes_left(nodes[categorical], x[categorical])
+            router = self._router()  # the lookup in categories_left, kept compact
+            go_left[categorical] = router.goes_left(nodes[categorical], x[categorical])
         return go_left
+
+    def _code_goes_left(self, node: int, code: float) -> bool:
+        """Whether a row with level ``code`` goes left at categorical ``node``.
+
+        One entry of :attr:`categories_left`, read from the compact arrays
+        (chapter 7): the node's listed levels go against its unseen side.
+        """
+        start, stop = self.categories_start[node], self.categories_stop[node]
+        listed = 0 <= code < self.categories_width - 1
+        listed = listed and int(code) in self.categories_levels[start:stop].tolist()
+        return bool(self.categories_unseen_left[node]) != listed
 
     @property
     def node_count(self) -> int:
@@ -338,14 +352,6 @@ class Tree:
         # Plain Python lists: scalar look-ups in them are faster than in numpy arrays.
         left, right = self.children_left.tolist(), self.children_right.tolist()
         feature, threshold = self.feature.tolist(), self.threshold.tolist()
-        # Each categorical node's levels that go against its unseen levels' side.
-        unseen_left, width = self.categories_unseen_left.tolist(), self.categories_width - 1
-        bounds = zip(self.categories_start.tolist(), self.categories_stop.tolist(), strict=True)
-        listed = {
-            node: set(self.categories_levels[start:stop].tolist())
-            for node, (start, stop) in enumerate(bounds)
-            if stop > start
-        }
         missing_left = self.missing_go_to_left.tolist()
         surrogates = self.has_surrogates
         leaves = []
@@ -360,9 +366,8 @@ class Tree:
                     go_left = missing_left[node]
                 elif t == t:
                     go_left = x <= t
-                else:  # NaN threshold: a categorical node, test set membership (chapter 6)
-                    inside = 0 <= x < width and int(x) in listed.get(node, ())
-                    go_left = unseen_left[node] != inside
+                else:  # NaN threshold: a categorical node (chapter 6)
+                    go_left = self._code_goes_left(node, x)
                 node = left[node] if go_left else right[node]
             leaves.append(node)
         return np.array(leaves, dtype=np.intp)

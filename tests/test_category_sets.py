@@ -10,8 +10,10 @@ import pytest
 from conftest import assert_equivalent, assert_same_tree
 
 import climbing_trees as ct
-from climbing_trees import _category_sets, _levelwise
+from climbing_trees import _categorical, _category_sets, _levelwise
 from climbing_trees._category_sets import dense_rows, encode_row, pack
+from climbing_trees._growth import grow_tree
+from climbing_trees._levelwise import grow_tree_levelwise
 
 
 @pytest.fixture(params=["table", "search"])
@@ -237,6 +239,7 @@ def test_predictions_follow_the_dense_rows_with_unseen_and_absent_levels(Model, 
     X_new[2::5, 0] = 3 + 7 * (np.arange(len(X_new[2::5])) % 40)
     np.testing.assert_array_equal(tree.apply(X_new), dense_apply(*arrays, X_new))
     np.testing.assert_array_equal(tree.apply_flat(X_new), dense_apply(*arrays, X_new))
+    np.testing.assert_array_equal(tree.apply_rowwise(X_new), dense_apply(*arrays, X_new))
 
 
 def test_pickle_round_trip_and_size():
@@ -298,13 +301,32 @@ def test_fit_memory_does_not_grow_with_nodes_times_levels():
 # ------------------------------------------------------------------ regularisation
 
 
-def test_min_samples_level_default_changes_nothing_at_high_cardinality():
+def test_min_samples_level_default_pools_nothing_at_high_cardinality(level_sums, monkeypatch):
+    """At the default (1) the trees are those grown with no pooling step at all."""
     X, y = high_cardinality(4, n_levels=2000)
-    plain = ct.DecisionTreeRegressor(min_samples_leaf=5, categorical_features=[0]).fit(X, y)
-    one = ct.DecisionTreeRegressor(
-        min_samples_leaf=5, categorical_features=[0], min_samples_level=1
-    ).fit(X, y)
-    assert_same_tree(plain.tree_, one.tree_)
+    kwargs = {
+        "criterion": "squared_error",
+        "min_samples_leaf": 5,
+        "is_categorical": np.array([True, False]),
+        "n_categories": np.array([2000, 0]),
+    }
+    w = np.ones(len(y))
+    default = ct.DecisionTreeRegressor(min_samples_leaf=5, categorical_features=[0]).fit(X, y)
+    grown = [builder(X, y[:, None], w, **kwargs) for builder in (grow_tree, grow_tree_levelwise)]
+    calls = []
+
+    def no_pooling(stats, counts, pair_node, n_nodes, min_level):
+        calls.append(min_level)
+        return stats, counts, np.full(len(counts), -1)
+
+    monkeypatch.setattr(_categorical, "pool_rare_pairs", no_pooling)
+    monkeypatch.setattr(_levelwise, "pool_rare_pairs", no_pooling)
+    unpooled = ct.DecisionTreeRegressor(min_samples_leaf=5, categorical_features=[0]).fit(X, y)
+    assert calls and set(calls) == {1}
+    assert default.tree_.is_categorical_split.sum() > 10
+    assert_same_tree(default.tree_, unpooled.tree_)
+    for builder, tree in zip((grow_tree, grow_tree_levelwise), grown, strict=True):
+        assert_same_tree(tree, builder(X, y[:, None], w, **kwargs))
 
 
 def test_min_samples_level_reduces_held_out_error_on_many_noise_levels():
@@ -334,3 +356,20 @@ def test_exports_abbreviate_long_sets():
     assert " more" in first and first.count(",") <= 34
     dot = ct.export_graphviz(model, feature_names=["id", "x"])
     assert " more" in dot
+
+
+def test_export_memory_does_not_grow_with_categorical_nodes_times_levels():
+    """Which codes reach a node is kept along one path, not for every categorical node."""
+    X, y = high_cardinality(0, n=20_000, n_levels=20_000)
+    model = ct.DecisionTreeRegressor(min_samples_leaf=2, categorical_features=[0]).fit(X, y)
+    n_categorical = int(model.tree_.is_categorical_split.sum())
+    per_node_masks = n_categorical * model.tree_.categories_width
+    assert per_node_masks > 40 * 2**20
+    for export in (ct.export_graphviz, ct.export_text):
+        tracemalloc.start()
+        try:
+            text = export(model)
+            peak = tracemalloc.get_traced_memory()[1]
+        finally:
+            tracemalloc.stop()
+        assert peak < 10 * 2**20 + 4 * len(text), export.__name__

@@ -10,7 +10,7 @@ import pytest
 from conftest import assert_equivalent, assert_same_tree
 
 import climbing_trees as ct
-from climbing_trees._categorical import expand_pooled, pool_rare_levels
+from climbing_trees._categorical import expand_pooled, pool_rare_levels, pool_rare_pairs
 from climbing_trees._levelwise import grow_tree_levelwise
 
 
@@ -81,31 +81,54 @@ def subtree(tree: ct.Tree, node: int) -> list[int]:
     return out
 
 
-def test_pool_rare_levels_on_a_stack_equals_one_node_at_a_time():
+def test_pooling_the_pairs_of_many_nodes_equals_one_node_at_a_time():
+    """The level-wise builder pools the (node, level) pairs of a depth at once;
+    ``grow_tree`` pools one node's levels.  Same function, same bits."""
     rng = np.random.default_rng(0)
     counts = rng.integers(0, 5, size=(6, 9))
     stats = rng.normal(size=(6, 9, 3)) * (counts > 0)[..., None]
-    pooled, pooled_counts, rare = pool_rare_levels(stats, counts, 3)
+    pair_node, pair_level = np.nonzero(counts)  # present pairs, by node then code
+    pooled, pooled_counts, group = pool_rare_pairs(
+        stats[pair_node, pair_level], counts[pair_node, pair_level], pair_node, 6, 3
+    )
     for i in range(6):
-        one, one_counts, one_rare = pool_rare_levels(stats[i], counts[i], 3)
-        np.testing.assert_array_equal(pooled[i], one)
-        np.testing.assert_array_equal(pooled_counts[i], one_counts)
-        np.testing.assert_array_equal(rare[i], one_rare)
-    # Totals are kept: the pooled group holds exactly what the rare levels held.
-    np.testing.assert_allclose(pooled.sum(axis=1), stats.sum(axis=1))
-    np.testing.assert_array_equal(pooled_counts.sum(axis=1), counts.sum(axis=1))
-    # Every node with two or more rare levels now has exactly one of them left.
-    left_over = (pooled_counts > 0) & rare
-    assert (left_over.sum(axis=1) == np.minimum(rare.sum(axis=1), 1)).all()
+        one, one_counts, one_group = pool_rare_levels(stats[i], counts[i], 3)
+        here = pair_node == i
+        np.testing.assert_array_equal(pooled[here], one[pair_level[here]])
+        np.testing.assert_array_equal(pooled_counts[here], one_counts[pair_level[here]])
+        # The same group: each rare pair points at the pair of its node's group level.
+        levels_here, one_group_here = pair_level[here], one_group[pair_level[here]]
+        first_pair = np.flatnonzero(here)[0]
+        expected = np.where(
+            one_group_here >= 0,
+            first_pair + np.searchsorted(levels_here, one_group_here),
+            -1,
+        )
+        np.testing.assert_array_equal(group[here], expected)
+        # Totals are kept: the group holds exactly what the rare levels held.
+        np.testing.assert_allclose(one.sum(axis=0), stats[i].sum(axis=0))
+        assert one_counts.sum() == counts[i].sum()
+        rare = (counts[i] > 0) & (counts[i] < 3)
+        assert np.count_nonzero((one_counts > 0) & rare) == min(rare.sum(), 1)
+    assert (group >= 0).any() and (group < 0).any()
+
+
+def test_nothing_is_pooled_at_min_samples_level_1():
+    rng = np.random.default_rng(1)
+    counts = rng.integers(0, 3, size=20)
+    stats = rng.normal(size=(20, 2))
+    pooled, pooled_counts, group = pool_rare_levels(stats, counts, 1)
+    assert (group == -1).all()
+    np.testing.assert_array_equal(pooled, stats)
+    np.testing.assert_array_equal(pooled_counts, counts)
 
 
 def test_expand_pooled_sends_the_group_to_one_side():
-    rare = np.array([[False, True, True, False], [True, False, False, True]])
-    left = np.array([[True, True, False, False], [False, True, False, False]])
-    assert expand_pooled(left, rare).tolist() == [
-        [True, True, True, False],
-        [False, True, False, False],
-    ]
+    group = np.array([-1, 1, 1, -1, 4, -1, 4])
+    left = np.array([True, True, False, False, False, True, True])
+    assert expand_pooled(left, group).tolist() == [
+        True, True, True, False, False, True, False
+    ]  # fmt: skip
 
 
 def test_brute_force_over_groups():
