@@ -126,11 +126,15 @@ def uniforms(keys: np.ndarray, n: int, stream: int, offset: int = 0):
     return pair_uniforms(keys[:, None], np.arange(n)[None, :], stream, offset)
 
 
-def pair_uniforms(keys: np.ndarray, index: np.ndarray, stream: int, offset: int = 0):
-    """Draw ``offset + index`` of a stream for each key, element by element (broadcast).
+def pair_uniforms(keys, index, stream: int, offset: int = 0) -> np.ndarray:
+    """Draw ``offset + index`` of a stream for each key, elementwise (broadcast).
 
-    ``pair_uniforms(keys[:, None], np.arange(n), s, o)`` is ``uniforms(keys, n, s, o)``;
-    with one key per (node, level) pair it draws only the pairs present.
+    ``pair_uniforms(keys[:, None], np.arange(n), s, o)`` is
+    ``uniforms(keys, n, s, o)``; with one key per (node, level) pair it
+    draws only the pairs present.  The stream's base is a hash of the key
+    and the stream name; draw ``i`` hashes the base plus ``i + 1`` times
+    SplitMix64's odd increment ``_GOLDEN`` (2**64 over the golden ratio).
+    Of the 64 bits, the top 53 make a float in [0, 1).
 
     >>> keys = np.array([5, 9], dtype=np.uint64)
     >>> bool(np.all(pair_uniforms(keys, np.array([2, 0]), LEVELS)
