@@ -30,7 +30,7 @@ SplitMix64's finaliser (Steele, Lea and Flood 2014), vectorised in numpy.
   ``max_features``, and it goes on drawing only while every feature drawn so
   far is constant.  So each feature is among the drawn ones with
   probability ``max_features / n_features``, and a node with constant
-  features searches fewer than ``max_features``.
+  features may search fewer than ``max_features``.
 * A numerical threshold is ``lo * (1 - u) + hi * u`` for a uniform ``u`` in
   [0, 1) and the node's range ``[lo, hi]`` of the *present* values; a value
   landing on ``hi`` becomes ``lo`` (scikit-learn's rule), so both sides get
