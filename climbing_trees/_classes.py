@@ -411,8 +411,8 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
         training rows.  Surrogate trees are grown depth first (``grow_tree``).
         Missing values in categorical columns are a level of their own
         either way.  With ``max_features`` or ``splitter="random"``, each
-        node draws its features (those with two distinct present values)
-        and thresholds (between its smallest and largest present value) as
+        node draws its features (a feature whose present values are all
+        equal is constant there) and thresholds (between its smallest and largest present value) as
         below, and the surrogates, searched as usual, route the missing
         rows.
     max_surrogates : int, default=5
@@ -426,7 +426,9 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
         Weights multiplied into ``sample_weight`` by class, as scikit-learn
         does: ``{label: weight}`` (unlisted classes weigh 1), ``"balanced"``
         (``n_samples / (n_classes * count_k)`` over the rows given to
-        ``fit``), or a list with one dict per output.  Weights must be
+        ``fit``), or a list holding one dict (scikit-learn's form for several
+        outputs; the package fits one output, and 2-D ``y`` is refused with a
+        pointer to ``MultiOutputClassifier``).  Weights must be
         finite and ``>= 0``; a class of weight 0 is removed from the fit.
     splitter : {"best", "random"}, default="best"
         ``"best"``: the best threshold of every searched feature.
@@ -440,9 +442,13 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
     max_features : int, float, "sqrt", "log2" or None, default=None
         Features searched at each node, drawn at random (scikit-learn's
         rules: an int, a fraction of ``n_features_in_``, its square root or
-        base-2 logarithm, or ``None`` for all).  Features constant in the
-        node do not count: those without a present value there, or whose
-        present values are equal with none missing (scikit-learn's rule).
+        base-2 logarithm, or ``None`` for all).  Constant features count
+        towards ``max_features``, as in scikit-learn: a node searches the
+        non-constant ones among its ``max_features`` drawn features, and
+        draws on only while all of those are constant.  A feature is
+        constant in a node without a present value there, or with present
+        values within 1e-7 of each other and none missing (scikit-learn's
+        rule).
     random_state : None, int, RandomState or Generator, default=None
         Source of the draws of ``max_features`` and ``splitter="random"``:
         an int gives the same tree every fit.  With ``max_features=None``

@@ -36,18 +36,27 @@ from ._validation import check_sample_weight
 MAX_SEED = np.iinfo(np.int32).max
 
 
-def bootstrap_counts(seed: int, n_samples: int) -> np.ndarray:
+def bootstrap_counts(seed: int, n_samples: int, sample_weight=None) -> np.ndarray:
     """How often each row is drawn in the bootstrap sample of the tree with ``seed``.
 
     ``n_samples`` draws with replacement from ``RandomState(seed)``, as
-    scikit-learn draws them; a row drawn twice weighs 2, a row never drawn
-    (out of bag) weighs 0.
+    scikit-learn 1.9 draws them: uniformly, or, given ``sample_weight``,
+    each row with probability proportional to its weight.  A row drawn
+    twice weighs 2 in the tree, a row never drawn (out of bag) weighs 0.
 
     >>> counts = bootstrap_counts(0, 10_000)
-    >>> int(counts.sum()), bool(abs(np.mean(counts == 0) - np.exp(-1)) < 0.01)  # 1/e out of bag
-    (10000, True)
+    >>> int(counts.sum()), round(float(np.mean(counts == 0)), 2)  # 1/e out of bag
+    (10000, 0.37)
+    >>> counts = bootstrap_counts(0, 4, np.array([1.0, 0.0, 0.0, 1.0]))
+    >>> int(counts.sum()), counts[1:3].tolist()  # weight 0: never drawn
+    (4, [0, 0])
     """
-    rows = np.random.RandomState(seed).randint(0, n_samples, n_samples)
+    rng = np.random.RandomState(seed)
+    if sample_weight is None:
+        rows = rng.randint(0, n_samples, n_samples)
+    else:
+        p = np.asarray(sample_weight, dtype=float)
+        rows = rng.choice(n_samples, n_samples, replace=True, p=p / p.sum())
     return np.bincount(rows, minlength=n_samples)
 
 
@@ -81,7 +90,14 @@ class _MissingValuesTag:
 
 
 class _Forest(_MissingValuesTag, BaseEstimator):
-    """Trees on bootstrap samples (or on all rows), each with its own seed; averaged."""
+    """Trees on bootstrap samples (or on all rows), each with its own seed; averaged.
+
+    ``sample_weight`` is used as scikit-learn 1.9 uses it: with ``bootstrap``
+    it sets each row's chance of being drawn and each tree is weighted by
+    its counts alone; without, every tree gets the weights.  Not here:
+    ``max_samples``, ``class_weight``, ``oob_score`` (chapter 11's exercise
+    computes it) and ``n_jobs``.
+    """
 
     _tree_class: type
     _splitter: str
@@ -97,7 +113,9 @@ class _Forest(_MissingValuesTag, BaseEstimator):
     def fit(self, X, y, sample_weight=None):
         _check_count(self.n_estimators, "n_estimators")
         n, weights = _rows_and_weights(self, X, y, sample_weight)
-        seeds = check_random_state(self.random_state).randint(MAX_SEED, size=self.n_estimators)
+        rng = check_random_state(self.random_state)
+        seeds = rng.randint(MAX_SEED, size=self.n_estimators)
+        given = None if sample_weight is None else weights  # draws rows by weight
         trees = []
         for seed in seeds:
             tree = self._tree_class(
@@ -105,7 +123,7 @@ class _Forest(_MissingValuesTag, BaseEstimator):
                 max_depth=self.max_depth, min_samples_leaf=self.min_samples_leaf,
                 categorical_features=self.categorical_features, random_state=int(seed),
             )  # fmt: skip
-            w = weights * bootstrap_counts(seed, n) if self.bootstrap else weights
+            w = bootstrap_counts(seed, n, given) if self.bootstrap else weights
             trees.append(tree.fit(X, y, sample_weight=w))
         self.estimators_ = trees
         self.n_features_in_ = trees[0].n_features_in_
@@ -122,7 +140,10 @@ class _Forest(_MissingValuesTag, BaseEstimator):
 
 
 class RandomForestClassifier(ClassifierMixin, _Forest):
-    """Random forest of :class:`DecisionTreeClassifier` (Breiman 2001); averages probabilities."""
+    """Random forest of :class:`DecisionTreeClassifier` (Breiman 2001).
+
+    Averages the trees' probabilities.
+    """
 
     _tree_class, _splitter = DecisionTreeClassifier, "best"
 
@@ -136,7 +157,7 @@ class RandomForestClassifier(ClassifierMixin, _Forest):
 
 
 class RandomForestRegressor(RegressorMixin, _Forest):
-    """Random forest of :class:`DecisionTreeRegressor`; averages the trees' predictions."""
+    """Random forest of :class:`DecisionTreeRegressor`; averages the predictions."""
 
     _tree_class, _splitter = DecisionTreeRegressor, "best"
 
@@ -235,7 +256,5 @@ class GradientBoostingRegressor(RegressorMixin, _MissingValuesTag, BaseEstimator
             yield F
 
     def predict(self, X) -> np.ndarray:
-        F = None
-        for F in self.staged_predict(X):  # noqa: B007 (the last stage is the prediction)
-            pass
+        *_, F = self.staged_predict(X)  # the last stage is the prediction
         return F

@@ -372,8 +372,8 @@ def _node_draws(spec, keys, X, index_rows, starts, node_of_pos, num_features) ->
     """The random draws of every node of a level (:mod:`climbing_trees._random`).
 
     The same functions of the same keys as in ``grow_tree``, for all nodes at
-    once: ``mask`` (features searched, ``(nodes, d)``; constant features, NaN
-    aside, do not count: :func:`climbing_trees._random.feature_ranges`), and
+    once: ``mask`` (features searched, ``(nodes, d)``:
+    :func:`climbing_trees._random.draw_features`), and
     with the random splitter the numerical thresholds, the sides drawn for
     missing values, and which rows go left.
     """

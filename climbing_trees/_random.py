@@ -22,11 +22,15 @@ SplitMix64's finaliser (Steele, Lea and Flood 2014), vectorised in numpy.
 
 **The rules** (scikit-learn's where it documents one):
 
-* Features are searched in the order of their draws, and the subset is the
-  ``max_features`` non-constant features with the smallest draws: features
-  constant in the node do not count, as in scikit-learn, whose search goes on
-  past constant features.  Each non-constant feature is in the subset with
-  probability ``max_features / n_nonconstant``.
+* The features' draws put them in a random order, and a node searches the
+  non-constant ones among the first ``max_features``; if all of those are
+  constant, it searches the first non-constant feature after them (none if
+  every feature is constant).  This is scikit-learn's rule: its search draws
+  features one at a time, a constant one still counts towards
+  ``max_features``, and it goes on drawing only while every feature drawn so
+  far is constant.  So each feature is among the drawn ones with
+  probability ``max_features / n_features``, and a node with constant
+  features may search fewer than ``max_features``.
 * A numerical threshold is ``lo * (1 - u) + hi * u`` for a uniform ``u`` in
   [0, 1) and the node's range ``[lo, hi]`` of the *present* values; a value
   landing on ``hi`` becomes ``lo`` (scikit-learn's rule), so both sides get
@@ -38,10 +42,11 @@ SplitMix64's finaliser (Steele, Lea and Flood 2014), vectorised in numpy.
   value of the feature, rows missing it at predict time go to the child with
   more training rows, as with ``splitter="best"``.
 * A feature is *constant* in a node when it has no present value there, or
-  when its present values are all equal and none is missing
-  (scikit-learn's rule, for both splitters): a feature whose present values
-  are equal but which has missing values can still split "present against
-  missing".
+  when none is missing and its present values span at most
+  ``FEATURE_THRESHOLD`` (scikit-learn's rule, for both splitters, compared
+  in float32 as scikit-learn does: ``hi <= lo + 1e-7``).  A feature whose
+  present values are equal but which has missing values is not constant:
+  it can still split "present against missing".
 * A categorical feature (chapter 6) draws a random split of its present
   levels: each goes left when its draw is below 1/2; if that leaves a side
   empty, the level with the smallest draw goes left (all were right) or the
@@ -87,6 +92,8 @@ FEATURES, THRESHOLDS, LEVELS, MISSING = 1, 2, 3, 4
 _LEFT, _RIGHT = 0x5851F42D4C957F2D, 0x14057B7EF767814F
 _GOLDEN = 0x9E3779B97F4A7C15
 _MASK = (1 << 64) - 1
+#: scikit-learn's ``FEATURE_THRESHOLD``: a range this narrow is constant (float32).
+FEATURE_THRESHOLD = np.float32(1e-7)
 
 
 def _mix(z: np.ndarray) -> np.ndarray:
@@ -105,8 +112,8 @@ def child_keys(keys: np.ndarray, left: bool) -> np.ndarray:
         return _mix(np.asarray(keys, dtype=np.uint64) + salt)
 
 
-def uniforms(keys: np.ndarray, n: int, stream: int, offset: int = 0) -> np.ndarray:
-    """Uniform numbers in [0, 1) of shape ``(len(keys), n)``: draw ``offset + i`` of a stream.
+def uniforms(keys: np.ndarray, n: int, stream: int, offset: int = 0):
+    """Uniform numbers in [0, 1), ``(len(keys), n)``: draws ``offset + i`` of a stream.
 
     >>> keys = np.array([1, 2], dtype=np.uint64)
     >>> u = uniforms(keys, 3, FEATURES)
@@ -119,11 +126,15 @@ def uniforms(keys: np.ndarray, n: int, stream: int, offset: int = 0) -> np.ndarr
     return pair_uniforms(keys[:, None], np.arange(n)[None, :], stream, offset)
 
 
-def pair_uniforms(keys: np.ndarray, index: np.ndarray, stream: int, offset: int = 0):
-    """Draw ``offset + index`` of a stream for each key, element by element (broadcast).
+def pair_uniforms(keys, index, stream: int, offset: int = 0) -> np.ndarray:
+    """Draw ``offset + index`` of a stream for each key, elementwise (broadcast).
 
-    ``pair_uniforms(keys[:, None], np.arange(n), s, o)`` is ``uniforms(keys, n, s, o)``;
-    with one key per (node, level) pair it draws only the pairs present.
+    ``pair_uniforms(keys[:, None], np.arange(n), s, o)`` is
+    ``uniforms(keys, n, s, o)``; with one key per (node, level) pair it
+    draws only the pairs present.  The stream's base is a hash of the key
+    and the stream name; draw ``i`` hashes the base plus ``i + 1`` times
+    SplitMix64's odd increment ``_GOLDEN`` (2**64 over the golden ratio).
+    Of the 64 bits, the top 53 make a float in [0, 1).
 
     >>> keys = np.array([5, 9], dtype=np.uint64)
     >>> bool(np.all(pair_uniforms(keys, np.array([2, 0]), LEVELS)
@@ -150,15 +161,30 @@ class RandomSplits:
         return np.array([self.key], dtype=np.uint64)
 
 
+def narrow_ranges(lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
+    """Ranges scikit-learn calls constant: ``hi <= lo + FEATURE_THRESHOLD`` in float32.
+
+    scikit-learn's trees hold ``X`` in float32 and compare there, so a range
+    of one float32 step near 1 is constant too (``1 + 1e-7`` rounds up to it).
+
+    >>> lo, hi = np.array([0.0, 0.0, 1.0]), np.array([1e-7, 2e-7, 1 + 2**-23])
+    >>> narrow_ranges(lo, hi).tolist()
+    [True, False, True]
+    """
+    with np.errstate(over="ignore", invalid="ignore"):
+        lo32, hi32 = np.asarray(lo, np.float32), np.asarray(hi, np.float32)
+        return hi32 <= lo32 + FEATURE_THRESHOLD
+
+
 def feature_ranges(X_rows: np.ndarray, starts: np.ndarray):
     """Each node's range of every feature, and which features are constant there.
 
     ``X_rows`` holds the rows node by node, node ``i``'s from ``starts[i]``.
     Returns ``(lo, hi, missing, constant)``, each ``(nodes, d)``: the smallest
     and largest *present* value (NaN when none is), whether a value is
-    missing, and whether the feature is constant (no present value, or one
-    present value and nothing missing: scikit-learn's rule).  Both builders
-    call it (``grow_tree`` with one node, ``starts = [0]``).
+    missing, and whether the feature is constant (no present value, or a
+    range within :func:`narrow_ranges` and nothing missing: scikit-learn's
+    rule).  Both builders call it (``grow_tree`` with one node, ``starts = [0]``).
 
     >>> X = np.array([[1.0, np.nan, 2.0], [1.0, 3.0, np.nan], [1.0, 3.0, np.nan]])
     >>> lo, hi, missing, constant = feature_ranges(X, np.array([0]))
@@ -168,7 +194,7 @@ def feature_ranges(X_rows: np.ndarray, starts: np.ndarray):
     lo = np.fmin.reduceat(X_rows, starts, axis=0)  # fmin, fmax: NaN only if all are
     hi = np.fmax.reduceat(X_rows, starts, axis=0)
     missing = np.logical_or.reduceat(np.isnan(X_rows), starts, axis=0)
-    constant = np.isnan(lo) | ((lo == hi) & ~missing)
+    constant = np.isnan(lo) | (narrow_ranges(lo, hi) & ~missing)
     return lo, hi, missing, constant
 
 
@@ -192,26 +218,36 @@ def missing_directions(missing, missing_left, n_left, n_rows) -> np.ndarray:
     return np.where(missing, missing_left, n_left > n_rows - n_left)
 
 
-def draw_features(keys: np.ndarray, constant: np.ndarray, max_features: int) -> np.ndarray:
+def draw_features(keys: np.ndarray, constant: np.ndarray, max_features: int):
     """Which features each node searches: bool array like ``constant``, ``(nodes, d)``.
 
-    The ``max_features`` non-constant features with the smallest draws (all
-    non-constant ones if there are fewer).
+    The non-constant features among the ``max_features`` with the smallest
+    draws; where all of those are constant, the non-constant feature with the
+    smallest draw (none if every feature is constant).  Constant features
+    count towards ``max_features``, as in scikit-learn.
 
     >>> keys = np.arange(4000, dtype=np.uint64)
-    >>> mask = draw_features(keys, np.zeros((4000, 5), dtype=bool), 2)
-    >>> mask.sum(axis=1).tolist() == [2] * 4000
-    True
-    >>> bool(np.all(np.abs(mask.mean(axis=0) - 0.4) < 0.03))
+    >>> constant = np.zeros((4000, 5), dtype=bool)
+    >>> constant[:, 4] = True  # drawn as often as the others, never searched
+    >>> mask = draw_features(keys, constant, 2)
+    >>> sorted(set(mask.sum(axis=1).tolist())), bool(mask[:, 4].any())
+    ([1, 2], False)
+    >>> bool(np.all(np.abs(mask[:, :4].mean(axis=0) - 2 / 5) < 0.03))
     True
     """
     constant = np.asarray(constant, dtype=bool)
-    u = uniforms(keys, constant.shape[1], FEATURES)
-    u[constant] = np.inf
     if max_features >= constant.shape[1]:
         return ~constant
-    kth = np.partition(u, max_features - 1, axis=1)[:, max_features - 1]
-    return (u <= kth[:, None]) & ~constant
+    u = uniforms(keys, constant.shape[1], FEATURES)
+    order = np.argsort(u, axis=1, kind="stable")  # the order of the draws
+    mask = np.zeros(constant.shape, dtype=bool)
+    np.put_along_axis(mask, order[:, :max_features], True, axis=1)
+    mask &= ~constant
+    empty = np.flatnonzero(~mask.any(axis=1) & ~constant.all(axis=1))
+    if empty.size:  # every drawn feature constant: draw on to a non-constant one
+        u = np.where(constant[empty], np.inf, u[empty])
+        mask[empty, np.argmin(u, axis=1)] = True
+    return mask
 
 
 def random_thresholds(keys: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:

@@ -62,6 +62,7 @@ from ._criteria import node_impurity
 from ._random import (
     draw_features,
     feature_ranges,
+    narrow_ranges,
     random_categorical_split,
     random_numeric_split,
     random_thresholds,
@@ -230,8 +231,9 @@ def best_present_split(search, rows, Y, w, impurity, key=0):
     compares the present-row decrease over the total weight), or ``None``.
 
     With random splits (``search.random``, :mod:`climbing_trees._random`) the
-    node's ``key`` draws the features searched, ``max_features`` of those
-    with two distinct present values (a feature can only split its present
+    node's ``key`` draws the features searched (:func:`draw_features`), a
+    feature counting as constant when its present values span at most
+    scikit-learn's ``FEATURE_THRESHOLD`` (a feature can only split its present
     rows here); with ``splitter="random"`` each drawn numerical feature gets
     one threshold drawn between its smallest and largest present value, and
     each categorical one a random split of its levels.  The missing rows are
@@ -245,7 +247,7 @@ def best_present_split(search, rows, Y, w, impurity, key=0):
     if spec is not None:
         keys = np.array([key], dtype=np.uint64)
         lo, hi, _, _ = feature_ranges(X, np.zeros(1, dtype=np.intp))
-        constant = np.isnan(lo) | (lo == hi)  # NaN aside: the search sees present rows
+        constant = np.isnan(lo) | narrow_ranges(lo, hi)  # the search sees present rows
         features = np.flatnonzero(draw_features(keys, constant, spec.max_features)[0])
         if spec.splitter == "random":
             thresholds = random_thresholds(keys, lo, hi)[0]

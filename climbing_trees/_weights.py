@@ -27,7 +27,8 @@ def expand_class_weight(class_weight, codes: np.ndarray, classes: np.ndarray):
     class_weight : dict, "balanced", list of one dict, or None
         ``{label: weight}`` (classes not listed weigh 1); ``"balanced"``:
         ``n_samples / (n_classes * count_k)``, computed on every row given
-        to ``fit``; a list holds one such dict per output (one output here).
+        to ``fit``; or a list holding one such dict (scikit-learn's form for
+        several outputs; the package fits one output).
     codes : ndarray of int
         Class code (position in ``classes``) of every row.
     classes : ndarray

@@ -9,6 +9,7 @@ import pytest
 from conftest import as_float32_exact
 from sklearn import ensemble as sk
 from sklearn.datasets import load_breast_cancer, load_diabetes
+from sklearn.ensemble._forest import _generate_sample_indices
 from sklearn.model_selection import train_test_split
 from sklearn.multioutput import MultiOutputRegressor
 from sklearn.utils.estimator_checks import parametrize_with_checks
@@ -100,12 +101,49 @@ def test_forest_is_reproducible_and_uses_bootstrap_counts():
     np.testing.assert_array_equal(a.predict(X_train), b.predict(X_train))
     tree = a.estimators_[0]
     counts = ct.bootstrap_counts(tree.random_state, len(y_train))
+    # The seeds and the samples are scikit-learn's own.
+    theirs = sk.RandomForestRegressor(n_estimators=5, random_state=3).fit(X_train, y_train)
+    for ours_tree, their_tree in zip(a.estimators_, theirs.estimators_, strict=True):
+        assert ours_tree.random_state == their_tree.random_state
+        rows = _generate_sample_indices(their_tree.random_state, len(y_train), len(y_train), None)
+        assert np.array_equal(
+            ct.bootstrap_counts(ours_tree.random_state, len(y_train)),
+            np.bincount(rows, minlength=len(y_train)),
+        )
     # The root holds the in-bag rows only, weighted by how often each was drawn.
     assert tree.tree_.n_node_samples[0] == np.count_nonzero(counts)
     assert tree.tree_.weighted_n_node_samples[0] == counts.sum() == len(y_train)
     again = ct.DecisionTreeRegressor(max_features=1.0, random_state=tree.random_state)
     again.fit(X_train, y_train, sample_weight=counts)
     np.testing.assert_array_equal(again.predict(X_train), tree.predict(X_train))
+
+
+@pytest.mark.parametrize("Forest", [ct.RandomForestRegressor, ct.ExtraTreesRegressor])
+def test_forest_sample_weight_as_sklearn(Forest):
+    """With bootstrap, rows are drawn with probability proportional to their weight
+    (scikit-learn 1.9) and each tree is weighted by its counts alone; without, every
+    tree gets the weights."""
+    X_train, _, y_train, _ = held_out(load_diabetes)
+    n = len(y_train)
+    w = np.random.default_rng(0).uniform(0.0, 3.0, size=n)
+    w[:20] = 0.0
+    forest = Forest(n_estimators=4, random_state=1).fit(X_train, y_train, sample_weight=w)
+    Sk = getattr(sk, Forest.__name__)
+    theirs = Sk(n_estimators=4, random_state=1).fit(X_train, y_train, sample_weight=w)
+    for tree, their_tree in zip(forest.estimators_, theirs.estimators_, strict=True):
+        assert tree.random_state == their_tree.random_state
+        root_weight = tree.tree_.weighted_n_node_samples[0]
+        assert root_weight == their_tree.tree_.weighted_n_node_samples[0]
+        if not forest.bootstrap:
+            np.testing.assert_allclose(root_weight, w.sum())
+            continue
+        counts = ct.bootstrap_counts(tree.random_state, n, w)
+        rows = _generate_sample_indices(their_tree.random_state, n, n, w)
+        assert np.array_equal(counts, np.bincount(rows, minlength=n))
+        assert counts[:20].sum() == 0 and root_weight == counts.sum() == n
+        again = ct.DecisionTreeRegressor(max_features=1.0, random_state=tree.random_state)
+        again.fit(X_train, y_train, sample_weight=counts)
+        np.testing.assert_array_equal(again.predict(X_train), tree.predict(X_train))
 
 
 def test_extra_trees_use_every_row_and_random_thresholds():
@@ -194,9 +232,10 @@ def test_multioutput_regressor():
 # --- scikit-learn's estimator checks on the ensembles ------------------------------------
 
 BOOTSTRAP_WEIGHTS = (
-    "a bootstrap sample draws rows, not weight: a row of weight 2 is drawn like any other "
-    "row, while its two copies are drawn independently, so the forests differ (scikit-learn "
-    "declares the same failure for its forests)"
+    "a bootstrap sample draws n_samples rows with probabilities proportional to the weights: "
+    "a weighted dataset and the same dataset with repeated rows have different n_samples, so "
+    "the samples and the forests differ (scikit-learn declares the same failure for its "
+    "forests)"
 )
 
 

@@ -14,6 +14,7 @@ from climbing_trees._random import (
     RandomSplits,
     draw_features,
     feature_ranges,
+    narrow_ranges,
     random_level_sets,
     random_thresholds,
     resolve_max_features,
@@ -144,23 +145,90 @@ def test_root_feature_is_drawn_uniformly():
 
 
 def test_feature_draw_distribution():
-    """Exactly min(k, non-constant) features, each non-constant one with probability k/m."""
+    """scikit-learn's rule: the non-constant features among the first k of a random order.
+
+    Constant features count towards k; only when all of the first k are
+    constant does the node take the first non-constant feature after them.
+    """
     n_nodes = 20_000
     keys = np.arange(n_nodes, dtype=np.uint64) * np.uint64(7919)
     constant = np.zeros((n_nodes, 7), dtype=bool)
     constant[:, [1, 4]] = True
     mask = draw_features(keys, constant, 3)
-    assert np.all(mask.sum(axis=1) == 3)
     assert not mask[:, [1, 4]].any()
-    freq = mask[:, [0, 2, 3, 5, 6]].mean(axis=0)
-    np.testing.assert_allclose(freq, 3 / 5, atol=0.02)  # sd about 0.0035
-    # Pairs too: each of the 10 pairs of non-constant features together with
-    # probability (3/5)(2/4) = 0.3, as for a uniform subset.
-    pairs = mask[:, [0, 2, 3, 5, 6]]
-    together = (pairs[:, :, None] & pairs[:, None, :]).mean(axis=0)[np.triu_indices(5, 1)]
-    np.testing.assert_allclose(together, 0.3, atol=0.02)
-    # Fewer non-constant features than k: all of them.
-    assert np.array_equal(draw_features(keys[:5], constant[:5], 6), ~constant[:5])
+    # Each feature is among the first 3 of 7 with probability 3/7; the number of
+    # constant features among them is hypergeometric: 0, 1 or 2 of the 2.
+    searched = mask.sum(axis=1)
+    expected = np.array([0, 5, 20, 10]) / 35  # C(2, c) C(5, 3 - c) / C(7, 3) for c = 2, 1, 0
+    np.testing.assert_allclose(np.bincount(searched, minlength=4) / n_nodes, expected,
+                               atol=0.015)  # fmt: skip
+    free = mask[:, [0, 2, 3, 5, 6]]
+    np.testing.assert_allclose(free.mean(axis=0), 3 / 7, atol=0.02)  # sd about 0.0035
+    # Pairs: together with probability (3/7)(2/6) = 1/7, as for a uniform order.
+    together = (free[:, :, None] & free[:, None, :]).mean(axis=0)[np.triu_indices(5, 1)]
+    np.testing.assert_allclose(together, 1 / 7, atol=0.015)
+    # Five constant features of seven, k = 2: the first two are both constant
+    # with probability C(5, 2) / C(7, 2) = 10/21, and then the node draws on to
+    # the first non-constant one, so each of the two is searched with
+    # probability 2/7 + (10/21) / 2 = 11/21 and the node always searches one.
+    few = np.ones((n_nodes, 7), dtype=bool)
+    few[:, [2, 5]] = False
+    mask = draw_features(keys, few, 2)
+    assert np.all(mask.sum(axis=1) >= 1) and not mask[few].any()
+    np.testing.assert_allclose(mask[:, [2, 5]].mean(axis=0), 11 / 21, atol=0.02)
+    np.testing.assert_allclose(mask[:, [2, 5]].all(axis=1).mean(), 1 / 21, atol=0.01)
+    # Every feature constant: nothing to search; k >= d: every non-constant one.
+    assert not draw_features(keys[:5], np.ones((5, 7), dtype=bool), 2).any()
+    assert np.array_equal(draw_features(keys[:5], constant[:5], 7), ~constant[:5])
+
+
+def constant_columns_problem(n=400, seed=0):
+    """x0 strong, x1 weaker, x2 weak, and seven constant columns (float32-exact)."""
+    rng = np.random.default_rng(seed)
+    x = rng.normal(size=(n, 3))
+    y = (x @ [1.0, 0.5, 0.25] + 0.1 * rng.normal(size=n) > 0).astype(int)
+    X = np.column_stack([x, np.full((n, 7), 3.0)])
+    return X.astype(np.float32).astype(np.float64), y
+
+
+@pytest.mark.parametrize("splitter", ["best", "random"])
+def test_root_features_are_drawn_as_in_sklearn(splitter):
+    """Constant columns count towards max_features: root frequencies equal sklearn's.
+
+    With three informative and seven constant columns and max_features=2, a
+    rule that skipped constant columns would always search x0 and x1 and split
+    on x0; scikit-learn searches the informative columns among two drawn ones.
+    """
+    from sklearn.tree import DecisionTreeClassifier as SkTree
+
+    X, y = constant_columns_problem()
+    n_seeds = 600
+    params = {"max_features": 2, "max_depth": 1, "splitter": splitter}
+    ours = [ct.DecisionTreeClassifier(**params, random_state=s).fit(X, y) for s in range(n_seeds)]
+    theirs = [SkTree(**params, random_state=s).fit(X, y) for s in range(n_seeds)]
+    ours = np.bincount([m.tree_.feature[0] for m in ours], minlength=10)
+    theirs = np.bincount([m.tree_.feature[0] for m in theirs], minlength=10)
+    assert ours[3:].sum() == theirs[3:].sum() == 0
+    p = theirs / n_seeds
+    sd = np.sqrt(n_seeds * p * (1 - p) + 1.0)  # +1: no zero width
+    assert np.all(np.abs(ours - theirs) <= 5 * sd), (ours, theirs)
+    # Not all x0: x1 and x2 win the nodes that did not draw x0 (and x2 some).
+    assert ours[1] > 0.2 * n_seeds and ours[2] > 0.05 * n_seeds
+
+
+def test_constant_rule_is_sklearns_feature_threshold():
+    """A range of at most 1e-7 (in float32, as scikit-learn compares) is constant."""
+    X = np.array([[0.0, 0.0, 1.0, 5.0], [1e-7, 2e-7, 1 + 2**-23, np.nan]])
+    _, _, _, constant = feature_ranges(X, np.zeros(1, dtype=np.intp))
+    # Column 3's one present value is not constant: a value is missing.
+    assert constant.tolist() == [[True, False, True, False]]
+    assert narrow_ranges(np.array([-1e308]), np.array([1e308])).tolist() == [False]
+    # A tree whose only varying column spans 1e-8 stays a leaf under randomness.
+    rng = np.random.default_rng(0)
+    X = np.column_stack([np.full(50, 1.0), 1 + 1e-8 * rng.random(50)])
+    y = (X[:, 1] > np.median(X[:, 1])).astype(int)
+    model = ct.DecisionTreeClassifier(max_features=1, random_state=0).fit(X, y)
+    assert model.tree_.node_count == 1
 
 
 def test_uniforms_are_uniform_and_independent_of_the_batch():
@@ -415,7 +483,7 @@ def test_surrogate_trees_draw_from_the_node_keys(splitter):
     # The root searches the two features its key draws; a random threshold is the draw.
     keys = spec.root_keys()
     lo, hi, _, _ = feature_ranges(X, np.zeros(1, dtype=np.intp))
-    drawn = np.flatnonzero(draw_features(keys, lo == hi, 2)[0])
+    drawn = np.flatnonzero(draw_features(keys, narrow_ranges(lo, hi), 2)[0])
     assert tree.feature[0] in drawn
     if splitter == "random":
         assert tree.threshold[0] == random_thresholds(keys, lo, hi)[0, tree.feature[0]]

@@ -12,6 +12,7 @@ from test_sklearn_agreement import assert_same_model, same_partition
 
 import climbing_trees as ct
 from climbing_trees._levelwise import grow_tree_levelwise
+from climbing_trees._random import RandomSplits
 
 
 def stable_fit(estimator_cls, X, y, sample_weight=None, **params):
@@ -199,3 +200,48 @@ def test_bad_min_weight_fraction_leaf(fraction):
 
 def test_regressor_has_no_class_weight():
     assert "class_weight" not in ct.DecisionTreeRegressor().get_params()
+
+
+@pytest.mark.parametrize("builder", ["grow_tree", "grow_tree_levelwise"])
+@pytest.mark.parametrize(
+    "setting",
+    ["plain", "min_samples_leaf", "random", "random best", "missing", "categorical",
+     "surrogate"],
+)  # fmt: skip
+def test_leaf_minimum_keeps_its_weight_everywhere(builder, setting):
+    """min_weight_leaf rides on min_samples_leaf (``LeafMinimum``): every search keeps it.
+
+    An ``int`` subclass loses its weight under arithmetic (``2 * msl``); if a
+    builder or search passed such a derived minimum on, its leaves could be
+    lighter than ``min_weight_leaf``.  Every search path must respect it.
+    """
+    if setting == "surrogate" and builder == "grow_tree_levelwise":
+        pytest.skip("surrogate trees are grown depth first")
+    rng = np.random.default_rng(3)
+    n = 300
+    X = rng.normal(size=(n, 4))
+    Y = ct.one_hot((X[:, 0] + X[:, 1] + 0.5 * rng.normal(size=n) > 0).astype(int), 2)
+    w = rng.uniform(0.1, 3.0, size=n)
+    params = {"criterion": "gini", "min_weight_leaf": 0.08 * w.sum()}
+    if setting == "min_samples_leaf":
+        params["min_samples_leaf"] = 3
+    if setting in ("random", "random best"):
+        splitter = "random" if setting == "random" else "best"
+        params["random_splits"] = RandomSplits(2, splitter, 77)
+    if setting in ("missing", "surrogate"):
+        X[rng.random(X.shape) < 0.2] = np.nan
+        if setting == "surrogate":
+            params["missing_values"] = "surrogate"
+    if setting == "categorical":
+        X[:, 2] = rng.integers(0, 6, size=n)
+        params["is_categorical"] = np.array([False, False, True, False])
+    grow = ct.grow_tree if builder == "grow_tree" else grow_tree_levelwise
+    tree = grow(X, Y, w, **params)
+    leaves = tree.children_left == ct.TREE_LEAF
+    assert tree.node_count > 3
+    assert np.all(tree.weighted_n_node_samples[leaves] >= params["min_weight_leaf"] * (1 - 1e-12))
+    # And without the weight rule the same settings grow lighter leaves: the test can fail.
+    del params["min_weight_leaf"]
+    loose = grow(X, Y, w, **params)
+    light = loose.weighted_n_node_samples[loose.children_left == ct.TREE_LEAF]
+    assert light.min() < 0.08 * w.sum()
