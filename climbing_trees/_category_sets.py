@@ -30,6 +30,16 @@ opposite ``categories_unseen_left[node]`` exactly when it finds it
 (:func:`goes_left`).  A tree whose categorical rows are small enough routes
 through a table of them instead, built when first needed and never stored
 (:class:`SetRouter`).
+
+A categorical *surrogate* (chapter 10) has three kinds of levels: those it
+sends left, those it sends right, and all the others (absent from the node's
+labelled rows, or unseen at fit), which it cannot place.  It is stored as two
+sets of this format, one for each side, with "not listed" as their unseen
+side: set ``2 * slot`` lists the levels sent left and ``2 * slot + 1`` those
+sent right, where ``slot = node * max_surrogates + rank``
+(:func:`pack_sides`, :class:`SideRouter`, :func:`select_sides`).  Only the
+levels present at the node are stored, so these too grow with the rows, not
+with ``node_count x levels``.
 """
 
 from __future__ import annotations
@@ -211,3 +221,80 @@ def select(unseen_left, start, stop, levels, kept: np.ndarray, cleared: np.ndarr
     nodes, codes = gather(sub_start, sub_stop, levels)
     new_start, new_stop, new_levels = pack(nodes, codes, len(unseen))
     return unseen, new_start, new_stop, new_levels
+
+
+# Three-state sets: categorical surrogates (chapter 10; see the module notes).
+
+
+def pack_sides(slot: np.ndarray, levels: np.ndarray, left: np.ndarray, slot_count: int):
+    """``(start, stop, levels)`` of three-state sets: levels sent left, sent right.
+
+    ``levels[i]`` goes left at ``slot[i]`` when ``left[i]``, else right; every
+    other code cannot be placed there.  ``start`` and ``stop`` have shape
+    ``(slot_count, 2)``: ``levels[start[s, 0]:stop[s, 0]]`` are the codes slot
+    ``s`` sends left, ``[start[s, 1]:stop[s, 1]]`` those it sends right, each
+    sorted (the sets ``2 s`` and ``2 s + 1`` of :func:`pack`).
+
+    >>> start, stop, levels = pack_sides(np.array([1, 1, 1]), np.array([4, 0, 2]),
+    ...                                  np.array([False, True, True]), 2)
+    >>> start.tolist(), stop.tolist(), levels.tolist()
+    ([[0, 0], [0, 2]], [[0, 0], [2, 3]], [0, 2, 4])
+    """
+    half = 2 * np.asarray(slot, dtype=np.int64) + ~np.asarray(left, dtype=bool)
+    start, stop, levels = pack(half, levels, 2 * int(slot_count))
+    return start.reshape(-1, 2), stop.reshape(-1, 2), levels
+
+
+def dense_sides(start, stop, levels, width: int) -> np.ndarray:
+    """The three-state rows (int8, ``width`` codes) of every slot: 1 left, 2 right, 0.
+
+    The last entry (unseen codes) is 0.  Costs ``slots x width`` bytes, which
+    is why trees do not store them.
+    """
+    start, stop = np.asarray(start), np.asarray(stop)
+    flat = (np.zeros(start.size, dtype=bool), start.ravel(), stop.ravel(), levels)
+    rows = dense_rows(*flat, int(width)).astype(np.int8)
+    return rows[0::2] + 2 * rows[1::2]
+
+
+def select_sides(start, stop, levels, kept: np.ndarray, cleared: np.ndarray):
+    """The three-state sets of the kept nodes, re-packed (:func:`select`, twice per slot).
+
+    ``start`` and ``stop`` have shape ``(node_count, max_surrogates, 2)``;
+    ``kept`` (bool, per node) and ``cleared`` (per kept node) as in
+    :func:`select`.  Returns ``(start, stop, levels)``.
+    """
+    shape = np.shape(start)
+    per_set = shape[1] * shape[2]
+    kept_sets = np.repeat(np.asarray(kept, dtype=bool), per_set)
+    cleared_sets = np.repeat(np.asarray(cleared, dtype=bool), per_set)
+    flat = np.asarray(start).ravel(), np.asarray(stop).ravel(), levels
+    none = np.zeros(kept_sets.size, dtype=bool)
+    _, new_start, new_stop, new_levels = select(none, *flat, kept_sets, cleared_sets)
+    new_shape = (int(np.count_nonzero(kept)), *shape[1:])
+    return new_start.reshape(new_shape), new_stop.reshape(new_shape), new_levels
+
+
+class SideRouter:
+    """Where three-state sets send codes, for many rows at once.
+
+    One :class:`SetRouter` over the sets ``2 s`` (left) and ``2 s + 1``
+    (right) of the ``slots`` to be queried (all of them by default), whose
+    unseen side is "not listed": a code goes left when slot ``s``'s left set
+    lists it, right when its right set does, and cannot be placed otherwise.
+    """
+
+    def __init__(self, start, stop, levels, width: int, slots=None):
+        start, stop = np.asarray(start), np.asarray(stop)
+        n_sets = start.size
+        slots = np.arange(n_sets // 2) if slots is None else np.asarray(slots, dtype=np.intp)
+        sets = np.column_stack([2 * slots, 2 * slots + 1]).ravel()
+        listed = (np.zeros(n_sets, dtype=bool), start.ravel(), stop.ravel(), levels)
+        self.router = SetRouter(*listed, width, sets)
+
+    def side(self, slots: np.ndarray, x: np.ndarray) -> np.ndarray:
+        """Per code ``x`` (float) at ``slots``: 1 sent left, -1 right, 0 cannot place."""
+        slots = np.asarray(slots, dtype=np.intp)
+        left = self.router.goes_left(2 * slots, x)
+        right = self.router.goes_left(2 * slots + 1, x)
+        return left.astype(np.int8) - right.astype(np.int8)

@@ -285,8 +285,10 @@ def _surrogate_text(model, node: int, names, decimals: int) -> str:
     for rank in np.flatnonzero(features >= 0):
         f = int(features[rank])
         t = tree.surrogate_threshold[node, rank]
-        if np.isnan(t):  # categorical: the levels it sends left
-            levels = np.flatnonzero(tree.surrogate_levels[node, rank, :-1] == 1)
+        if np.isnan(t):  # categorical: the levels it sends left (sorted, compact)
+            start = tree.surrogate_categories_start[node, rank, 0]
+            stop = tree.surrogate_categories_stop[node, rank, 0]
+            levels = tree.surrogate_categories_levels[start:stop]
             known = model.categories_[f]
             parts.append(f"{names[f]} in {{{', '.join(str(known[c]) for c in levels)}}}")
         else:

@@ -18,7 +18,7 @@ from ._categorical import (
     best_categorical_split,
     categories_left_row,
 )
-from ._category_sets import encode_row, pack
+from ._category_sets import encode_row, pack, pack_sides
 from ._criteria import node_impurity, node_value
 from ._incremental import prefix_sum_best_split
 from ._median import running_median_best_split
@@ -228,7 +228,9 @@ def _assemble(nodes: list[dict], width: int, max_surrogates: int = 0) -> Tree:
     """The :class:`Tree` of a list of node dicts (ids in list order).
 
     A categorical node's set arrives compact, ``(unseen_left, levels)``
-    (:func:`climbing_trees._category_sets.encode_row`), and is packed here.
+    (:func:`climbing_trees._category_sets.encode_row`), and is packed here;
+    so are the level lists of categorical surrogates
+    (:func:`climbing_trees._category_sets.pack_sides`).
     """
     sets = [(i, n["categories_left"]) for i, n in enumerate(nodes) if n["categories_left"]]
     unseen_left = np.zeros(len(nodes), dtype=bool)
@@ -244,14 +246,23 @@ def _assemble(nodes: list[dict], width: int, max_surrogates: int = 0) -> Tree:
     s_feature = np.full((len(nodes), k), -1, dtype=np.intp)
     s_threshold = np.full((len(nodes), k), np.nan)
     s_below_left = np.zeros((len(nodes), k), dtype=bool)
-    s_levels = np.zeros((len(nodes), k, width), dtype=np.int8)
+    s_slot, s_level, s_left = [], [], []  # categorical surrogates: (slot, level, side)
     for i, n in enumerate(nodes):
         for rank, s in enumerate(n.get("surrogates", ())):
             s_feature[i, rank], s_threshold[i, rank] = s.feature, s.threshold
             s_below_left[i, rank] = s.below_left
             if s.levels is not None:
-                m = min(len(s.levels), width - 1)
-                s_levels[i, rank, :m] = s.levels[:m]
+                for goes_left, codes in zip((True, False), s.levels, strict=True):
+                    codes = codes[codes < width - 1]  # others route as unseen anyway
+                    s_slot.append(np.full(len(codes), i * k + rank))
+                    s_level.append(codes)
+                    s_left.append(np.full(len(codes), goes_left))
+    s_start, s_stop, s_levels = pack_sides(
+        np.concatenate(s_slot) if s_slot else np.zeros(0, np.intp),
+        np.concatenate(s_level) if s_slot else np.zeros(0, np.intp),
+        np.concatenate(s_left) if s_slot else np.zeros(0, bool),
+        len(nodes) * k,
+    )
     return Tree(
         children_left=np.array([n["left"] for n in nodes], dtype=np.intp),
         children_right=np.array([n["right"] for n in nodes], dtype=np.intp),
@@ -271,7 +282,9 @@ def _assemble(nodes: list[dict], width: int, max_surrogates: int = 0) -> Tree:
         surrogate_feature=s_feature if k else None,
         surrogate_threshold=s_threshold if k else None,
         surrogate_below_left=s_below_left if k else None,
-        surrogate_levels=s_levels if k else None,
+        surrogate_categories_start=s_start.reshape(len(nodes), k, 2) if k else None,
+        surrogate_categories_stop=s_stop.reshape(len(nodes), k, 2) if k else None,
+        surrogate_categories_levels=s_levels if k else None,
     )
 
 

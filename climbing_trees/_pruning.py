@@ -34,7 +34,7 @@ from sklearn.metrics import check_scoring
 from sklearn.model_selection import check_cv
 from sklearn.utils import Bunch
 
-from ._category_sets import select
+from ._category_sets import select, select_sides
 from ._tree import TREE_LEAF, TREE_UNDEFINED, Tree
 
 #: The kinds of node risk :func:`node_risk` knows.
@@ -339,10 +339,12 @@ def prune(tree: Tree, inside: np.ndarray) -> Tree:
     nodes keep their order, so ids stay in depth-first preorder; a node that
     becomes a leaf keeps its ``value``, ``impurity`` and sample counts (every
     node stores them) and loses its test (``feature``, ``threshold`` and its
-    categorical set).  Every other per-node array is indexed the same way; the
-    shared array of categorical levels is re-packed for the kept nodes
-    (:func:`climbing_trees._category_sets.select`), so a pruned tree stores
-    no level of a removed node.
+    categorical set and surrogates).  Every other per-node array is indexed
+    the same way; the shared arrays of categorical levels (of splits and of
+    surrogates) are re-packed for the kept nodes
+    (:func:`climbing_trees._category_sets.select` and
+    :func:`~climbing_trees._category_sets.select_sides`), so a pruned tree
+    stores no level of a removed node.
     """
     inside = np.asarray(inside, dtype=bool)
     left, right = tree.children_left, tree.children_right
@@ -359,7 +361,8 @@ def prune(tree: Tree, inside: np.ndarray) -> Tree:
     becomes_leaf = np.zeros(tree.node_count, dtype=bool)
     becomes_leaf[internal[~kids_in]] = True
     fields = {}
-    shared = {"categories_levels", "categories_width"}  # not indexed by node
+    # Not indexed by node:
+    shared = {"categories_levels", "categories_width", "surrogate_categories_levels"}
     for f in dataclasses.fields(Tree):
         if f.name not in shared:
             fields[f.name] = np.asarray(getattr(tree, f.name))[inside].copy()
@@ -368,6 +371,9 @@ def prune(tree: Tree, inside: np.ndarray) -> Tree:
     names = ("categories_unseen_left", "categories_start", "categories_stop", "categories_levels")
     fields.update(zip(names, sets, strict=True))
     fields["categories_width"] = tree.categories_width
+    sides = select_sides(*tree._surrogate_sets(), inside, leaf)
+    names = ("surrogate_categories_start", "surrogate_categories_stop")
+    fields.update(zip((*names, "surrogate_categories_levels"), sides, strict=True))
     fields["children_left"] = np.where(leaf, TREE_LEAF, new_id[left[inside]]).astype(left.dtype)
     fields["children_right"] = np.where(leaf, TREE_LEAF, new_id[right[inside]]).astype(right.dtype)
     fields["feature"][leaf] = TREE_UNDEFINED
@@ -376,7 +382,6 @@ def prune(tree: Tree, inside: np.ndarray) -> Tree:
     fields["surrogate_feature"][leaf] = -1
     fields["surrogate_threshold"][leaf] = np.nan
     fields["surrogate_below_left"][leaf] = False
-    fields["surrogate_levels"][leaf] = 0
     return Tree(**fields)
 
 

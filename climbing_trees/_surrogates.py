@@ -45,10 +45,15 @@ The surrogates are stored in :class:`~climbing_trees.Tree` as arrays with one
 row per node and one column per surrogate rank:
 ``surrogate_feature`` (-1: none), ``surrogate_threshold`` (NaN for a
 categorical surrogate), ``surrogate_below_left`` (a numerical surrogate
-sends ``x <= threshold`` left when True, right when False) and
-``surrogate_levels`` (per level code, with the unseen column last:
-:data:`GOES_LEFT`, :data:`GOES_RIGHT`, or 0 when the surrogate cannot place
-the level).
+sends ``x <= threshold`` left when True, right when False).  A categorical
+surrogate sends the levels it saw at the node left or right and cannot place
+the others; its two lists of levels are stored compactly, as the categorical
+splits are (:mod:`climbing_trees._category_sets`, :func:`pack_sides
+<climbing_trees._category_sets.pack_sides>`): ``surrogate_categories_start``
+and ``surrogate_categories_stop``, shape ``(node_count, max_surrogates, 2)``,
+slice the shared ``surrogate_categories_levels``, the levels sent left in
+``[..., 0]`` and those sent right in ``[..., 1]``.  So a high-cardinality
+feature costs the levels present at each node, not ``node_count x levels``.
 """
 
 from __future__ import annotations
@@ -58,6 +63,7 @@ from typing import NamedTuple
 import numpy as np
 
 from ._categorical import best_categorical_split
+from ._category_sets import LEVEL_DTYPE
 from ._criteria import node_impurity
 from ._random import (
     draw_features,
@@ -69,7 +75,8 @@ from ._random import (
 )
 from ._ties import TIE_RTOL
 
-#: ``surrogate_levels`` entries: the level goes left, goes right (0: unknown).
+#: Entries of :attr:`Tree.surrogate_levels <climbing_trees.Tree.surrogate_levels>`
+#: (built on demand): the level goes left, goes right (0: cannot place).
 GOES_LEFT, GOES_RIGHT = 1, 2
 #: Adjusted agreements at or below this do not beat the majority rule (rpart's).
 MIN_ADJUSTED_AGREEMENT = 1e-10
@@ -79,14 +86,15 @@ class Surrogate(NamedTuple):
     """A surrogate split: ``feature``, and either a threshold or a level row.
 
     Numerical: rows with ``x <= threshold`` go left if ``below_left``, else
-    right.  Categorical: ``threshold`` is NaN and ``levels[code]`` says where
-    a level goes (:data:`GOES_LEFT`, :data:`GOES_RIGHT`, 0: unknown).
+    right.  Categorical: ``threshold`` is NaN and ``levels`` is ``(left,
+    right)``, the sorted codes of the levels sent left and of those sent
+    right; the surrogate cannot place any other code.
     """
 
     feature: int
     threshold: float
     below_left: bool
-    levels: np.ndarray | None
+    levels: tuple[np.ndarray, np.ndarray] | None
     agreement: float
     adjusted: float
 
@@ -130,7 +138,7 @@ def best_surrogate(
         right_default = not lwt.sum() > rwt.sum()
         seen = (lcnt > 0) | (rcnt > 0)
         goes_right = (lwt < rwt) | ((lwt == rwt) & right_default)
-        levels = np.where(seen, np.where(goes_right, GOES_RIGHT, GOES_LEFT), 0)
+        levels = (np.flatnonzero(seen & ~goes_right), np.flatnonzero(seen & goes_right))
         agree = float(np.where(goes_right, rwt, lwt)[seen].sum())
         # rpart's "at least 2 each way" count, as it computes it.
         n_one = int(np.where(goes_right, lcnt, rcnt)[seen].sum())
@@ -141,7 +149,8 @@ def best_surrogate(
         adjusted = (agreement - majority) / (1.0 - majority)
         if adjusted <= MIN_ADJUSTED_AGREEMENT:
             return None
-        return Surrogate(0, np.nan, False, levels.astype(np.int8), agreement, adjusted)
+        levels = tuple(side.astype(LEVEL_DTYPE) for side in levels)
+        return Surrogate(0, np.nan, False, levels, agreement, adjusted)
     present = ~np.isnan(x)
     order = np.flatnonzero(present)
     order = order[np.argsort(x[order], kind="stable")]
@@ -213,10 +222,8 @@ def find_surrogates(
 def surrogate_goes_left(surrogate: Surrogate, x: np.ndarray) -> np.ndarray:
     """Per row: 1 if the surrogate sends it left, -1 right, 0 if it cannot place it."""
     if surrogate.levels is not None:
-        width = len(surrogate.levels)
-        codes = np.where((x >= 0) & (x < width), x, -1).astype(np.intp)
-        state = np.asarray(surrogate.levels)[codes]
-        return np.where(state == GOES_LEFT, 1, np.where(state == GOES_RIGHT, -1, 0))
+        left, right = surrogate.levels
+        return np.where(np.isin(x, left), 1, np.where(np.isin(x, right), -1, 0))
     below = x <= surrogate.threshold
     side = np.where(below == surrogate.below_left, 1, -1)
     return np.where(np.isnan(x), 0, side)

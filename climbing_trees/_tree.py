@@ -15,7 +15,15 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._category_sets import LEVEL_DTYPE, SetRouter, dense_rows, pack
+from ._category_sets import (
+    LEVEL_DTYPE,
+    SetRouter,
+    SideRouter,
+    dense_rows,
+    dense_sides,
+    pack,
+    pack_sides,
+)
 
 #: ``children_left``/``children_right`` value of a leaf.
 TREE_LEAF = -1
@@ -69,11 +77,23 @@ class Tree:
         node has fewer.  A row missing its node's feature takes the first
         surrogate that can place it, then ``missing_go_to_left``.  Numerical
         surrogates send ``x <= threshold`` left when ``surrogate_below_left``
-        (right otherwise); categorical ones have threshold NaN and use
-        ``surrogate_levels``, shape ``(node_count, max_surrogates, width)``
-        (1: left, 2: right, 0: cannot place; last column: unseen codes).
-        :mod:`climbing_trees._surrogates` describes them.  Zero columns
-        (the default) when the tree has none.
+        (right otherwise); categorical ones have threshold NaN and use the
+        three arrays below.  :mod:`climbing_trees._surrogates` describes
+        them.  Zero columns (the default) when the tree has none.
+    surrogate_categories_start, surrogate_categories_stop : ndarray of int
+        Categorical surrogates, stored compactly like the categorical splits
+        (:func:`climbing_trees._category_sets.pack_sides`), shape
+        ``(node_count, max_surrogates, 2)``: the surrogate of rank ``r`` at
+        ``node`` sends left the levels
+        ``surrogate_categories_levels[start[node, r, 0]:stop[node, r, 0]]``
+        and right those of ``[start[node, r, 1]:stop[node, r, 1]]``; it
+        cannot place any other level (nor an unseen one).  Empty slices
+        elsewhere.  :attr:`surrogate_levels` builds the dense table.
+    surrogate_categories_levels : ndarray of int32
+        The listed levels of all categorical surrogates, slot after slot
+        (``node * max_surrogates + rank``), left list then right list, each
+        sorted.  Its length is at most twice the number of (node, level)
+        pairs present in the training rows, whatever the number of levels.
 
     :mod:`climbing_trees._categorical` describes the format of categorical
     splits, and :mod:`climbing_trees._category_sets` their compact storage.
@@ -96,7 +116,9 @@ class Tree:
     surrogate_feature: np.ndarray | None = None
     surrogate_threshold: np.ndarray | None = None
     surrogate_below_left: np.ndarray | None = None
-    surrogate_levels: np.ndarray | None = None
+    surrogate_categories_start: np.ndarray | None = None
+    surrogate_categories_stop: np.ndarray | None = None
+    surrogate_categories_levels: np.ndarray | None = None
 
     def __post_init__(self) -> None:
         if self.categories_unseen_left is None:
@@ -123,8 +145,11 @@ class Tree:
             self.surrogate_threshold = np.full((self.node_count, k), np.nan)
         if self.surrogate_below_left is None:
             self.surrogate_below_left = np.zeros((self.node_count, k), dtype=bool)
-        if self.surrogate_levels is None:
-            self.surrogate_levels = np.zeros((self.node_count, k, 1), dtype=np.int8)
+        if self.surrogate_categories_start is None:
+            empty = np.zeros((self.node_count, k, 2), dtype=np.intp)
+            self.surrogate_categories_start, self.surrogate_categories_stop = empty, empty.copy()
+        if self.surrogate_categories_levels is None:
+            self.surrogate_categories_levels = np.zeros(0, dtype=LEVEL_DTYPE)
 
     @property
     def categories_left(self) -> np.ndarray:
@@ -150,6 +175,43 @@ class Tree:
             self.categories_levels,
         )
 
+    @property
+    def surrogate_levels(self) -> np.ndarray:
+        """Int8 array ``(node_count, max_surrogates, max_levels + 1)``: categorical surrogates.
+
+        Entry ``[node, rank, c]`` is 1 (:data:`~climbing_trees._surrogates.GOES_LEFT`)
+        where that surrogate sends code ``c`` left, 2 where it sends it right,
+        0 where it cannot place it; the last column is for unseen codes (0).
+        Built from the compact arrays on each access, like
+        :attr:`categories_left`, at a cost of ``node_count x max_surrogates x
+        (max_levels + 1)`` bytes.
+        """
+        k = self.surrogate_feature.shape[1]
+        states = dense_sides(*self._surrogate_sets(), self.categories_width)
+        return states.reshape(self.node_count, k, self.categories_width)
+
+    def _surrogate_sets(self) -> tuple:
+        return (
+            self.surrogate_categories_start,
+            self.surrogate_categories_stop,
+            self.surrogate_categories_levels,
+        )
+
+    def _surrogate_router(self) -> SideRouter:
+        """The :class:`SideRouter` of the categorical surrogates, built on first use.
+
+        Kept, and rebuilt when one of the arrays it comes from has been replaced.
+        """
+        sources = (self.surrogate_feature, self.surrogate_threshold, *self._surrogate_sets())
+        cached = self.__dict__.get("_surrogate_router_cache")
+        if cached is not None and all(a is b for a, b in zip(cached[0], sources, strict=True)):
+            return cached[1]
+        categorical = (self.surrogate_feature >= 0) & np.isnan(self.surrogate_threshold)
+        slots = np.flatnonzero(categorical.ravel())
+        router = SideRouter(*self._surrogate_sets(), self.categories_width, slots)
+        self.__dict__["_surrogate_router_cache"] = (sources, router)
+        return router
+
     def _router(self) -> SetRouter:
         """The :class:`SetRouter` of the categorical nodes, built on first use and kept.
 
@@ -174,8 +236,8 @@ class Tree:
         """
         go_left = self.missing_go_to_left[nodes].copy()
         todo = np.arange(len(nodes))
-        width = self.surrogate_levels.shape[2] - 1
-        for rank in range(self.surrogate_feature.shape[1]):
+        k = self.surrogate_feature.shape[1]
+        for rank in range(k):
             if not todo.size:
                 break
             f = self.surrogate_feature[nodes[todo], rank]
@@ -188,12 +250,9 @@ class Tree:
                 (x <= t) == self.surrogate_below_left[nodes[todo], rank], 1, -1
             )  # numerical; NaN x is handled below
             side[np.isnan(x)] = 0
-            if categorical.any():
-                c = x[categorical]
-                codes = np.where((c >= 0) & (c < width), c, -1).astype(np.intp)
-                state = self.surrogate_levels[nodes[todo[categorical]], rank, codes]
-                # 1: goes left, 2: goes right, 0: cannot place (_surrogates.GOES_LEFT...)
-                side[categorical] = np.where(state == 1, 1, np.where(state == 2, -1, 0))
+            if categorical.any():  # 1 left, -1 right, 0 cannot place (compact sets)
+                slots = nodes[todo[categorical]] * k + rank
+                side[categorical] = self._surrogate_router().side(slots, x[categorical])
             placed = side != 0
             go_left[todo[placed]] = side[placed] > 0
             todo = todo[~placed]
@@ -451,10 +510,12 @@ class Tree:
         # Rebuilt on demand: pickles hold only the arrays.
         state.pop("_flat_cache", None)
         state.pop("_router_cache", None)
+        state.pop("_surrogate_router_cache", None)
         return state
 
     def __setstate__(self, state: dict) -> None:
         dense = state.pop("categories_left", None)
+        states = state.pop("surrogate_levels", None)
         self.__dict__.update(state)
         if dense is not None:
             # Pickled before the sets were stored compactly: one row per node.
@@ -470,9 +531,23 @@ class Tree:
             "surrogate_feature",
             "surrogate_threshold",
             "surrogate_below_left",
-            "surrogate_levels",
+            "surrogate_categories_start",
+            "surrogate_categories_stop",
+            "surrogate_categories_levels",
         ):
             self.__dict__.setdefault(name, None)  # pickled before missing values
+        if states is not None:
+            # Pickled before categorical surrogates were stored compactly: one
+            # int8 row per node and rank (1 left, 2 right, 0 cannot place).
+            states = np.asarray(states)
+            n_slots, n_levels = states.shape[0] * states.shape[1], states.shape[2] - 1
+            rows = states[:, :, :-1].reshape(n_slots, n_levels)
+            slot, level = np.nonzero(rows)
+            start, stop, levels = pack_sides(slot, level, rows[slot, level] == 1, len(rows))
+            shape = (*states.shape[:2], 2)
+            self.surrogate_categories_start = start.reshape(shape)
+            self.surrogate_categories_stop = stop.reshape(shape)
+            self.surrogate_categories_levels = levels
         self._default_missing_fields()
 
     def _descend(self, X: np.ndarray, tables: tuple) -> np.ndarray:

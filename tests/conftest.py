@@ -77,7 +77,6 @@ EXACT_FIELDS = (
     "surrogate_feature",
     "surrogate_threshold",
     "surrogate_below_left",
-    "surrogate_levels",
 )
 FLOAT_FIELDS = ("value", "impurity", "weighted_n_node_samples")
 SET_FIELDS = (
@@ -86,6 +85,9 @@ SET_FIELDS = (
     "categories_stop",
     "categories_levels",
     "categories_width",
+    "surrogate_categories_start",
+    "surrogate_categories_stop",
+    "surrogate_categories_levels",
 )
 
 
@@ -98,6 +100,7 @@ def assert_equivalent(fast: ct.Tree, slow: ct.Tree) -> None:
     for name in SET_FIELDS:  # categorical sets: the compact arrays, exactly
         np.testing.assert_array_equal(getattr(fast, name), getattr(slow, name), err_msg=name)
     np.testing.assert_array_equal(fast.categories_left, slow.categories_left)
+    np.testing.assert_array_equal(fast.surrogate_levels, slow.surrogate_levels)
     for name in FLOAT_FIELDS:
         np.testing.assert_allclose(
             getattr(fast, name), getattr(slow, name), rtol=1e-12, atol=1e-12, err_msg=name

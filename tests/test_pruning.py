@@ -201,11 +201,16 @@ def test_heap_and_scan_give_the_same_steps(datasets, case, kind):
 # ------------------------------------------------------------------ prune itself
 
 
-def test_prune_keeps_every_array_consistent(mixed_frame):
+@pytest.mark.parametrize("missing_values", ["learn", "surrogate"])
+def test_prune_keeps_every_array_consistent(mixed_frame, missing_values):
     X, _, y = mixed_frame
-    model = ct.DecisionTreeRegressor(min_samples_leaf=3).fit(X, y)
+    model = ct.DecisionTreeRegressor(min_samples_leaf=3, missing_values=missing_values)
+    model.fit(X, y)
     tree = model.tree_
     assert tree.is_categorical_split.any()
+    surrogates = missing_values == "surrogate"
+    # With surrogates, some are categorical (the frame's colour, size, shape).
+    assert len(tree.surrogate_categories_levels) > 0 if surrogates else True
     inside = ct.ccp_subtree(tree, ct.cost_complexity_path(tree).ccp_alphas[-4])
     pruned = ct.prune(tree, inside)
     kept = np.flatnonzero(inside)
@@ -214,8 +219,8 @@ def test_prune_keeps_every_array_consistent(mixed_frame):
         if field.name in ("children_left", "children_right", "feature", "threshold"):
             continue
         if field.name in sets:
-            continue  # the compact categorical sets: checked below
-        if field.name == "missing_go_to_left":
+            continue  # the compact categorical sets (of splits, of surrogates): below
+        if field.name in ("missing_go_to_left", "surrogate_below_left"):
             # Per-node routing: kept at internal nodes, cleared at the new leaves.
             internal = pruned.children_left != ct.TREE_LEAF
             np.testing.assert_array_equal(
@@ -223,6 +228,14 @@ def test_prune_keeps_every_array_consistent(mixed_frame):
                 getattr(tree, field.name)[kept][internal],
             )
             assert not getattr(pruned, field.name)[~internal].any()
+        elif field.name in ("surrogate_feature", "surrogate_threshold"):
+            internal = pruned.children_left != ct.TREE_LEAF
+            np.testing.assert_array_equal(
+                getattr(pruned, field.name)[internal],
+                getattr(tree, field.name)[kept][internal],
+            )
+            assert (pruned.surrogate_feature[~internal] == -1).all()
+            assert np.isnan(pruned.surrogate_threshold[~internal]).all()
         else:
             np.testing.assert_array_equal(
                 getattr(pruned, field.name), getattr(tree, field.name)[kept]
@@ -238,6 +251,18 @@ def test_prune_keeps_every_array_consistent(mixed_frame):
     lengths = pruned.categories_stop - pruned.categories_start
     assert lengths.sum() == len(pruned.categories_levels) < len(tree.categories_levels)
     np.testing.assert_array_equal(pruned.categories_start, np.cumsum(lengths) - lengths)
+    assert not lengths[~internal].any()
+    # The same for the surrogates' level lists (left and right of each rank).
+    np.testing.assert_array_equal(
+        pruned.surrogate_levels[internal], tree.surrogate_levels[kept][internal]
+    )
+    assert not pruned.surrogate_levels[~internal].any()
+    lengths = pruned.surrogate_categories_stop - pruned.surrogate_categories_start
+    assert lengths.sum() == len(pruned.surrogate_categories_levels)
+    if surrogates:
+        assert len(pruned.surrogate_categories_levels) < len(tree.surrogate_categories_levels)
+    running = np.cumsum(lengths.ravel()) - lengths.ravel()
+    np.testing.assert_array_equal(pruned.surrogate_categories_start.ravel(), running)
     assert not lengths[~internal].any()
     # Preorder ids: every child id is larger than its parent's, left subtree first.
     internal = np.flatnonzero(pruned.children_left != ct.TREE_LEAF)

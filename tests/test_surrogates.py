@@ -2,17 +2,21 @@
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import pickle
+import tracemalloc
 
 import numpy as np
 import pandas as pd
 import pytest
 from conftest import assert_same_tree
+from scipy import sparse
 
 import climbing_trees as ct
+from climbing_trees import _category_sets
 from climbing_trees._rpart import have_rpart, rpart_surrogate_predict
-from climbing_trees._surrogates import GOES_LEFT, best_surrogate
+from climbing_trees._surrogates import GOES_LEFT, GOES_RIGHT, best_surrogate
 
 
 def correlated_problem(seed, n=None, categorical=False, rate=None):
@@ -49,7 +53,8 @@ def route_row(tree, x, training=False, node=0):
         f, t = tree.feature[node], tree.threshold[node]
         left = None
         if np.isnan(t):  # a categorical primary: its levels (a missing level is a level)
-            left = tree.categories_left[node, int(x[f])]
+            code = int(x[f]) if 0 <= x[f] < tree.categories_width - 1 else -1  # -1: unseen
+            left = tree.categories_left_row(node)[code]
         elif not np.isnan(x[f]):
             left = x[f] <= t
         else:
@@ -58,12 +63,16 @@ def route_row(tree, x, training=False, node=0):
                 if g < 0 or np.isnan(x[g]):
                     continue
                 s = tree.surrogate_threshold[node, rank]
-                if np.isnan(s):
-                    code = int(x[g])
-                    state = tree.surrogate_levels[node, rank, code]
-                    if state == 0:
-                        continue
-                    left = state == GOES_LEFT
+                if np.isnan(s):  # its lists of levels sent left and right
+                    start = tree.surrogate_categories_start[node, rank]
+                    stop = tree.surrogate_categories_stop[node, rank]
+                    listed = tree.surrogate_categories_levels
+                    if int(x[g]) in listed[start[0] : stop[0]].tolist():
+                        left = True
+                    elif int(x[g]) in listed[start[1] : stop[1]].tolist():
+                        left = False
+                    else:
+                        continue  # a level it cannot place
                 else:
                     left = (x[g] <= s) == tree.surrogate_below_left[node, rank]
                 break
@@ -276,7 +285,10 @@ def _one_level(tree, node):
         surrogate_feature=tree.surrogate_feature[[node, node, node]],
         surrogate_threshold=tree.surrogate_threshold[[node, node, node]],
         surrogate_below_left=tree.surrogate_below_left[[node, node, node]],
-        surrogate_levels=tree.surrogate_levels[[node, node, node]],
+        # Slices of the shared array: the three nodes point at the same lists.
+        surrogate_categories_start=tree.surrogate_categories_start[[node, node, node]],
+        surrogate_categories_stop=tree.surrogate_categories_stop[[node, node, node]],
+        surrogate_categories_levels=tree.surrogate_categories_levels,
     )
     one.heavier_left = np.array([tree.heavier_left[node], False, False])
     return one
@@ -330,3 +342,126 @@ def test_surrogate_trees_export_pickle_prune_and_validate():
     assert none.tree_.surrogate_feature.shape[1] == 0
     clf = ct.DecisionTreeClassifier(missing_values="surrogate", max_depth=3).fit(X, y > 0)
     assert clf.score(X, y > 0) > 0.7
+
+
+# ------------------------------------------------------------------ compact storage
+
+
+def high_cardinality_problem(seed=0, n=8000, n_levels=5000):
+    """Feature 0 numerical with 30 % missing, feature 1 a categorical of ``n_levels``
+    levels whose per-level effect is feature 0's mean: a good categorical surrogate."""
+    rng = np.random.default_rng(seed)
+    code = rng.integers(0, n_levels, n)
+    x = rng.normal(size=n_levels)[code] + 0.3 * rng.normal(size=n)
+    y = x + 0.5 * rng.normal(size=n)
+    X = np.column_stack([x, code.astype(float)])
+    X[rng.random(n) < 0.3, 0] = np.nan
+    return X, y
+
+
+def tree_bytes(tree):
+    """Bytes of every array a fitted tree stores (its dataclass fields)."""
+    return sum(np.asarray(getattr(tree, f.name)).nbytes for f in dataclasses.fields(ct.Tree))
+
+
+def test_categorical_surrogates_do_not_store_nodes_times_levels():
+    """5,000 levels: one byte per node, rank and level would be about 5 kB per node."""
+    X, y = high_cardinality_problem()
+    model = ct.DecisionTreeRegressor(
+        missing_values="surrogate", categorical_features=[1], min_samples_leaf=5
+    )
+    tracemalloc.start()
+    try:
+        model.fit(X, y)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    tree = model.tree_
+    k = tree.surrogate_feature.shape[1]
+    dense = tree.node_count * k * tree.categories_width  # bytes of one int8 per entry
+    assert (tree.surrogate_feature == 1).sum() > 100  # many categorical surrogates
+    # The (node, level) pairs of the training rows: what a node can list.
+    codes = X[:, 1].astype(np.intp)
+    onehot = sparse.csr_matrix((np.ones(len(X)), (np.arange(len(X)), codes)))
+    present = int(((tree.decision_path(X).T @ onehot) > 0).sum())
+    assert len(tree.surrogate_categories_levels) <= k * present
+    # A constant per node, and 4 bytes per listed level: nothing of size levels.
+    assert tree_bytes(tree) <= 400 * tree.node_count + 4 * (1 + k) * present
+    assert tree_bytes(tree) < dense / 8  # less than one bit per node, rank and level
+    assert peak < dense / 4  # growing the tree never held the dense table either
+    # The pickle is small too, and the surrogates route as before it.
+    again = pickle.loads(pickle.dumps(model))
+    assert_same_tree(again.tree_, tree)
+    assert len(pickle.dumps(tree)) < dense / 8
+
+
+@pytest.mark.parametrize("route_by", ["table", "search"])
+def test_high_cardinality_surrogates_route_like_the_plain_router(route_by, monkeypatch):
+    """Routing through a table of rows, or (forced) the search of sorted keys."""
+    if route_by == "search":
+        monkeypatch.setattr(_category_sets, "TABLE_ENTRIES", 0)
+    X, y = high_cardinality_problem(1, n=3000)
+    model = ct.DecisionTreeRegressor(
+        missing_values="surrogate", categorical_features=[1], min_samples_leaf=5
+    ).fit(X, y)
+    tree = model.tree_
+    assert (tree.surrogate_feature == 1).any()
+    rng = np.random.default_rng(1)
+    rows = X[rng.choice(len(X), 600)].copy()
+    rows[:, 0] = np.nan  # every row follows the surrogates
+    rows[:100, 1] = rng.integers(0, 6000, 100)  # levels absent at nodes, or unseen
+    rows = model._validate_X_predict(rows)  # the codes the tree reads (unseen: -1)
+    assert (rows[:, 1] == -1).any()
+    expected = [route_row(tree, r) for r in rows]
+    leaves = tree.apply_flat(rows)
+    for got, want in zip(leaves, expected, strict=True):
+        if want is not None:
+            assert got == want
+    np.testing.assert_array_equal(tree.apply(rows), leaves)
+    np.testing.assert_array_equal(tree.apply_rowwise(rows[:100]), leaves[:100])
+
+
+def test_dense_view_of_surrogate_levels_matches_the_lists():
+    X, y, w, X_test, params = correlated_problem(1, n=400, categorical=True, rate=0.3)
+    model = ct.DecisionTreeRegressor(
+        missing_values="surrogate", categorical_features=[X.shape[1] - 1], max_depth=4
+    )
+    tree = model.fit(X, y, sample_weight=w).tree_
+    states = tree.surrogate_levels
+    k = tree.surrogate_feature.shape[1]
+    assert states.shape == (tree.node_count, k, tree.categories_width)
+    listed = tree.surrogate_categories_levels
+    for node, rank in itertools.product(range(tree.node_count), range(k)):
+        start = tree.surrogate_categories_start[node, rank]
+        stop = tree.surrogate_categories_stop[node, rank]
+        left, right = listed[start[0] : stop[0]], listed[start[1] : stop[1]]
+        assert np.all(np.diff(left) > 0) and np.all(np.diff(right) > 0)  # sorted
+        np.testing.assert_array_equal(np.flatnonzero(states[node, rank] == GOES_LEFT), left)
+        np.testing.assert_array_equal(np.flatnonzero(states[node, rank] == GOES_RIGHT), right)
+        if np.isnan(tree.surrogate_threshold[node, rank]) and left.size:
+            assert tree.surrogate_feature[node, rank] == X.shape[1] - 1
+    assert (states > 0).any()
+    # Slices in slot order, left before right: the running total of their lengths.
+    lengths = (tree.surrogate_categories_stop - tree.surrogate_categories_start).ravel()
+    np.testing.assert_array_equal(
+        tree.surrogate_categories_start.ravel(), np.cumsum(lengths) - lengths
+    )
+
+
+def test_a_tree_pickled_with_dense_surrogate_levels_loads_compact():
+    X, y, w, X_test, params = correlated_problem(5, n=300, categorical=True, rate=0.3)
+    model = ct.DecisionTreeRegressor(
+        missing_values="surrogate", categorical_features=[X.shape[1] - 1], max_depth=4
+    ).fit(X, y, sample_weight=w)
+    tree = model.tree_
+    assert (tree.surrogate_levels > 0).any()
+    # The state such a tree had: the int8 table in place of the compact arrays.
+    state = tree.__getstate__()
+    for name in ("start", "stop", "levels"):
+        del state[f"surrogate_categories_{name}"]
+    state["surrogate_levels"] = tree.surrogate_levels
+    old = ct.Tree.__new__(ct.Tree)
+    old.__setstate__(state)
+    assert_same_tree(old, tree)
+    rows = np.vstack([X, X_test])
+    np.testing.assert_array_equal(old.apply_flat(rows), tree.apply_flat(rows))
