@@ -167,6 +167,17 @@ def test_shuffling_rows_leaves_predictions_unchanged(Estimator, criterion, categ
         X.iloc[perm] if categorical else X[perm], y[perm]
     )
     np.testing.assert_allclose(outputs(shuffled, probe), outputs(model, probe), rtol=1e-12)
+    # The same partition of the training rows, leaf for leaf.
+    back = np.argsort(perm)
+    assert partition(shuffled.apply(X.iloc[perm] if categorical else X[perm])[back]) == (
+        partition(model.apply(X))
+    )
+    if criterion == "poisson":
+        # Poisson scores are T - S log(S / W) with T = sum w y log y: with large
+        # counts the subtraction cancels, and its rounding (which depends on the
+        # order the rows are summed in) can exceed the tie tolerance between two
+        # features that make the same partition, so the feature named may differ.
+        return
     np.testing.assert_array_equal(shuffled.tree_.feature, model.tree_.feature)
     np.testing.assert_array_equal(shuffled.tree_.threshold, model.tree_.threshold)
 
