@@ -25,7 +25,7 @@ from ._median import running_median_best_split
 from ._naive import Split
 from ._random import RandomSplits, child_keys, random_node_split
 from ._surrogates import best_present_split, route_with_surrogates
-from ._ties import LeafMinimum, choose_best, enough_decrease
+from ._ties import LeafMinimum, best_of, enough_decrease
 from ._tree import TREE_LEAF, TREE_UNDEFINED, Tree
 
 SplitFinder = Callable[[np.ndarray, np.ndarray, np.ndarray, str, int], "Split | None"]
@@ -352,10 +352,7 @@ class NodeSearch:
         )
         if split is not None:
             splits.append(split)
-        if not splits:
-            return None
-        splits.sort(key=lambda s: s.feature)
-        return splits[choose_best(np.array([s.score for s in splits]), impurity)]
+        return best_of(splits, impurity)
 
     def route(self, rows, split, w):
         """``(threshold, goes_left, set)`` of a split of ``rows``.

@@ -85,7 +85,7 @@ from ._criteria import (
     total_weight,
 )
 from ._naive import Split
-from ._ties import choose_best, refused_weights
+from ._ties import best_of, choose_best, refused_weights
 
 #: Stream names: which random numbers a node draws (salts of the hash).
 FEATURES, THRESHOLDS, LEVELS, MISSING = 1, 2, 3, 4
@@ -618,7 +618,4 @@ def random_node_split(search, X, Y, w, impurity, key):
             )
         if split is not None:
             splits.append(split)
-    if not splits:
-        return None
-    splits.sort(key=lambda s: s.feature)
-    return splits[choose_best(np.array([s.score for s in splits]), impurity)]
+    return best_of(splits, impurity)

@@ -84,6 +84,18 @@ def choose_best(scores: np.ndarray, parent_score: float) -> int:
     return int(np.flatnonzero(finite & (scores <= best + tol))[0])
 
 
+def best_of(splits: list, parent_score: float):
+    """The winner among one node's candidate splits (numerical and categorical).
+
+    Sorted by feature, then :func:`choose_best`: the lowest score wins, and
+    the lower feature index on a tie.  ``None`` when there is no candidate.
+    """
+    if not splits:
+        return None
+    splits = sorted(splits, key=lambda s: s.feature)
+    return splits[choose_best(np.array([s.score for s in splits]), parent_score)]
+
+
 def enough_decrease(
     node_weight, total_weight: float, impurity, score, min_impurity_decrease: float
 ):
