@@ -19,7 +19,7 @@ from ._categorical import (
     categories_left_row,
 )
 from ._category_sets import encode_row, pack
-from ._criteria import node_impurity, node_value
+from ._criteria import node_impurity, node_value, value_by_output
 from ._incremental import prefix_sum_best_split
 from ._median import running_median_best_split
 from ._naive import Split
@@ -208,7 +208,8 @@ def grow_tree(
         # Push the right child first so that the left child is numbered next.
         stack.append((rows[~goes_left], depth + 1, node_id, False, child_keys(key, False)))
         stack.append((rows[goes_left], depth + 1, node_id, True, child_keys(key, True)))
-    return _assemble(nodes, search.width, max_surrogates if missing_values == "surrogate" else 0)
+    k = max_surrogates if missing_values == "surrogate" else 0
+    return _assemble(nodes, search.width, k, criterion)
 
 
 def default_split_search(criterion: str) -> SplitFinder:
@@ -224,7 +225,7 @@ def default_split_search(criterion: str) -> SplitFinder:
     return prefix_sum_best_split
 
 
-def _assemble(nodes: list[dict], width: int, max_surrogates: int = 0) -> Tree:
+def _assemble(nodes: list[dict], width: int, max_surrogates: int = 0, criterion: str = "") -> Tree:
     """The :class:`Tree` of a list of node dicts (ids in list order).
 
     A categorical node's set arrives compact, ``(unseen_left, levels)``
@@ -257,7 +258,7 @@ def _assemble(nodes: list[dict], width: int, max_surrogates: int = 0) -> Tree:
         children_right=np.array([n["right"] for n in nodes], dtype=np.intp),
         feature=np.array([n["feature"] for n in nodes], dtype=np.intp),
         threshold=np.array([n["threshold"] for n in nodes], dtype=float),
-        value=np.array([n["value"] for n in nodes], dtype=float)[:, None, :],
+        value=value_by_output(np.array([n["value"] for n in nodes], dtype=float), criterion),
         impurity=np.array([n["impurity"] for n in nodes], dtype=float),
         n_node_samples=np.array([n["n"] for n in nodes], dtype=np.intp),
         weighted_n_node_samples=np.array([n["w"] for n in nodes], dtype=float),
