@@ -336,3 +336,36 @@ def test_layout_criterion_pickles_and_prints_as_its_name():
     model = ct.DecisionTreeClassifier(max_depth=2).fit(*classification_problem(1, 2)[:2])
     clone = pickle.loads(pickle.dumps(model))
     np.testing.assert_array_equal(clone.predict(np.zeros((1, 5))), model.predict(np.zeros((1, 5))))
+
+
+@pytest.mark.parametrize("criterion", ["gini", "squared_error"])
+def test_principal_axis_scan_usually_finds_the_best_partition(criterion):
+    """Past the budget, several outputs use a heuristic: measured against brute force.
+
+    On 100 random problems with 8 levels and two outputs the principal-axis
+    scan and one-vs-rest find the best partition in about 95 % of them
+    (chapter 7's multiclass heuristic does similarly); the test asks for 80 %
+    and for an average loss of at most 2 % of the best impurity decrease.
+    """
+    found, losses = 0, []
+    for seed in range(100):
+        rng = np.random.default_rng(seed)
+        n, k = 200, 8
+        codes = rng.integers(0, k, size=n)
+        if criterion == "gini":
+            first = [rng.choice(3, p=p) for p in rng.dirichlet(np.ones(3), size=k)[codes]]
+            second = rng.random(n) < rng.uniform(size=k)[codes]
+            Y = np.hstack([ct.one_hot(np.array(first), 3), ct.one_hot(second.astype(int), 2)])
+            layout = OutputLayout("gini", (3, 2))
+        else:
+            Y = rng.normal(size=(k, 2))[codes] + rng.normal(size=(n, 2))
+            layout = OutputLayout("squared_error", (1, 1))
+        w = rng.uniform(0.5, 2.0, size=n)
+        stats, counts = level_statistics(codes, Y, w, layout)
+        parent = float(ct.impurity_from_statistics(stats.sum(axis=0), layout))
+        exact = _brute_force(stats, counts, layout, 1)
+        heuristic = _auto(stats, counts, layout, 1, max_candidates=1)
+        found += heuristic.score <= exact.score + 1e-12
+        losses.append((heuristic.score - exact.score) / (parent - exact.score))
+    assert found >= 80
+    assert np.mean(losses) <= 0.02
