@@ -369,3 +369,59 @@ def test_principal_axis_scan_usually_finds_the_best_partition(criterion):
         losses.append((heuristic.score - exact.score) / (parent - exact.score))
     assert found >= 80
     assert np.mean(losses) <= 0.02
+
+
+def mixed_problem(seed: int = 0, n: int = 300):
+    """Missing values, a categorical column of 12 levels and two outputs."""
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, 4))
+    X[rng.random((n, 4)) < 0.1] = np.nan
+    X[:, 3] = rng.integers(0, 12, size=n)
+    Y = np.column_stack(
+        [np.nan_to_num(X[:, 0]) + rng.normal(size=n), X[:, 3] % 3 + rng.normal(size=n)]
+    )
+    return X, Y
+
+
+OPTIONS = [
+    {"missing_values": "surrogate"},
+    {"splitter": "random", "random_state": 1},
+    {"max_features": 2, "random_state": 3},
+    {"categorical_split": "one_vs_rest"},
+    {"categorical_split": "partition"},
+    {"max_categorical_candidates": 4},
+    {"min_samples_level": 10},
+    {"min_weight_fraction_leaf": 0.05},
+]
+
+
+@pytest.mark.parametrize("options", OPTIONS, ids=str)
+@pytest.mark.parametrize(
+    "criterion", ["squared_error", "absolute_error", "poisson", "gini", "entropy"]
+)
+def test_every_option_fits_several_outputs(criterion, options):
+    """Each knob works with two outputs: right shapes, and the same tree twice."""
+    X, Y = mixed_problem()
+    if criterion in ("gini", "entropy"):
+        Estimator, y = ct.DecisionTreeClassifier, (Y > 0.5).astype(int)
+    else:
+        Estimator, y = ct.DecisionTreeRegressor, np.abs(Y) if criterion == "poisson" else Y
+    params = {"criterion": criterion, "categorical_features": [3], "max_depth": 6, **options}
+    first = Estimator(**params).fit(X, y)
+    again = Estimator(**params).fit(X, y)
+    assert first.predict(X).shape == (len(X), 2)
+    assert first.get_n_leaves() > 2
+    np.testing.assert_array_equal(first.predict(X), again.predict(X))
+    np.testing.assert_array_equal(first.tree_.value, again.tree_.value)
+
+
+@pytest.mark.parametrize("Forest", [ct.RandomForestClassifier, ct.RandomForestRegressor])
+def test_a_forest_of_one_tree_is_that_tree_with_several_outputs(Forest):
+    X, Y = mixed_problem(1)
+    X = X[:, :3]
+    y = (Y > 0.5).astype(int) if Forest is ct.RandomForestClassifier else Y
+    forest = Forest(n_estimators=1, bootstrap=False, max_features=None, random_state=0)
+    forest.fit(X, y)
+    tree = forest.estimators_[0]
+    np.testing.assert_array_equal(forest.predict(X), tree.predict(X))
+    assert forest.predict(X).shape == (len(X), 2)
