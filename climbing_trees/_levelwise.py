@@ -578,15 +578,18 @@ def _gains(left, stats, w_left, w_right, criterion):
     targets; or, for Poisson, all columns but the weight), ``stats`` the
     node's totals.
 
-    Several outputs have no cheaper form here: as for Poisson deviance, the
-    gain is minus ``grow_tree``'s score times ``W_t``, from the shared
-    :func:`climbing_trees.impurity_from_statistics` (the mean over outputs).
-    ``left`` then holds every statistic column but the weight (regression)
-    or every class column (classification).
+    Several outputs average the outputs' impurities, so the same forms hold
+    with the per-output sums divided by the number of outputs ``K``: Gini's
+    and entropy's class terms run over every output's classes, squared
+    error's over every output's centred sum (its constant is the mean of the
+    outputs' sums of squares).  Poisson deviance with several outputs is
+    scored as with one, by ``grow_tree``'s own formula: the mean over outputs
+    of :func:`climbing_trees.impurity_from_statistics`, from every column
+    but the weight.
     """
-    if n_outputs(criterion) > 1:
-        regression = criterion not in CLASSIFICATION_CRITERIA
-        full = ([w_left] if regression else []) + list(left)
+    k = n_outputs(criterion)
+    if k > 1 and criterion == "poisson":
+        full = [w_left, *left]
         stacked = np.stack(np.broadcast_arrays(*full), axis=-1)
         totals = np.stack(np.broadcast_arrays(*stats), axis=-1)
         with np.errstate(invalid="ignore", divide="ignore"):
@@ -612,13 +615,17 @@ def _gains(left, stats, w_left, w_right, criterion):
         np.putmask(gain, np.isnan(gain), np.inf)
         return np.negative(gain, out=gain)
     if criterion == "squared_error":
-        s1_left = left[0]
-        gain = s1_left * s1_left
-        gain /= w_left
-        s1_right = np.subtract(stats[1], s1_left)
-        s1_right *= s1_right
-        s1_right /= w_right
-        gain += s1_right
+        gain = None
+        for output, s1_left in enumerate(left):  # one centred sum per output
+            part = s1_left * s1_left
+            part /= w_left
+            s1_right = np.subtract(stats[1 + output], s1_left)
+            s1_right *= s1_right
+            s1_right /= w_right
+            part += s1_right
+            gain = part if gain is None else np.add(gain, part, out=gain)
+        if k > 1:
+            gain /= k
         return gain
     if criterion == "gini":
         sq_left = sq_right = None
@@ -630,9 +637,18 @@ def _gains(left, stats, w_left, w_right, criterion):
         sq_left /= w_left
         sq_right /= w_right
         sq_left += sq_right
+        if k > 1:
+            sq_left /= k
         return sq_left
     # Entropy: W_L H_L = W_L log2 W_L - sum_k c_k log2 c_k (same for the right).
     gain = -_xlogx(np.asarray(w_left, dtype=float)) - _xlogx(np.asarray(w_right, dtype=float))
+    if k > 1:  # the class terms of every output, averaged
+        classes = None
+        for total, part in zip(stats, left, strict=True):
+            term = _xlogx(part)
+            term += _xlogx(np.subtract(total, part))
+            classes = term if classes is None else np.add(classes, term, out=classes)
+        return gain + classes / k
     for total, part in zip(stats, left, strict=True):
         gain = gain + _xlogx(part)
         gain += _xlogx(np.subtract(total, part))
@@ -747,10 +763,11 @@ def _best_splits(
     # Columns scanned: class counts (all but the last with unit weights, whose
     # count is the row count minus the others), or the centred weighted target,
     # or (Poisson) the weighted target and the count of positive targets.
-    if criterion == "poisson" or (regression and n_outputs(criterion) > 1):
+    k_out = n_outputs(criterion)
+    if criterion == "poisson":
         scan = slice(1, None)
-    else:
-        scan = slice(1, 2) if regression else (slice(0, -1) if unit else slice(None))
+    else:  # squared error: each output's centred sum (columns 1..K)
+        scan = slice(1, 1 + k_out) if regression else (slice(0, -1) if unit else slice(None))
     needed = set(range(len(cols))[scan]) | ({0} if regression and not unit else set())
     candidates = np.flatnonzero(searchable)
     for nodes in _size_classes(sizes[candidates], d * passes):
@@ -842,9 +859,11 @@ def _best_splits(
         best = flat.max(axis=1)
         found = np.isfinite(best)
         w_t = w_node.ravel()
-        const = {"gini": w_t, "squared_error": stats[-1].ravel()}.get(criterion, 0.0)
-        if n_outputs(criterion) > 1:
-            const = 0.0  # the gain is minus W_t times the score (see _gains)
+        const = 0.0
+        if criterion == "gini":
+            const = w_t
+        elif criterion == "squared_error":  # the mean of the outputs' sums of squares
+            const = _sum_last([s.ravel() for s in stats[1 + k_out :]]) / k_out
         best_score = (const - best) / w_t
         tol = TIE_RTOL * np.maximum(np.abs(impurity[nodes]), np.abs(best_score)) * w_t
         first = np.argmax(flat >= (best - tol)[:, None], axis=1)
