@@ -98,7 +98,7 @@ tolerance of the minimum.
     worse than the first two.
 
   Ties go to the first candidate in that order.
-* Several outputs (an :class:`climbing_trees._criteria.OutputLayout`
+* Several outputs (an :class:`climbing_trees.OutputLayout`
   criterion): no ordering of the levels is exact any more.  ``partition``
   sorts the levels along the first weighted principal axis of their mean
   outputs (each output's mean, or the concatenated class proportions);

@@ -60,9 +60,14 @@ def grow_tree(
         NaN in a numerical column is a missing value (chapter 10): each split
         learns where such rows go (:mod:`climbing_trees._missing`).
     Y : ndarray of shape (n_samples, n_values)
-        One-hot labels for classification, a target column for regression.
+        One-hot labels for classification, a target column for regression;
+        with several outputs, their blocks side by side.
     sample_weight : ndarray of shape (n_samples,)
     criterion : {"gini", "entropy", "log_loss", "squared_error", "poisson", "absolute_error"}
+        For several outputs, an :class:`climbing_trees.OutputLayout` naming
+        the criterion and each output's number of columns in ``Y``
+        (:func:`climbing_trees.output_criterion`); the tree's ``value`` then
+        has one row per output.
     max_depth : int or None
         A node at this depth is a leaf.  ``None``: no limit.
     min_samples_split : int
