@@ -183,6 +183,9 @@ def test_both_builders_grow_the_same_tree(seed, criterion, n_outputs, randomised
         "is_categorical": np.array([False, False, True]),
         "n_categories": np.array([0, 0, 6]),
         "min_samples_leaf": 2,
+        "min_samples_level": 1 + seed % 3,  # pooled rare levels
+        "max_categorical_candidates": 4 if seed % 2 else 16_384,  # heuristic or exact
+        "categorical_split": ["auto", "partition", "one_vs_rest"][seed % 3],
     }
     if randomised:
         splitter = "random" if seed % 2 else "best"
