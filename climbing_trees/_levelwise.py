@@ -174,9 +174,10 @@ def grow_tree_levelwise(
     depth_limit = np.inf if max_depth is None else max_depth
     W = float(w.sum())
     # With unit weights, a prefix's total weight is its row count (exactly).
-    # (Several outputs take the general path, which reads the weights.)
+    # (Not for several classification outputs: the count then stands for the
+    # last class column of one output only; see _block_gains.)
     several = n_outputs(criterion) > 1
-    unit = bool(np.all(w == 1.0)) and min_weight_leaf == 0 and not several
+    unit = bool(np.all(w == 1.0)) and min_weight_leaf == 0 and not (several and not regression)
     if min_weight_leaf > 0:
         min_samples_leaf = LeafMinimum(min_samples_leaf, min_weight_leaf)
     categorical = np.zeros(d, bool) if is_categorical is None else is_categorical
@@ -782,8 +783,8 @@ def _best_splits(
         left_idx = idx[:, :, :-1]
         i = offset[:-1]
         stats = node_stats[nodes].T[:, :, None, None]  # (columns, c, 1, 1)
-        first = output_widths(criterion, len(stats))[0]
-        w_node = stats[0] if regression else _sum_last(list(stats[:first]))
+        first_width = output_widths(criterion, len(stats))[0]
+        w_node = stats[0] if regression else _sum_last(list(stats[:first_width]))
         # Positions the row counts allow (min_samples_leaf each side; this also
         # rules out the last position and the padding): 0 there, -inf elsewhere.
         high = m - min_samples_leaf - 1
