@@ -38,6 +38,7 @@ from ._categorical import (
 )
 from ._classes import DecisionTreeClassifier, DecisionTreeRegressor
 from ._criteria import (
+    OutputLayout,
     absolute_error,
     class_proportions,
     entropy,
@@ -47,6 +48,7 @@ from ._criteria import (
     node_statistics,
     node_value,
     one_hot,
+    output_criterion,
     poisson_deviance,
     squared_error,
     weighted_median,
@@ -151,6 +153,8 @@ __all__ = [
     "Node",
     "node_value",
     "one_hot",
+    "OutputLayout",
+    "output_criterion",
     "plot_tree",
     "predict_first_tree",
     "poisson_deviance",

@@ -107,6 +107,7 @@ def benchmark_cases(
     criteria: bool = False,
     missing: bool = False,
     randomised: bool = False,
+    outputs: bool = False,
 ) -> list[Case]:
     """The suite of issue 5; ``scale`` shrinks the synthetic sets (the book uses < 1).
 
@@ -123,6 +124,9 @@ def benchmark_cases(
     ``splitter="random"`` on the synthetic regression (extra trees'), each
     with ``random_state=0`` (the two libraries draw differently, so the trees
     differ; the ratios compare the cost of equally random trees).
+    With ``outputs``, two outputs (``y`` of shape ``(n, 2)``): the synthetic
+    regression with a second noisy target, and the synthetic classification
+    with a second label, both ``max_depth=8, min_samples_leaf=16``.
     """
     X_bc, y_bc = load_breast_cancer(return_X_y=True)
     X_db, y_db = load_diabetes(return_X_y=True)
@@ -189,6 +193,21 @@ def benchmark_cases(
             Case("regression", X_reg, y_reg, "regression", {"max_features": "sqrt"}),
             Case("classification", X_clf32, y_clf, "classification", {"max_features": "sqrt"}),
             Case("regression", X_reg, y_reg, "regression", {"splitter": "random"}),
+        ]
+    if outputs:
+        deep = {"max_depth": 8, "min_samples_leaf": 16}
+        rng = np.random.default_rng(2)
+        second = np.cos(2 * X_reg[:, 3]) + X_reg[:, 4] + 0.5 * rng.normal(size=len(X_reg))
+        label = (X_clf[:, 0] + X_clf[:, 1] + rng.normal(size=n_clf) > 0).astype(int)
+        cases += [
+            Case("two outputs", X_reg, np.column_stack([y_reg, second]), "regression", deep),
+            Case(
+                "two outputs",
+                _float32_exact(X_clf),
+                np.column_stack([y_clf, label]),
+                "classification",
+                deep,
+            ),
         ]
     return cases
 

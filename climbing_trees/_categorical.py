@@ -98,6 +98,15 @@ tolerance of the minimum.
     worse than the first two.
 
   Ties go to the first candidate in that order.
+* Several outputs (an :class:`climbing_trees.OutputLayout`
+  criterion): no ordering of the levels is exact any more.  ``partition``
+  sorts the levels along the first weighted principal axis of their mean
+  outputs (each output's mean, or the concatenated class proportions);
+  ``auto`` scores every partition (bitmask order, as ``"exhaustive"``
+  above) when ``2**(k-1) - 1 <= max_categorical_candidates``, which is
+  exact, and otherwise that scan followed by the one-vs-rest candidates.
+  Absolute error orders the levels along the principal axis of their
+  per-output medians.
 * Across features (numerical and categorical) the lowest feature index wins
   among equal scores, as for numerical splits.
 * Absolute error has no level statistics: :func:`absolute_error_split`
@@ -139,9 +148,10 @@ from ._category_sets import unseen_goes_left
 from ._criteria import (
     CLASSIFICATION_CRITERIA,
     _centred,
-    absolute_error,
     impurity_from_statistics,
+    n_outputs,
     node_statistics,
+    output_absolute_error,
     total_weight,
     weighted_median,
 )
@@ -215,7 +225,11 @@ def level_order(level_stats: np.ndarray, counts: np.ndarray, criterion: str) -> 
     stats = level_stats[present]
     w = total_weight(stats, criterion)
     with np.errstate(divide="ignore", invalid="ignore"):
-        if criterion not in CLASSIFICATION_CRITERIA:
+        if n_outputs(criterion) > 1:  # the per-level mean outputs' first principal axis
+            if criterion not in CLASSIFICATION_CRITERIA:
+                stats = stats[:, 1 : 1 + n_outputs(criterion)]  # the outputs' sums
+            key = _principal_component_key(stats, w)
+        elif criterion not in CLASSIFICATION_CRITERIA:
             key = stats[:, 1] / w
         elif stats.shape[1] <= 2:
             key = stats[:, -1] / w
@@ -229,6 +243,14 @@ def _principal_component_key(stats: np.ndarray, w: np.ndarray) -> np.ndarray:
     positive = w > 0
     p = np.zeros_like(stats)
     p[positive] = stats[positive] / w[positive, None]
+    return _principal_axis_key(p, w)
+
+
+def _principal_axis_key(p: np.ndarray, w: np.ndarray) -> np.ndarray:
+    """Projection of points ``p`` (one row per level, weights ``w``) on their first
+    weighted principal axis, signed so that its largest-magnitude entry is positive;
+    NaN for levels without weight."""
+    positive = w > 0
     mean = (w @ p) / w.sum()
     centred = p - mean
     cov = (centred * w[:, None]).T @ centred / w.sum()
@@ -445,7 +467,7 @@ def _candidates_zero_levels(level_stats, counts, criterion) -> Candidates | None
 
 def _with_zero_levels(candidates: Candidates, level_stats, counts, criterion) -> Candidates:
     """``candidates``, then (Poisson deviance only) :func:`_candidates_zero_levels`."""
-    if criterion != "poisson":
+    if criterion != "poisson" or n_outputs(criterion) > 1:
         return candidates
     extra = _candidates_zero_levels(level_stats, counts, criterion)
     return candidates if extra is None else _concatenate(candidates, extra)
@@ -542,9 +564,12 @@ def _auto(
     level_stats, counts, criterion, min_samples_leaf, max_candidates=MAX_CATEGORICAL_CANDIDATES
 ):
     """:func:`auto_split` from the level statistics on."""
-    multiclass = criterion in CLASSIFICATION_CRITERIA and level_stats.shape[1] > 2
+    several = n_outputs(criterion) > 1
+    multiclass = criterion in CLASSIFICATION_CRITERIA and level_stats.shape[1] > 2 and not several
     plan = multiclass_plan(level_stats, counts, criterion, max_candidates) if multiclass else "scan"
     present = np.flatnonzero(counts > 0)
+    if several and 2 <= len(present) and 2 ** (len(present) - 1) - 1 <= max_candidates:
+        plan = "exhaustive"  # several outputs: no sorted scan is exact
     stats, present_counts = level_stats[present], counts[present]
     if plan == "exhaustive":  # every partition: exact, nothing else needed
         sets = np.zeros((2 ** (len(present) - 1) - 1, len(present)), dtype=bool)
@@ -557,7 +582,7 @@ def _auto(
     order = level_order(level_stats, counts, criterion)
     candidates = _candidates_sorted_scan(order, level_stats, counts, criterion)
     candidates = _with_zero_levels(candidates, level_stats, counts, criterion)
-    if not multiclass or len(order) < 2:
+    if not (multiclass or several) or len(order) < 2:
         return _best_split(candidates, level_stats, criterion, min_samples_leaf)
     # Three or more classes: the scan is a heuristic; one-vs-rest comes after it,
     # then the line cuts (or the heuristic's sets) over the present levels.
@@ -664,15 +689,20 @@ def absolute_error_split(
     CategoricalSplit(feature=0, levels_left=(0, 2), score=0.5)
     """
     codes = np.asarray(codes).astype(np.intp)
-    y = np.asarray(Y, dtype=float)[:, 0]
+    y = np.asarray(Y, dtype=float)  # (n, n_outputs)
     w = np.asarray(sample_weight, dtype=float)
     present = np.unique(codes)
     k = len(present)
     if k < 2:
         return None
     if method in ("partition", "auto"):
-        medians = np.array([weighted_median(y[codes == c], w[codes == c]) for c in present])
-        order = present[np.lexsort((present, medians))]
+        medians = np.array(
+            [[weighted_median(col[codes == c], w[codes == c]) for col in y.T] for c in present]
+        )
+        if y.shape[1] > 1:  # several outputs: along the medians' first principal axis
+            w_level = np.array([w[codes == c].sum() for c in present])
+            medians = _principal_axis_key(medians, w_level)[:, None]
+        order = present[np.lexsort((present, medians[:, 0]))]
         sets = [tuple(sorted(int(c) for c in order[: i + 1])) for i in range(k - 1)]
     elif method == "one_vs_rest":
         sets = [(int(c),) for c in present]
@@ -693,8 +723,8 @@ def absolute_error_split(
             scores.append(np.nan)
             continue
         sides = [(y[left], w[left]), (y[~left], w[~left])]
-        scores.append(sum(ws.sum() * absolute_error(ys, ws) for ys, ws in sides) / total)
-    best = choose_best(np.array(scores), absolute_error(y, w))
+        scores.append(sum(ws.sum() * output_absolute_error(ys, ws) for ys, ws in sides) / total)
+    best = choose_best(np.array(scores), output_absolute_error(y, w))
     if best < 0:
         return None
     return CategoricalSplit(0, sets[best], float(scores[best]))
@@ -948,7 +978,7 @@ def best_categorical_split(
                 splits.append(split._replace(feature=int(j)))
         if not splits:
             return None
-        parent = absolute_error(np.asarray(Y, dtype=float)[:, 0], sample_weight)
+        parent = output_absolute_error(Y, sample_weight)
         return splits[choose_best(np.array([s.score for s in splits]), parent)]
     search = {"auto": _auto, "one_vs_rest": _one_vs_rest, "partition": _partition}[method]
     # The per-row statistics are shared by every feature: compute them once.

@@ -12,7 +12,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_data
 
 from ._categorical import check_categorical_split, encode_categorical
-from ._criteria import CLASSIFICATION_CRITERIA, REGRESSION_CRITERIA, one_hot
+from ._criteria import CLASSIFICATION_CRITERIA, REGRESSION_CRITERIA, one_hot, output_criterion
 from ._growth import grow_tree
 from ._levelwise import grow_tree_levelwise
 from ._pruning import best_first_subtree, ccp_subtree, cost_complexity_path, node_risk, prune
@@ -24,7 +24,11 @@ from ._validation import (
     power_of_two_scale,
     resolve_hyperparameters,
 )
-from ._weights import check_min_weight_fraction_leaf, expand_class_weight, min_weight_leaf
+from ._weights import (
+    check_min_weight_fraction_leaf,
+    expand_output_class_weights,
+    min_weight_leaf,
+)
 
 #: Largest |y| the regressor accepts: squares of larger values overflow.
 MAX_ABS_TARGET = 1e150
@@ -74,6 +78,29 @@ def _encode_numeric_levels(X: np.ndarray, categories: list) -> np.ndarray | None
         at = np.minimum(np.searchsorted(ordered, column), len(ordered) - 1)
         out[:, j] = np.where(ordered[at] == column, order[at], -1)
     return out
+
+
+def _check_output_shape(shape: tuple) -> None:
+    """Refuse a ``y`` without columns or with three or more dimensions, before it is
+    validated (scikit-learn's own messages there speak of the features of X)."""
+    if len(shape) > 2 or (len(shape) == 2 and shape[1] == 0):
+        problem = "no output to fit" if len(shape) == 2 else f"{len(shape)} dimensions"
+        raise ValueError(
+            f"y has shape {tuple(shape)}: {problem}; pass y of shape (n_samples,), or "
+            "(n_samples, n_outputs) with one column per output."
+        )
+
+
+def _check_outputs(y) -> np.ndarray:
+    """``y`` as 1-D (one output) or 2-D (several outputs), or a clear error.
+
+    A column vector ``(n, 1)`` is one output (with the usual warning that a
+    1-D ``y`` was expected); ``(n, k)`` with ``k >= 2`` is ``k`` outputs.
+    """
+    y = np.asarray(y)
+    if y.ndim == 2 and y.shape[1] == 1 or y.ndim != 2:
+        return column_or_1d(y, warn=True)
+    return y
 
 
 class BaseDecisionTree(BaseEstimator):
@@ -131,7 +158,10 @@ class BaseDecisionTree(BaseEstimator):
         Parameters
         ----------
         X : array-like or pandas DataFrame of shape (n_samples, n_features)
-        y : array-like of shape (n_samples,)
+        y : array-like of shape (n_samples,) or (n_samples, n_outputs)
+            Several columns are several outputs, fitted by one tree whose
+            impurity is the mean of the outputs' impurities (scikit-learn's
+            semantics).
         sample_weight : array-like of shape (n_samples,), default=None
             Non-negative weights; a weight of 2 counts like a duplicated row and
             a weight of 0 like a removed row (such rows take no part in the fit:
@@ -142,14 +172,21 @@ class BaseDecisionTree(BaseEstimator):
         self
         """
         learner = clone(self)
+        _check_output_shape(getattr(y, "shape", ()))
         with explained_errors():
             X, learner.is_categorical_, learner.categories_ = encode_categorical(
                 X, learner.categorical_features
             )
             X, y = validate_data(
-                learner, X, y, dtype=np.float64, ensure_all_finite="allow-nan", y_numeric=False
+                learner,
+                X,
+                y,
+                dtype=np.float64,
+                ensure_all_finite="allow-nan",
+                y_numeric=False,
+                multi_output=True,
             )
-            y = column_or_1d(y, warn=True)
+            y = _check_outputs(y)
             Y = learner._encode_target(y)
         sample_weight = check_sample_weight(sample_weight, len(X))
         sample_weight = learner._apply_class_weight(sample_weight, Y)
@@ -164,6 +201,8 @@ class BaseDecisionTree(BaseEstimator):
         if not keep.all():
             X, Y, sample_weight = X[keep], Y[keep], sample_weight[keep]
         params = resolve_hyperparameters(learner, len(X))
+        # Several outputs: the criterion carries each output's columns in Y.
+        params["criterion"] = output_criterion(params["criterion"], learner._output_widths())
         max_leaf_nodes = params.pop("max_leaf_nodes")
         ccp_alpha = params.pop("ccp_alpha")
         learner._check_target(Y)
@@ -242,6 +281,10 @@ class BaseDecisionTree(BaseEstimator):
     def _check_target(self, Y: np.ndarray) -> None:
         """Checks that depend on the criterion (after rows of weight 0 are dropped)."""
 
+    def _output_widths(self) -> tuple[int, ...]:
+        """Columns of each output in the encoded target (one per regression output)."""
+        return (1,) * self.n_outputs_
+
     def _apply_class_weight(self, sample_weight: np.ndarray, Y: np.ndarray) -> np.ndarray:
         """``sample_weight`` times the class weights (the classifier's); as is here."""
         return sample_weight
@@ -255,6 +298,7 @@ class BaseDecisionTree(BaseEstimator):
         tags.input_tags.sparse = False
         tags.input_tags.categorical = True
         tags.input_tags.string = True
+        tags.target_tags.multi_output = True  # y may have several columns (outputs)
         return tags
 
     def _adopt_fitted_state(self, learner) -> None:
@@ -384,7 +428,12 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
         Coppersmith, Hong and Hosking 1999), ``O(k**2)`` candidates for ``k``
         levels.  Past the budget a heuristic (line cuts in the plane of the
         first two principal axes, then single-level moves) that is never
-        worse than the scan or one-vs-rest.
+        worse than the scan or one-vs-rest.  With several outputs no sorted
+        scan is exact: ``"partition"`` orders the levels along the first
+        principal axis of their mean outputs (the concatenated class
+        proportions), and ``"auto"`` scores every partition when there are
+        at most ``max_categorical_candidates`` of them (exact), else that
+        scan and the one-vs-rest candidates (a heuristic; chapter 5).
     min_samples_level : int, default=1
         At each node, the levels of a categorical feature with fewer rows
         than this are pooled into one group before the search, and the group
@@ -461,9 +510,19 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
     ----------
     tree_ : Tree
         The fitted tree as arrays (see :class:`climbing_trees.Tree`).
-    classes_ : ndarray
-        Class labels, sorted; any hashable values, strings included.
-    n_classes_ : int
+    classes_ : ndarray, or list of ndarray
+        Class labels, sorted; any hashable values, strings included.  With
+        several outputs (``y`` of shape ``(n_samples, n_outputs)``), a list
+        with one array per output, as in scikit-learn.
+    n_classes_ : int, or ndarray of int (one per output)
+    n_outputs_ : int
+        Number of outputs (columns of ``y``).  The impurity of a node is the
+        mean of the outputs' impurities; ``predict`` returns
+        ``(n_samples, n_outputs)`` labels, ``predict_proba`` a list of arrays,
+        and ``tree_.value`` has shape ``(node_count, n_outputs,
+        max(n_classes_))`` (zeros past an output's classes).  ``score`` with
+        several outputs raises, as scikit-learn's does (accuracy is defined
+        for one output).
     n_features_in_ : int
     feature_names_in_ : ndarray of str
         Only when ``X`` was a DataFrame with string column names.
@@ -554,8 +613,16 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
     def _node_risk(self, tree: Tree):
         return node_risk(tree, self.ccp_risk)
 
+    def _output_widths(self) -> tuple[int, ...]:
+        return tuple(int(k) for k in np.atleast_1d(self.n_classes_))
+
     def _apply_class_weight(self, sample_weight: np.ndarray, Y: np.ndarray) -> np.ndarray:
-        factors = expand_class_weight(self.class_weight, Y.argmax(axis=1), self.classes_)
+        ends = np.cumsum(self._output_widths())
+        codes = [
+            Y[:, e - k : e].argmax(axis=1) for e, k in zip(ends, self._output_widths(), strict=True)
+        ]
+        classes = [self.classes_] if self.n_outputs_ == 1 else self.classes_
+        factors = expand_output_class_weights(self.class_weight, codes, classes)
         if factors is None:
             return sample_weight
         sample_weight = sample_weight * factors
@@ -568,27 +635,57 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
 
     def _encode_target(self, y) -> np.ndarray:
         check_classification_targets(y)
-        self.classes_, codes = np.unique(y, return_inverse=True)
-        self.n_classes_ = len(self.classes_)
-        self.n_outputs_ = 1
-        return one_hot(codes.ravel(), self.n_classes_)
+        if y.ndim == 1:
+            self.classes_, codes = np.unique(y, return_inverse=True)
+            self.n_classes_ = len(self.classes_)
+            self.n_outputs_ = 1
+            return one_hot(codes.ravel(), self.n_classes_)
+        # Several outputs: one block of one-hot columns per output, side by side.
+        self.n_outputs_ = y.shape[1]
+        self.classes_, self.n_classes_, blocks = [], [], []
+        for k in range(self.n_outputs_):
+            classes, codes = np.unique(y[:, k], return_inverse=True)
+            self.classes_.append(classes)
+            self.n_classes_.append(len(classes))
+            blocks.append(one_hot(codes.ravel(), len(classes)))
+        self.n_classes_ = np.array(self.n_classes_, dtype=np.intp)
+        return np.hstack(blocks)
 
-    def predict_proba(self, X) -> np.ndarray:
-        """Class probabilities (weighted leaf proportions), columns in ``classes_`` order."""
+    def predict_proba(self, X):
+        """Class probabilities (weighted leaf proportions), columns in ``classes_`` order.
+
+        With several outputs, a list with one such array per output.
+        """
         X = self._validate_X_predict(X)
-        return self.tree_.value[:, 0, :].take(self.tree_.apply_flat(X), axis=0)
+        proba = self.tree_.value.take(self.tree_.apply_flat(X), axis=0)
+        if self.n_outputs_ == 1:
+            return proba[:, 0, :]
+        return [proba[:, k, :n] for k, n in enumerate(self.n_classes_)]
 
-    def predict_log_proba(self, X) -> np.ndarray:
-        """Natural logarithm of :meth:`predict_proba`."""
+    def predict_log_proba(self, X):
+        """Natural logarithm of :meth:`predict_proba` (a list with several outputs)."""
+        proba = self.predict_proba(X)
         with np.errstate(divide="ignore"):
-            return np.log(self.predict_proba(X))
+            if self.n_outputs_ == 1:
+                return np.log(proba)
+            return [np.log(p) for p in proba]
 
     def predict(self, X) -> np.ndarray:
-        """Most probable class; equal probabilities go to the lowest class index."""
+        """Most probable class; equal probabilities go to the lowest class index.
+
+        With several outputs, an array of shape ``(n_samples, n_outputs)``.
+        """
         X = self._validate_X_predict(X)
         # The argmax of each node once, rather than of each row's copy of it.
-        node_class = np.argmax(self.tree_.value[:, 0, :], axis=1)
-        return self.classes_.take(node_class.take(self.tree_.apply_flat(X)))
+        node_class = np.argmax(self.tree_.value, axis=2)  # padding is 0: never above
+        leaves = self.tree_.apply_flat(X)
+        if self.n_outputs_ == 1:
+            return self.classes_.take(node_class[:, 0].take(leaves))
+        # scikit-learn's dtype: that of the first output's classes.
+        out = np.empty((len(leaves), self.n_outputs_), dtype=self.classes_[0].dtype)
+        for k, classes in enumerate(self.classes_):
+            out[:, k] = classes.take(node_class[:, k].take(leaves))
+        return out
 
 
 class DecisionTreeRegressor(RegressorMixin, BaseDecisionTree):
@@ -628,6 +725,11 @@ class DecisionTreeRegressor(RegressorMixin, BaseDecisionTree):
     ----------
     tree_ : Tree
     max_features_ : int
+    n_outputs_ : int
+        Number of outputs (columns of ``y``).  With several, the impurity is
+        the mean over outputs (squared error, Poisson deviance or absolute
+        error of each), ``predict`` returns ``(n_samples, n_outputs)`` and
+        ``tree_.value`` has shape ``(node_count, n_outputs, 1)``.
     n_features_in_ : int
     feature_names_in_ : ndarray of str
     feature_importances_ : ndarray
@@ -717,8 +819,8 @@ class DecisionTreeRegressor(RegressorMixin, BaseDecisionTree):
                 f"y has values beyond +/-{MAX_ABS_TARGET:g}, whose squares overflow; "
                 "rescale y (for example divide it by a constant)."
             )
-        self.n_outputs_ = 1
-        return y[:, None]
+        self.n_outputs_ = 1 if y.ndim == 1 else y.shape[1]
+        return y[:, None] if y.ndim == 1 else y
 
     def _check_target(self, Y: np.ndarray) -> None:
         if self.criterion != "poisson":
@@ -736,6 +838,11 @@ class DecisionTreeRegressor(RegressorMixin, BaseDecisionTree):
             )
 
     def predict(self, X) -> np.ndarray:
-        """Weighted mean target of the leaf each row lands in."""
+        """Weighted mean target of the leaf each row lands in.
+
+        With several outputs, an array of shape ``(n_samples, n_outputs)``.
+        """
         X = self._validate_X_predict(X)
-        return self.tree_.value[:, 0, 0].take(self.tree_.apply_flat(X))
+        if self.n_outputs_ == 1:
+            return self.tree_.value[:, 0, 0].take(self.tree_.apply_flat(X))
+        return self.tree_.value[:, :, 0].take(self.tree_.apply_flat(X), axis=0)

@@ -17,6 +17,14 @@ numbers, the sum of ``phi(y_i) * w_i`` over its samples, where
 Because statistics add up, the statistics of a node are the sum of those of
 its children.  That single fact powers the incremental search of chapter 3.
 
+Several outputs (``y`` of shape ``(n_samples, n_outputs)``, scikit-learn's
+semantics) keep one block of columns per output: one-hot columns per output
+for classification, one target column per output for regression.  The
+criterion is then an :class:`OutputLayout`, a criterion name that also knows
+the width of each block, and a node's impurity is the mean over outputs of
+each output's impurity, computed here and nowhere else, so every search and
+both builders get it.
+
 Absolute error is the exception: its leaf value is a weighted median, which
 no fixed set of sums determines.  :func:`weighted_median` and
 :func:`absolute_error` compute it from the rows, and the split search keeps
@@ -32,6 +40,80 @@ CLASSIFICATION_CRITERIA = ("gini", "entropy", "log_loss")
 REGRESSION_CRITERIA = ("squared_error", "poisson", "absolute_error")
 #: Criteria computed from summed per-row statistics (all but absolute error).
 STATISTICS_CRITERIA = (*CLASSIFICATION_CRITERIA, "squared_error", "poisson")
+
+
+class OutputLayout(str):
+    """A criterion name with the column layout of several outputs.
+
+    It compares, hashes and prints as the plain name (``"gini"``), so every
+    function that takes a criterion takes it; ``widths[k]`` is the number of
+    columns of output ``k`` in ``Y`` (its classes, or 1 for a regression
+    target).  One output is the plain name itself.
+
+    >>> layout = OutputLayout("gini", (2, 3))
+    >>> layout == "gini", n_outputs(layout), n_outputs("gini")
+    (True, 2, 1)
+    """
+
+    widths: tuple[int, ...]
+
+    def __new__(cls, name: str, widths):
+        obj = super().__new__(cls, name)
+        obj.widths = tuple(int(k) for k in widths)
+        return obj
+
+    def __reduce__(self):
+        return (OutputLayout, (str(self), self.widths))
+
+    def __repr__(self) -> str:
+        return str.__repr__(str(self))
+
+
+def output_criterion(name: str, widths) -> str:
+    """``name`` itself for one output, else an :class:`OutputLayout` with ``widths``."""
+    widths = tuple(int(k) for k in widths)
+    return name if len(widths) == 1 else OutputLayout(name, widths)
+
+
+def n_outputs(criterion: str) -> int:
+    """How many outputs a criterion describes (1 for a plain name)."""
+    return len(getattr(criterion, "widths", (0,)))
+
+
+def output_widths(criterion: str, n_columns: int) -> tuple[int, ...]:
+    """Columns of each output in ``Y`` (``n_columns`` in all) under ``criterion``."""
+    return getattr(criterion, "widths", (n_columns,))
+
+
+def _blocks(criterion: str, n_columns: int) -> list[slice]:
+    """The column slice of each output's block in ``Y``, or in classification statistics."""
+    widths = output_widths(criterion, n_columns)
+    ends = np.cumsum(widths)
+    return [slice(int(e - k), int(e)) for e, k in zip(ends, widths, strict=True)]
+
+
+def value_by_output(value: np.ndarray, criterion: str) -> np.ndarray:
+    """Node values ``(nodes, n_columns)`` as scikit-learn's ``(nodes, n_outputs, width)``.
+
+    Output ``k`` fills the first ``widths[k]`` entries of its row (its class
+    proportions, or its mean); a narrower output is padded with zeros, as
+    scikit-learn pads ``tree_.value`` to ``max(n_classes_)``.  Both builders
+    call this to store their values.
+
+    >>> value_by_output(np.array([[0.5, 0.5, 0.2, 0.3, 0.5]]), OutputLayout("gini", (2, 3)))
+    array([[[0.5, 0.5, 0. ],
+            [0.2, 0.3, 0.5]]])
+    """
+    value = np.asarray(value, dtype=float)
+    if n_outputs(criterion) == 1:
+        return value[:, None, :]
+    if criterion in REGRESSION_CRITERIA:
+        return value[:, :, None]
+    blocks = _blocks(criterion, value.shape[1])
+    out = np.zeros((len(value), len(blocks), max(b.stop - b.start for b in blocks)))
+    for k, block in enumerate(blocks):
+        out[:, k, : block.stop - block.start] = value[:, block]
+    return out
 
 
 def gini(proportions: np.ndarray) -> np.ndarray:
@@ -108,6 +190,17 @@ def absolute_error(y: np.ndarray, sample_weight: np.ndarray | None = None) -> fl
     w = np.ones_like(y) if sample_weight is None else np.asarray(sample_weight, float)
     median = weighted_median(y, w)
     return float(np.sum(w * np.abs(y - median)) / np.sum(w))
+
+
+def output_absolute_error(Y: np.ndarray, sample_weight: np.ndarray | None = None) -> float:
+    """:func:`absolute_error` of each column of ``Y`` (one per output), averaged.
+
+    >>> output_absolute_error(np.array([[1.0, 0.0], [3.0, 4.0]]))
+    1.5
+    """
+    Y = np.asarray(Y, dtype=float)
+    errors = [absolute_error(Y[:, k], sample_weight) for k in range(Y.shape[1])]
+    return float(sum(errors) / len(errors))
 
 
 def poisson_deviance(y: np.ndarray, sample_weight: np.ndarray | None = None) -> float:
@@ -205,7 +298,8 @@ def node_statistics(Y: np.ndarray, sample_weight: np.ndarray, criterion: str) ->
             f"criterion={criterion!r} has no sufficient statistics (a median is not a "
             "sum); search its splits with running_median_best_split or naive_best_split."
         )
-    y = Y[:, :1]
+    # One column per output: [W, sums..., squares...] (or Poisson's four kinds).
+    y = Y[:, : n_outputs(criterion)]
     if criterion == "poisson":
         positive = ((y > 0) & (w > 0)).astype(float)
         return np.hstack([w, w * y, w * _xlogy(y, y), positive])
@@ -217,8 +311,12 @@ def impurity_from_statistics(stats: np.ndarray, criterion: str) -> np.ndarray:
 
     Works on a single row or on a stack of rows at once, which is what the
     vectorised searches need.  Rows with zero total weight give ``nan``.
+    With several outputs (an :class:`OutputLayout`) it is the mean over the
+    outputs of each output's impurity, as in scikit-learn.
     """
     stats = np.asarray(stats, dtype=float)
+    if n_outputs(criterion) > 1:
+        return _mean_over_outputs(stats, criterion)
     with np.errstate(divide="ignore", invalid="ignore"):
         if criterion in CLASSIFICATION_CRITERIA:
             total = stats.sum(axis=-1, keepdims=True)
@@ -237,11 +335,30 @@ def impurity_from_statistics(stats: np.ndarray, criterion: str) -> np.ndarray:
     raise ValueError(f"Unknown criterion {criterion!r}.")
 
 
+def _mean_over_outputs(stats: np.ndarray, criterion: str) -> np.ndarray:
+    """Impurity of several outputs: each output's, from its own statistics, averaged."""
+    name, k = str(criterion), n_outputs(criterion)
+    if criterion in CLASSIFICATION_CRITERIA:
+        parts = [stats[..., block] for block in _blocks(criterion, stats.shape[-1])]
+    else:
+        # Columns [W, k sums, k squares] (Poisson: [W, k sums, k y log y, k positives]).
+        n_kinds = (stats.shape[-1] - 1) // k
+        parts = [
+            np.stack([stats[..., 0], *(stats[..., 1 + i * k + o] for i in range(n_kinds))], -1)
+            for o in range(k)
+        ]
+    total = impurity_from_statistics(parts[0], name)
+    for part in parts[1:]:
+        total = total + impurity_from_statistics(part, name)
+    return total / k
+
+
 def total_weight(stats: np.ndarray, criterion: str) -> np.ndarray:
     """Total sample weight ``W`` of nodes described by their statistics."""
     stats = np.asarray(stats, dtype=float)
     if criterion in CLASSIFICATION_CRITERIA:
-        return stats.sum(axis=-1)
+        # Every output's block of class counts sums to W: the first one's is used.
+        return stats[..., : output_widths(criterion, stats.shape[-1])[0]].sum(axis=-1)
     return stats[..., 0]
 
 
@@ -259,7 +376,7 @@ def node_impurity(Y: np.ndarray, sample_weight: np.ndarray, criterion: str) -> f
     2.5
     """
     if criterion == "absolute_error":  # no sufficient statistics: from the rows
-        return absolute_error(np.asarray(Y, dtype=float)[:, 0], sample_weight)
+        return output_absolute_error(Y, sample_weight)
     Y = _centred(Y, sample_weight, criterion)
     stats = node_statistics(Y, sample_weight, criterion).sum(axis=0)
     return float(impurity_from_statistics(stats, criterion))
@@ -282,8 +399,9 @@ def node_value(
     >>> node_value(np.array([[1.0], [4.0], [9.0]]), np.ones(3), "absolute_error").tolist()
     [4.0]
     """
-    if criterion == "absolute_error":
-        return np.array([weighted_median(np.asarray(Y, dtype=float)[:, 0], sample_weight)])
+    if criterion == "absolute_error":  # one median per output
+        Y = np.asarray(Y, dtype=float)
+        return np.array([weighted_median(Y[:, k], sample_weight) for k in range(Y.shape[1])])
     w = np.asarray(sample_weight, dtype=float)
     return (w @ np.asarray(Y, dtype=float)) / w.sum()
 

@@ -147,13 +147,20 @@ class RandomForestClassifier(ClassifierMixin, _Forest):
 
     _tree_class, _splitter = DecisionTreeClassifier, "best"
 
-    def predict_proba(self, X) -> np.ndarray:
+    def predict_proba(self, X):
         check_is_fitted(self, "estimators_")
-        return np.mean([tree.predict_proba(X) for tree in self.estimators_], axis=0)
+        probas = [tree.predict_proba(X) for tree in self.estimators_]
+        if isinstance(probas[0], list):  # several outputs: average each output's
+            return [np.mean(p, axis=0) for p in zip(*probas, strict=True)]
+        return np.mean(probas, axis=0)
 
     def predict(self, X) -> np.ndarray:
         check_is_fitted(self, "estimators_")
-        return self.classes_[np.argmax(self.predict_proba(X), axis=1)]
+        proba = self.predict_proba(X)
+        if isinstance(proba, list):  # several outputs: one column each
+            pairs = zip(self.classes_, proba, strict=True)
+            return np.column_stack([c[np.argmax(p, axis=1)] for c, p in pairs])
+        return self.classes_[np.argmax(proba, axis=1)]
 
 
 class RandomForestRegressor(RegressorMixin, _Forest):

@@ -25,8 +25,23 @@ def _feature_names(model, feature_names) -> list[str]:
     return [f"feature_{j}" for j in range(model.n_features_in_)]
 
 
+def _several_outputs(model) -> bool:
+    return getattr(model, "n_outputs_", 1) > 1
+
+
+def _output_classes(model, node: int) -> list:
+    """Several outputs: the class each output predicts at ``node``."""
+    value = model.tree_.value[node]
+    return [c[int(np.argmax(value[k, : len(c)]))] for k, c in enumerate(model.classes_)]
+
+
 def _leaf_text(model, node: int, decimals: int) -> str:
     value = model.tree_.value[node, 0]
+    if _several_outputs(model):
+        if hasattr(model, "classes_"):
+            return "class: [" + ", ".join(str(c) for c in _output_classes(model, node)) + "]"
+        numbers = ", ".join(f"{v:.{decimals}f}" for v in model.tree_.value[node, :, 0])
+        return f"value: [{numbers}]"
     if hasattr(model, "classes_"):
         return f"class: {model.classes_[int(np.argmax(value))]}"
     return f"value: [{value[0]:.{decimals}f}]"
@@ -90,6 +105,7 @@ def _level_sets(
         reach = np.ones_like(row)
     n_levels = len(categories[j]) if categories is not None else row.size - 1
     if categories is not None and n_levels:
+
         def label(c):
             return str(categories[j][c])
     else:
@@ -239,6 +255,17 @@ def export_text(
 
     def leaf(node: int, indent: str) -> None:
         value = tree.value[node, 0]
+        if _several_outputs(model):  # one value (or class) per output
+            text = _leaf_text(model, node, decimals)
+            if show_weights and is_classifier:
+                w = tree.weighted_n_node_samples[node]
+                blocks = [
+                    "[" + ", ".join(f"{v * w:.{decimals}f}" for v in tree.value[node, k, : len(c)])
+                    for k, c in enumerate(model.classes_)
+                ]
+                text = f"weights: [{'], '.join(blocks)}]] {text}"
+            lines.append(f"{indent} {text}")
+            return
         if not is_classifier:
             numbers = ", ".join(f"{v:.{decimals}f}" for v in value)
             lines.append(f"{indent} value: [{numbers}]")
@@ -375,6 +402,8 @@ def _fill_color(model, node: int) -> str:
     """Fill colour of a node: the majority class's hue, paler the less pure the node;
     for regression one hue, stronger the larger the value."""
     tree = model.tree_
+    if _several_outputs(model):  # no single class or value to colour by: white
+        return "#ffffff"
     if hasattr(model, "classes_"):
         value = tree.value[node, 0]
         colour = _color_brew(len(model.classes_))[int(np.argmax(value))]
@@ -393,6 +422,11 @@ def _value_text(model, node: int, proportion: bool, precision: int) -> str:
     """A node's value as scikit-learn's ``export_graphviz`` prints it."""
     tree = model.tree_
     value = tree.value[node, 0]
+    if _several_outputs(model):  # one row per output, as numpy prints the array
+        shown = tree.value[node]
+        if hasattr(model, "classes_") and not proportion:
+            shown = shown * tree.weighted_n_node_samples[node]
+        return str(np.around(shown, precision))
     if hasattr(model, "classes_"):
         if proportion:
             shown = np.around(value, precision)

@@ -19,7 +19,7 @@ from ._categorical import (
     categories_left_row,
 )
 from ._category_sets import encode_row, pack, pack_sides
-from ._criteria import node_impurity, node_value
+from ._criteria import node_impurity, node_value, value_by_output
 from ._incremental import prefix_sum_best_split
 from ._median import running_median_best_split
 from ._naive import Split
@@ -60,9 +60,14 @@ def grow_tree(
         NaN in a numerical column is a missing value (chapter 10): each split
         learns where such rows go (:mod:`climbing_trees._missing`).
     Y : ndarray of shape (n_samples, n_values)
-        One-hot labels for classification, a target column for regression.
+        One-hot labels for classification, a target column for regression;
+        with several outputs, their blocks side by side.
     sample_weight : ndarray of shape (n_samples,)
     criterion : {"gini", "entropy", "log_loss", "squared_error", "poisson", "absolute_error"}
+        For several outputs, an :class:`climbing_trees.OutputLayout` naming
+        the criterion and each output's number of columns in ``Y``
+        (:func:`climbing_trees.output_criterion`); the tree's ``value`` then
+        has one row per output.
     max_depth : int or None
         A node at this depth is a leaf.  ``None``: no limit.
     min_samples_split : int
@@ -208,7 +213,8 @@ def grow_tree(
         # Push the right child first so that the left child is numbered next.
         stack.append((rows[~goes_left], depth + 1, node_id, False, child_keys(key, False)))
         stack.append((rows[goes_left], depth + 1, node_id, True, child_keys(key, True)))
-    return _assemble(nodes, search.width, max_surrogates if missing_values == "surrogate" else 0)
+    k = max_surrogates if missing_values == "surrogate" else 0
+    return _assemble(nodes, search.width, k, criterion)
 
 
 def default_split_search(criterion: str) -> SplitFinder:
@@ -224,7 +230,7 @@ def default_split_search(criterion: str) -> SplitFinder:
     return prefix_sum_best_split
 
 
-def _assemble(nodes: list[dict], width: int, max_surrogates: int = 0) -> Tree:
+def _assemble(nodes: list[dict], width: int, max_surrogates: int = 0, criterion: str = "") -> Tree:
     """The :class:`Tree` of a list of node dicts (ids in list order).
 
     A categorical node's set arrives compact, ``(unseen_left, levels)``
@@ -268,7 +274,7 @@ def _assemble(nodes: list[dict], width: int, max_surrogates: int = 0) -> Tree:
         children_right=np.array([n["right"] for n in nodes], dtype=np.intp),
         feature=np.array([n["feature"] for n in nodes], dtype=np.intp),
         threshold=np.array([n["threshold"] for n in nodes], dtype=float),
-        value=np.array([n["value"] for n in nodes], dtype=float)[:, None, :],
+        value=value_by_output(np.array([n["value"] for n in nodes], dtype=float), criterion),
         impurity=np.array([n["impurity"] for n in nodes], dtype=float),
         n_node_samples=np.array([n["n"] for n in nodes], dtype=np.intp),
         weighted_n_node_samples=np.array([n["w"] for n in nodes], dtype=float),

@@ -59,9 +59,12 @@ from ._criteria import (
     CLASSIFICATION_CRITERIA,
     STATISTICS_CRITERIA,
     impurity_from_statistics,
+    n_outputs,
     node_statistics,
+    output_widths,
     poisson_impurity,
     total_weight,
+    value_by_output,
 )
 from ._random import (
     RandomSplits,
@@ -171,7 +174,10 @@ def grow_tree_levelwise(
     depth_limit = np.inf if max_depth is None else max_depth
     W = float(w.sum())
     # With unit weights, a prefix's total weight is its row count (exactly).
-    unit = bool(np.all(w == 1.0)) and min_weight_leaf == 0
+    # (Not for several classification outputs: the count then stands for the
+    # last class column of one output only; see _block_gains.)
+    several = n_outputs(criterion) > 1
+    unit = bool(np.all(w == 1.0)) and min_weight_leaf == 0 and not (several and not regression)
     if min_weight_leaf > 0:
         min_samples_leaf = LeafMinimum(min_samples_leaf, min_weight_leaf)
     categorical = np.zeros(d, bool) if is_categorical is None else is_categorical
@@ -219,7 +225,9 @@ def grow_tree_levelwise(
         Y_rows = Y[index_rows]
         w_node = np.bincount(node_of_pos, weights=w_rows, minlength=n_nodes)
         value = _segment_sum(w_rows[:, None] * Y_rows, node_of_pos, n_nodes) / w_node[:, None]
-        if criterion == "squared_error":
+        if criterion == "squared_error" and several:
+            phi = node_statistics(Y_rows - value[node_of_pos], w_rows, criterion)
+        elif criterion == "squared_error":
             yc = Y_rows[:, 0] - value[node_of_pos, 0]
             phi = np.stack([w_rows, w_rows * yc, w_rows * yc * yc], axis=1)
         elif regression:  # Poisson: no centring, the rows as grow_tree makes them
@@ -231,7 +239,8 @@ def grow_tree_levelwise(
         if regression:
             pure = _is_pure(Y_rows, w_rows, node_of_pos, starts, n_nodes)
         else:  # one-hot rows: pure when at most one class has positive weight
-            pure = np.count_nonzero(node_stats > 0, axis=1) <= 1
+            # (each output's block has a class of positive weight)
+            pure = np.count_nonzero(node_stats > 0, axis=1) <= n_outputs(criterion)
 
         searchable = (
             (depth < depth_limit)
@@ -365,7 +374,7 @@ def grow_tree_levelwise(
         if keys is not None:  # the next level: left children, then right children
             keys = np.concatenate([child_keys(keys[split], True), child_keys(keys[split], False)])
         depth += 1
-    return _preorder_tree(levels, width)
+    return _preorder_tree(levels, width, criterion)
 
 
 def _node_draws(spec, keys, X, index_rows, starts, node_of_pos, num_features) -> dict:
@@ -532,8 +541,12 @@ def _impurity(parts: list, criterion: str):
     """(total weight, impurity) from statistics given column by column.
 
     The same operations in the same order as
-    :func:`climbing_trees.impurity_from_statistics`, so the same bits.
+    :func:`climbing_trees.impurity_from_statistics`, so the same bits (with
+    several outputs, that function itself on the stacked columns).
     """
+    if n_outputs(criterion) > 1:
+        stats = np.stack(np.broadcast_arrays(*parts), axis=-1)
+        return total_weight(stats, criterion), impurity_from_statistics(stats, criterion)
     if criterion == "squared_error":
         total, s1, s2 = parts
         mean = s1 / total
@@ -565,7 +578,28 @@ def _gains(left, stats, w_left, w_right, criterion):
     sums of the statistic columns (class counts; the weighted sum of centred
     targets; or, for Poisson, all columns but the weight), ``stats`` the
     node's totals.
+
+    Several outputs average the outputs' impurities, so the same forms hold
+    with the per-output sums divided by the number of outputs ``K``: Gini's
+    and entropy's class terms run over every output's classes, squared
+    error's over every output's centred sum (its constant is the mean of the
+    outputs' sums of squares).  Poisson deviance with several outputs is
+    scored as with one, by ``grow_tree``'s own formula: the mean over outputs
+    of :func:`climbing_trees.impurity_from_statistics`, from every column
+    but the weight.
     """
+    k = n_outputs(criterion)
+    if k > 1 and criterion == "poisson":
+        full = [w_left, *left]
+        stacked = np.stack(np.broadcast_arrays(*full), axis=-1)
+        totals = np.stack(np.broadcast_arrays(*stats), axis=-1)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            gain = w_left * impurity_from_statistics(stacked, criterion)
+            gain += w_right * impurity_from_statistics(totals - stacked, criterion)
+        # Not finite: a refused candidate (Poisson), or a padding position whose
+        # side weighs a rounding error; both are refused (gain -inf).
+        np.putmask(gain, ~np.isfinite(gain), np.inf)
+        return np.negative(gain, out=gain)
     if criterion == "poisson":
         # No cheaper form: W_L I_L = T_L - S_L log(S_L / W_L) is a difference of
         # numbers much larger than itself in near-pure nodes, so its rounding
@@ -582,13 +616,17 @@ def _gains(left, stats, w_left, w_right, criterion):
         np.putmask(gain, np.isnan(gain), np.inf)
         return np.negative(gain, out=gain)
     if criterion == "squared_error":
-        s1_left = left[0]
-        gain = s1_left * s1_left
-        gain /= w_left
-        s1_right = np.subtract(stats[1], s1_left)
-        s1_right *= s1_right
-        s1_right /= w_right
-        gain += s1_right
+        gain = None
+        for output, s1_left in enumerate(left):  # one centred sum per output
+            part = s1_left * s1_left
+            part /= w_left
+            s1_right = np.subtract(stats[1 + output], s1_left)
+            s1_right *= s1_right
+            s1_right /= w_right
+            part += s1_right
+            gain = part if gain is None else np.add(gain, part, out=gain)
+        if k > 1:
+            gain /= k
         return gain
     if criterion == "gini":
         sq_left = sq_right = None
@@ -600,9 +638,18 @@ def _gains(left, stats, w_left, w_right, criterion):
         sq_left /= w_left
         sq_right /= w_right
         sq_left += sq_right
+        if k > 1:
+            sq_left /= k
         return sq_left
     # Entropy: W_L H_L = W_L log2 W_L - sum_k c_k log2 c_k (same for the right).
     gain = -_xlogx(np.asarray(w_left, dtype=float)) - _xlogx(np.asarray(w_right, dtype=float))
+    if k > 1:  # the class terms of every output, averaged
+        classes = None
+        for total, part in zip(stats, left, strict=True):
+            term = _xlogx(part)
+            term += _xlogx(np.subtract(total, part))
+            classes = term if classes is None else np.add(classes, term, out=classes)
+        return gain + classes / k
     for total, part in zip(stats, left, strict=True):
         gain = gain + _xlogx(part)
         gain += _xlogx(np.subtract(total, part))
@@ -656,8 +703,8 @@ def _block_gains(
     if not regression and unit:
         shape = (c, d, positions)
         left.append(w_left - _sum_last(left) if left else np.broadcast_to(w_left, shape))
-    elif not regression:
-        w_left = _sum_last(left)
+    elif not regression:  # one output's class counts (the first's) sum to the weight
+        w_left = _sum_last(left[: output_widths(criterion, len(left))[0]])
     w_right = w_node - w_left
     empty = None
     if unit:
@@ -717,10 +764,11 @@ def _best_splits(
     # Columns scanned: class counts (all but the last with unit weights, whose
     # count is the row count minus the others), or the centred weighted target,
     # or (Poisson) the weighted target and the count of positive targets.
+    k_out = n_outputs(criterion)
     if criterion == "poisson":
         scan = slice(1, None)
-    else:
-        scan = slice(1, 2) if regression else (slice(0, -1) if unit else slice(None))
+    else:  # squared error: each output's centred sum (columns 1..K)
+        scan = slice(1, 1 + k_out) if regression else (slice(0, -1) if unit else slice(None))
     needed = set(range(len(cols))[scan]) | ({0} if regression and not unit else set())
     candidates = np.flatnonzero(searchable)
     for nodes in _size_classes(sizes[candidates], d * passes):
@@ -735,7 +783,8 @@ def _best_splits(
         left_idx = idx[:, :, :-1]
         i = offset[:-1]
         stats = node_stats[nodes].T[:, :, None, None]  # (columns, c, 1, 1)
-        w_node = stats[0] if regression else _sum_last(list(stats))
+        first_width = output_widths(criterion, len(stats))[0]
+        w_node = stats[0] if regression else _sum_last(list(stats[:first_width]))
         # Positions the row counts allow (min_samples_leaf each side; this also
         # rules out the last position and the padding): 0 there, -inf elsewhere.
         high = m - min_samples_leaf - 1
@@ -811,7 +860,11 @@ def _best_splits(
         best = flat.max(axis=1)
         found = np.isfinite(best)
         w_t = w_node.ravel()
-        const = {"gini": w_t, "squared_error": stats[-1].ravel()}.get(criterion, 0.0)
+        const = 0.0
+        if criterion == "gini":
+            const = w_t
+        elif criterion == "squared_error":  # the mean of the outputs' sums of squares
+            const = _sum_last([s.ravel() for s in stats[1 + k_out :]]) / k_out
         best_score = (const - best) / w_t
         tol = TIE_RTOL * np.maximum(np.abs(impurity[nodes]), np.abs(best_score)) * w_t
         first = np.argmax(flat >= (best - tol)[:, None], axis=1)
@@ -1035,7 +1088,13 @@ def _categorical_splits(
     s_left = np.zeros(len(searched), dtype=bool)
     w_left, w_right = np.zeros(n_nodes), np.zeros(n_nodes)
     candidates = np.flatnonzero(searchable & (n_present >= 2))
-    if method == "auto" and criterion in CLASSIFICATION_CRITERIA and phi.shape[1] > 2:
+    several = n_outputs(criterion) > 1
+    if (
+        method == "auto"
+        and criterion in CLASSIFICATION_CRITERIA
+        and phi.shape[1] > 2
+        and not several
+    ):
         # Three or more classes: where multiclass_plan goes past the scan (3+
         # classes and 4+ levels present), grow_tree's own search node by node,
         # on the same level statistics cut to the same width (its largest code).
@@ -1079,8 +1138,11 @@ def _categorical_splits(
         block_stats[valid] = s_stats[positions]
         block_counts = np.zeros((len(nodes), width), dtype=counts.dtype)
         block_counts[valid] = s_counts[positions]
-        block = _categorical_block_by_node if criterion == "poisson" else _categorical_block
-        score, left, wl, wr = block(block_stats, block_counts, criterion, msl, method)
+        by_node = criterion == "poisson" or several
+        block = _categorical_block_by_node if by_node else _categorical_block
+        score, left, wl, wr = block(
+            block_stats, block_counts, criterion, msl, method, max_candidates
+        )
         best[nodes], w_left[nodes], w_right[nodes] = score, wl, wr
         s_left[positions] = left[valid]
     pair_left = np.zeros(n_pairs, dtype=bool)
@@ -1126,13 +1188,16 @@ def _random_categorical_splits(
     return score, pair_node, pair_level, pair_left, w_left, w_right
 
 
-def _categorical_block_by_node(level_stats, counts, criterion, msl, method):
+def _categorical_block_by_node(
+    level_stats, counts, criterion, msl, method, max_candidates=MAX_CATEGORICAL_CANDIDATES
+):
     """:func:`_categorical_block` node by node, with grow_tree's own searches.
 
     For Poisson deviance, whose exact scan adds a scan per level when some
-    levels have only zero targets (``_candidates_zero_levels``): a Python
-    loop over the block's nodes, calling the search ``grow_tree`` calls on
-    the same level statistics, so the same split comes out.
+    levels have only zero targets (``_candidates_zero_levels``), and for
+    several outputs (whose ``"auto"`` search may enumerate every partition):
+    a Python loop over the block's nodes, calling the search ``grow_tree``
+    calls on the same level statistics, so the same split comes out.
     """
     search = {"auto": _auto, "one_vs_rest": _one_vs_rest, "partition": _partition_search}
     search = search[method]
@@ -1141,17 +1206,22 @@ def _categorical_block_by_node(level_stats, counts, criterion, msl, method):
     masks = np.zeros((n_nodes, n_levels), dtype=bool)
     w_left, w_right = np.zeros(n_nodes), np.zeros(n_nodes)
     for node in range(n_nodes):
-        split = search(level_stats[node], counts[node], criterion, msl)
+        args = (max_candidates,) if method == "auto" else ()
+        split = search(level_stats[node], counts[node], criterion, msl, *args)
         if split is None:
             continue
         best[node] = split.score
         masks[node, list(split.levels_left)] = True
-        w_left[node] = level_stats[node, masks[node], 0].sum()
-        w_right[node] = level_stats[node, ~masks[node], 0].sum()
+        if criterion not in CLASSIFICATION_CRITERIA:
+            w_left[node] = level_stats[node, masks[node], 0].sum()
+            w_right[node] = level_stats[node, ~masks[node], 0].sum()
+        else:
+            w_left[node] = total_weight(level_stats[node, masks[node]].sum(axis=0), criterion)
+            w_right[node] = total_weight(level_stats[node, ~masks[node]].sum(axis=0), criterion)
     return best, masks, w_left, w_right
 
 
-def _categorical_block(level_stats, counts, criterion, msl, method):
+def _categorical_block(level_stats, counts, criterion, msl, method, max_candidates=None):
     """Best categorical split of a block of nodes, levels in columns.
 
     ``level_stats`` has shape ``(nodes, levels, statistics)``: the present
@@ -1282,7 +1352,7 @@ def _partition(rows, kept_rows, kept_node, go_left, sizes, split):
     return new_rows, child_sizes
 
 
-def _preorder_tree(levels: list[dict], width: int) -> Tree:
+def _preorder_tree(levels: list[dict], width: int, criterion: str = "") -> Tree:
     """Assemble the Tree, renumbering nodes from level order to preorder."""
     counts = [lv["n"].size for lv in levels]
     base = np.cumsum([0] + counts)
@@ -1336,7 +1406,7 @@ def _preorder_tree(levels: list[dict], width: int) -> Tree:
         children_right=children_right,
         feature=arrange("feature", np.intp),
         threshold=arrange("threshold", float),
-        value=value[:, None, :],
+        value=value_by_output(value, criterion),
         impurity=arrange("impurity", float),
         n_node_samples=arrange("n", np.intp),
         weighted_n_node_samples=arrange("w", float),

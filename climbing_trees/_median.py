@@ -160,10 +160,12 @@ def running_median_best_split(
         )
     n_samples, n_features = X.shape
     w = np.asarray(sample_weight, dtype=float)
-    y = np.asarray(Y, dtype=float)[:, 0]
-    y = y - weighted_median(y, w)
+    # Several outputs: the mean of the outputs' absolute errors (scikit-learn's).
+    Y = np.asarray(Y, dtype=float)
+    n_outputs = Y.shape[1]
+    Y = Y - [weighted_median(Y[:, k], w) for k in range(n_outputs)]
     total = w.sum()
-    parent = float(np.sum(w * np.abs(y)) / total)
+    parent = float(sum(np.sum(w * np.abs(Y[:, k])) for k in range(n_outputs)) / n_outputs / total)
     splits, scores = [], []
     for j in range(n_features):
         c = column_candidates(X[:, j], min_samples_leaf)
@@ -175,10 +177,13 @@ def running_median_best_split(
         k_sides = []
         for first_missing in (False, True) if n_missing else (False,):
             seq = np.concatenate([c.missing, c.order] if first_missing else [c.order, c.missing])
-            y_seq, w_seq = y[seq], w[seq]
-            left = prefix_absolute_errors(y_seq, w_seq)
-            right = prefix_absolute_errors(y_seq[::-1], w_seq[::-1])[::-1]
-            k_sides.append((left, right, np.cumsum(w_seq)))
+            w_seq = w[seq]
+            left = right = 0.0
+            for k in range(n_outputs):
+                y_seq = Y[seq, k]
+                left = left + prefix_absolute_errors(y_seq, w_seq)
+                right = right + prefix_absolute_errors(y_seq[::-1], w_seq[::-1])[::-1]
+            k_sides.append((left / n_outputs, right / n_outputs, np.cumsum(w_seq)))
         for k in range(len(c.position)):
             left, right, cum_w = k_sides[int(c.missing_left[k])]
             cut = c.n_left[k] - 1  # the last row of the left child in scan order

@@ -66,7 +66,8 @@ def node_risk(tree: Tree, risk: str = "impurity") -> np.ndarray:
     if risk == "impurity":
         return w * tree.impurity / total  # scikit-learn's order of operations
     if risk == "misclassification":
-        return w * (1.0 - tree.value[:, 0, :].max(axis=1)) / total
+        # Several outputs: the mean of the outputs' misclassification rates.
+        return w * (1.0 - tree.value.max(axis=2).mean(axis=1)) / total
     raise ValueError(f"risk={risk!r} is not supported; use one of {RISKS}.")
 
 
@@ -481,12 +482,17 @@ def select_ccp_alpha(
         landing = _landing_nodes(
             model.tree_, fold_links, model._validate_X_predict(X_test), candidates
         )
-        value = model.tree_.value[:, 0, :]
-        if classifier:
-            predicted = model.classes_[np.argmax(value, axis=1)][landing]
-            losses[:, test] = predicted != y_cv[test]
+        value = model.tree_.value
+        y_test = y_cv[test].reshape(len(test), -1)  # one column per output
+        if classifier:  # several outputs: the mean of the outputs' errors
+            classes = [model.classes_] if y_cv.ndim == 1 else model.classes_
+            wrong = [
+                c[np.argmax(value[:, k, : len(c)], axis=1)][landing] != y_test[:, k]
+                for k, c in enumerate(classes)
+            ]
+            losses[:, test] = sum(wrong) / len(wrong)
         else:
-            losses[:, test] = (value[landing, 0] - y_cv[test]) ** 2
+            losses[:, test] = ((value[landing, :, 0] - y_test) ** 2).mean(axis=-1)
     if scorer is None:
         weights = np.ones(n) if w is None else w
         cv_risk = losses @ weights / weights.sum()

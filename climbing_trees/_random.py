@@ -79,9 +79,9 @@ from ._categorical import (
 )
 from ._criteria import (
     _centred,
-    absolute_error,
     impurity_from_statistics,
     node_statistics,
+    output_absolute_error,
     total_weight,
 )
 from ._naive import Split
@@ -501,8 +501,8 @@ def random_numeric_split(
         missing_left = np.zeros(n_features, dtype=bool)
     below = threshold_below(X, thresholds[None, :], missing_left[None, :])
     if criterion == "absolute_error":
-        y = np.asarray(Y, dtype=float)[:, 0]
-        parent = absolute_error(y, w)
+        y = np.asarray(Y, dtype=float)  # (n, n_outputs)
+        parent = output_absolute_error(y, w)
         scores = np.full(n_features, np.inf)
         for j in range(n_features):
             left = below[:, j]
@@ -511,7 +511,7 @@ def random_numeric_split(
             too_few = min(left.sum(), n_samples - left.sum()) < min_samples_leaf
             if too_few or refused_weights(w_left, w_right, min_samples_leaf):
                 continue
-            scores[j] = sum(ws.sum() * absolute_error(ys, ws) for ys, ws in sides) / w.sum()
+            scores[j] = sum(ws.sum() * output_absolute_error(ys, ws) for ys, ws in sides) / w.sum()
     else:
         phi = node_statistics(_centred(Y, w, criterion), w, criterion)
         node_stats = phi.sum(axis=0)
@@ -533,9 +533,9 @@ def random_categorical_split(X, Y, sample_weight, criterion, msl, features, keys
     """Best of one random left set per categorical column in ``features`` (or ``None``)."""
     w = np.asarray(sample_weight, dtype=float)
     if criterion == "absolute_error":
-        y = np.asarray(Y, dtype=float)[:, 0]
+        y = np.asarray(Y, dtype=float)  # (n, n_outputs)
         phi = w[:, None]  # the level sums only tell which levels are present
-        parent = absolute_error(y, w)
+        parent = output_absolute_error(y, w)
     else:
         phi = node_statistics(_centred(Y, w, criterion), w, criterion)
         parent = float(impurity_from_statistics(phi.sum(axis=0), criterion))
@@ -561,7 +561,7 @@ def random_categorical_split(X, Y, sample_weight, criterion, msl, features, keys
             too_few = min(goes_left.sum(), (~goes_left).sum()) < msl
             if too_few or refused_weights(w_left, w_right, msl):
                 continue
-            score = sum(ws.sum() * absolute_error(ys, ws) for ys, ws in sides) / w.sum()
+            score = sum(ws.sum() * output_absolute_error(ys, ws) for ys, ws in sides) / w.sum()
         else:
             stats = level_stats[levels]
             score = pair_set_scores(stats, counts[levels], pair_node, pair_left, 1, criterion, msl)

@@ -14,6 +14,8 @@ call these checks.  Every rejected input raises ``ValueError`` or
 * at predict time: another number of columns, or other column names or order;
 * sample weights that are negative, NaN, infinite, complex, all zero, of the
   wrong length, or whose sum overflows;
+* ``y`` with no column or with three or more dimensions (a 2-D ``y`` is
+  several outputs);
 * a continuous ``y`` for the classifier; a non-numeric ``y``, or
   ``|y| > 1e150``, for the regressor;
 * hyperparameters outside their range (:func:`resolve_hyperparameters`):
@@ -268,8 +270,8 @@ _HINTS: tuple[tuple[str, str], ...] = (
     ),
     (
         "y should be a 1d array",
-        "These trees predict one output: fit one tree per column of y, for example "
-        "with sklearn.multioutput.MultiOutputRegressor or MultiOutputClassifier.",
+        "Pass y as one value per row (n_samples,), or one column per output "
+        "(n_samples, n_outputs).",
     ),
     (
         "Unknown label type",

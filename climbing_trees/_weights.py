@@ -93,6 +93,49 @@ def expand_class_weight(class_weight, codes: np.ndarray, classes: np.ndarray):
     return per_class[codes]
 
 
+def expand_output_class_weights(class_weight, codes: list, classes: list):
+    """Per-row factors of ``class_weight`` with one output or several.
+
+    ``codes[k]`` and ``classes[k]`` are output ``k``'s class codes and labels.
+    With several outputs ``class_weight`` is ``"balanced"`` (each output
+    balanced on its own) or a list of one dict per output, and a row's factor
+    is the product of its outputs' weights, as in scikit-learn's
+    ``compute_sample_weight``.  Returns ``None`` when ``class_weight`` is ``None``.
+
+    >>> codes, classes = [np.array([0, 0, 1]), np.array([0, 1, 1])], [np.array([0, 1])] * 2
+    >>> expand_output_class_weights([{1: 2.0}, {0: 3.0}], codes, classes).tolist()
+    [3.0, 1.0, 2.0]
+    """
+    if class_weight is None:
+        return None
+    n_outputs = len(codes)
+    if n_outputs == 1:
+        return expand_class_weight(class_weight, codes[0], classes[0])
+    if isinstance(class_weight, str) and class_weight == "balanced":
+        per_output = ["balanced"] * n_outputs
+    elif isinstance(class_weight, list):
+        if len(class_weight) != n_outputs:
+            raise ValueError(
+                f"class_weight is a list of {len(class_weight)} entries but y has "
+                f"{n_outputs} outputs; pass one dict per output (column of y)."
+            )
+        per_output = class_weight
+    else:
+        raise ValueError(
+            f"class_weight={class_weight!r} is invalid for y with {n_outputs} outputs; use "
+            "None, 'balanced', or a list of one dict {class label: weight} per output."
+        )
+    factors = np.ones(len(codes[0]))
+    for k, weights in enumerate(per_output):
+        if not (isinstance(weights, dict) or class_weight == "balanced"):
+            raise ValueError(
+                f"class_weight[{k}]={weights!r} is invalid; each entry of the list is a "
+                "dict {class label: weight} for that output."
+            )
+        factors = factors * expand_class_weight(weights, codes[k], classes[k])
+    return factors
+
+
 def check_min_weight_fraction_leaf(value) -> float:
     """``min_weight_fraction_leaf`` as a float in [0, 0.5], or a clear error."""
     if (

@@ -258,12 +258,3 @@ def ensemble_failures(estimator) -> dict[str, str]:
 )
 def test_ensembles_pass_sklearn_checks(estimator, check):
     check(estimator)
-
-
-@pytest.mark.parametrize("Estimator", [ct.DecisionTreeClassifier, ct.DecisionTreeRegressor])
-def test_several_outputs_point_to_multioutput(Estimator):
-    """Several outputs are not supported by one tree: the error says what to use."""
-    rng = np.random.default_rng(0)
-    X, Y = rng.normal(size=(30, 3)), (rng.normal(size=(30, 2)) > 0).astype(int)
-    with pytest.raises(ValueError, match="y should be a 1d array.*MultiOutputRegressor"):
-        Estimator().fit(X, Y)

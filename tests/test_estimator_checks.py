@@ -96,5 +96,5 @@ def test_tags_state_what_fit_accepts(estimator):
     tags = get_tags(estimator)
     assert tags.input_tags.categorical and tags.input_tags.string  # chapter 6
     assert tags.input_tags.allow_nan and not tags.input_tags.sparse  # NaN: chapter 10
-    assert tags.target_tags.required and not tags.target_tags.multi_output
+    assert tags.target_tags.required and tags.target_tags.multi_output  # several outputs
     assert tags.requires_fit

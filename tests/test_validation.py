@@ -218,10 +218,11 @@ def test_regressor_accepts_targets_at_the_limit(data):
 
 
 @pytest.mark.parametrize("Estimator", ESTIMATORS)
-def test_two_dimensional_y(Estimator, data):
+def test_three_dimensional_y(Estimator, data):
+    """A 2-D y is several outputs (tests/test_multioutput.py); 3-D is refused."""
     X, y = data
-    with pytest.raises(ValueError, match="y should be a 1d array"):
-        Estimator().fit(X, np.c_[y, y])
+    with pytest.raises(ValueError, match=r"3 dimensions.*one column per output"):
+        Estimator().fit(X, np.stack([np.c_[y, y]] * 2, axis=2))
 
 
 # ---------------------------------------------------------------- sample weights
