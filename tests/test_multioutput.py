@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pickle
+import warnings
 
 import numpy as np
 import pytest
@@ -286,6 +287,24 @@ def test_score_with_several_outputs_behaves_as_sklearn():
         theirs.score(X, y)
     with pytest.raises(ValueError, match=str(expected.value)[:30]):
         ours.score(X, y)
+    # 0/1 outputs make y a multilabel indicator: both score the subset accuracy
+    binary = np.column_stack([y[:, 0], (X[:, 2] ** 2 > 1).astype(int)])
+    ours = ct.DecisionTreeClassifier(max_depth=2).fit(X, binary)
+    theirs = sk.DecisionTreeClassifier(max_depth=2).fit(X, binary)
+    subset = np.mean(np.all(ours.predict(X) == binary, axis=1))
+    assert 0 < subset < 1
+    assert ours.score(X, binary) == pytest.approx(subset)
+    assert ours.score(X, binary) == pytest.approx(theirs.score(X, binary))
+
+
+@pytest.mark.parametrize("Estimator", [ct.DecisionTreeClassifier, ct.DecisionTreeRegressor])
+def test_column_vector_y_is_one_output_without_a_warning(Estimator):
+    X, y, _ = classification_problem(6, 1)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        model = Estimator(max_depth=2).fit(X, y.reshape(-1, 1))
+    assert model.n_outputs_ == 1
+    assert model.predict(X).shape == (len(X),)
 
 
 def test_pruning_and_importances_with_several_outputs():
