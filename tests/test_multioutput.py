@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pickle
+import re
 import warnings
 
 import numpy as np
@@ -351,6 +352,33 @@ def test_export_text_with_several_outputs():
     ]
     assert lines[1].endswith(f"class: [{labels[0]}, {labels[1]}]")
     assert "weights: [[" in lines[1]
+    names = [["no", "yes"], ["low", "mid", "high"]]
+    named = ct.export_text(classifier, class_names=names).splitlines()
+    shown = [names[k][list(c).index(labels[k])] for k, c in enumerate(classifier.classes_)]
+    assert named[1].endswith(f"class: [{shown[0]}, {shown[1]}]")
+    with pytest.raises(ValueError, match="list of 2 lists"):
+        ct.export_text(classifier, class_names=["no", "yes"])
+    with pytest.raises(ValueError, match=r"class_names\[1\] has 2 names"):
+        ct.export_text(classifier, class_names=[["a", "b"], ["c", "d"]])
+
+
+@pytest.mark.parametrize("task", ["regression", "classification"])
+@pytest.mark.parametrize("options", [{}, {"filled": True}, {"filled": True, "proportion": True}])
+def test_export_graphviz_with_several_outputs_is_sklearns(task, options):
+    if task == "regression":
+        X, Y, w = regression_problem(3, 2)
+        ours = ct.DecisionTreeRegressor(max_depth=3).fit(X, Y, sample_weight=w)
+        theirs = stable_sklearn(sk.DecisionTreeRegressor, X, Y, w, max_depth=3)
+    else:
+        X, Y, _ = classification_problem(3, 2)
+        ours = ct.DecisionTreeClassifier(max_depth=3).fit(X, Y)
+        theirs = stable_sklearn(sk.DecisionTreeClassifier, X, Y, None, max_depth=3)
+    np.testing.assert_array_equal(ours.tree_.feature, theirs.tree_.feature)
+    text = ct.export_graphviz(ours, class_names=True, **options)
+    assert text == sk.export_graphviz(theirs, class_names=True, **options)
+    if options.get("filled"):
+        colours = re.findall(r'fillcolor="(#[0-9a-f]{6})"', text)
+        assert len(set(colours)) > 2  # shaded by impurity, not all white
 
 
 def test_layout_criterion_pickles_and_prints_as_its_name():
