@@ -433,7 +433,8 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
         principal axis of their mean outputs (the concatenated class
         proportions), and ``"auto"`` scores every partition when there are
         at most ``max_categorical_candidates`` of them (exact), else that
-        scan and the one-vs-rest candidates (a heuristic; chapter 5).
+        scan and the one-vs-rest candidates (a heuristic, measured against
+        brute force in chapter 7).
     min_samples_level : int, default=1
         At each node, the levels of a categorical feature with fewer rows
         than this are pooled into one group before the search, and the group
