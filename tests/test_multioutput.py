@@ -386,17 +386,18 @@ def test_export_text_with_several_outputs():
         ct.export_text(classifier, class_names=[["a", "b"], ["c", "d"]])
 
 
-@pytest.mark.parametrize("task", ["regression", "classification"])
+@pytest.mark.parametrize("task", ["regression", "classification", "weighted classification"])
 @pytest.mark.parametrize("options", [{}, {"filled": True}, {"filled": True, "proportion": True}])
 def test_export_graphviz_with_several_outputs_is_sklearns(task, options):
     if task == "regression":
         X, Y, w = regression_problem(3, 2)
         ours = ct.DecisionTreeRegressor(max_depth=3).fit(X, Y, sample_weight=w)
         theirs = stable_sklearn(sk.DecisionTreeRegressor, X, Y, w, max_depth=3)
-    else:
-        X, Y, _ = classification_problem(3, 2)
-        ours = ct.DecisionTreeClassifier(max_depth=3).fit(X, Y)
-        theirs = stable_sklearn(sk.DecisionTreeClassifier, X, Y, None, max_depth=3)
+    else:  # unit weights print whole counts; others print rounded ones
+        X, Y, w = classification_problem(3, 2)
+        w = w if task.startswith("weighted") else None
+        ours = ct.DecisionTreeClassifier(max_depth=3).fit(X, Y, sample_weight=w)
+        theirs = stable_sklearn(sk.DecisionTreeClassifier, X, Y, w, max_depth=3)
     np.testing.assert_array_equal(ours.tree_.feature, theirs.tree_.feature)
     text = ct.export_graphviz(ours, class_names=True, **options)
     assert text == sk.export_graphviz(theirs, class_names=True, **options)
