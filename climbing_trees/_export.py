@@ -287,7 +287,7 @@ def export_text(
         value = tree.value[node, 0]
         if _several_outputs(model):  # one value (or class) per output
             text = _leaf_text(model, node, decimals)
-            if is_classifier:
+            if is_classifier:  # each output's class, by its name in class_names
                 chosen = [
                     labels[k][int(np.argmax(tree.value[node, k, : len(c)]))]
                     for k, c in enumerate(model.classes_)
@@ -436,7 +436,8 @@ def _color_brew(n: int) -> list[list[int]]:
 
 def _fill_color(model, node: int) -> str:
     """Fill colour of a node: the majority class's hue, paler the less pure the node;
-    for regression one hue, stronger the larger the value."""
+    for regression one hue, stronger the larger the value; with several outputs
+    one hue, stronger the lower the impurity (scikit-learn's rules)."""
     tree = model.tree_
     if _several_outputs(model):  # scikit-learn: one hue, stronger the purer
         colour = _color_brew(1)[0]
