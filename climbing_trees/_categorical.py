@@ -549,6 +549,12 @@ def auto_split(
     candidate, a heuristic.  So the score is never worse than the scan's or
     one-vs-rest's.
 
+    Regression and two classes here mean one output.  With several outputs
+    (``criterion`` an :class:`climbing_trees.OutputLayout`): every partition
+    while there are at most ``max_candidates`` of them (exact), else the
+    scan along the first principal axis of the levels' mean outputs and the
+    one-vs-rest candidates, a heuristic (chapter 7 measures it).
+
     >>> codes = np.array([0, 1, 2, 0, 1, 2])
     >>> Y = np.eye(3)[[0, 1, 2, 0, 1, 2]]
     >>> round(auto_split(codes, Y, np.ones(6), "gini").score, 4)   # one class alone left

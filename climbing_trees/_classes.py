@@ -94,12 +94,12 @@ def _check_output_shape(shape: tuple) -> None:
 def _check_outputs(y) -> np.ndarray:
     """``y`` as 1-D (one output) or 2-D (several outputs), or a clear error.
 
-    A column vector ``(n, 1)`` is one output (with the usual warning that a
-    1-D ``y`` was expected); ``(n, k)`` with ``k >= 2`` is ``k`` outputs.
+    A column vector ``(n, 1)`` is one output, without a warning (as
+    scikit-learn's trees); ``(n, k)`` with ``k >= 2`` is ``k`` outputs.
     """
     y = np.asarray(y)
     if y.ndim == 2 and y.shape[1] == 1 or y.ndim != 2:
-        return column_or_1d(y, warn=True)
+        return column_or_1d(y, warn=False)
     return y
 
 
@@ -433,7 +433,8 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
         principal axis of their mean outputs (the concatenated class
         proportions), and ``"auto"`` scores every partition when there are
         at most ``max_categorical_candidates`` of them (exact), else that
-        scan and the one-vs-rest candidates (a heuristic; chapter 5).
+        scan and the one-vs-rest candidates (a heuristic, measured against
+        brute force in chapter 7).
     min_samples_level : int, default=1
         At each node, the levels of a categorical feature with fewer rows
         than this are pooled into one group before the search, and the group
@@ -475,9 +476,9 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
         Weights multiplied into ``sample_weight`` by class, as scikit-learn
         does: ``{label: weight}`` (unlisted classes weigh 1), ``"balanced"``
         (``n_samples / (n_classes * count_k)`` over the rows given to
-        ``fit``), or a list holding one dict (scikit-learn's form for several
-        outputs; the package fits one output, and 2-D ``y`` is refused with a
-        pointer to ``MultiOutputClassifier``).  Weights must be
+        ``fit``), or a list with one dict per output (for ``y`` with several
+        columns); a row's factor is the product of its outputs' weights, as
+        scikit-learn's ``compute_sample_weight``.  Weights must be
         finite and ``>= 0``; a class of weight 0 is removed from the fit.
     splitter : {"best", "random"}, default="best"
         ``"best"``: the best threshold of every searched feature.
@@ -520,9 +521,10 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
         mean of the outputs' impurities; ``predict`` returns
         ``(n_samples, n_outputs)`` labels, ``predict_proba`` a list of arrays,
         and ``tree_.value`` has shape ``(node_count, n_outputs,
-        max(n_classes_))`` (zeros past an output's classes).  ``score`` with
-        several outputs raises, as scikit-learn's does (accuracy is defined
-        for one output).
+        max(n_classes_))`` (zeros past an output's classes).  ``score`` is
+        ``accuracy_score``: with several outputs it is the subset accuracy
+        (every output right) when all outputs are 0/1, and raises otherwise,
+        as in scikit-learn.
     n_features_in_ : int
     feature_names_in_ : ndarray of str
         Only when ``X`` was a DataFrame with string column names.
@@ -715,7 +717,10 @@ class DecisionTreeRegressor(RegressorMixin, BaseDecisionTree):
         through ``"auto"``) is exact for squared error (Fisher 1958) and for
         Poisson deviance.  For absolute error it sorts the levels by their
         weighted median and is a heuristic that can miss the best partition
-        (:func:`climbing_trees.absolute_error_split`).
+        (:func:`climbing_trees.absolute_error_split`).  With several
+        outputs see :class:`DecisionTreeClassifier`; for absolute error
+        ``"auto"`` orders the levels along the first principal axis of their
+        per-output medians (a heuristic, never exhaustive).
     missing_values, max_surrogates
         NaN in numerical columns: scikit-learn's learned direction
         (``"learn"``) or CART's surrogate splits (``"surrogate"``), as in

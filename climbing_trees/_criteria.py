@@ -22,8 +22,10 @@ semantics) keep one block of columns per output: one-hot columns per output
 for classification, one target column per output for regression.  The
 criterion is then an :class:`OutputLayout`, a criterion name that also knows
 the width of each block, and a node's impurity is the mean over outputs of
-each output's impurity, computed here and nowhere else, so every search and
-both builders get it.
+each output's impurity.  The mean itself is taken in one place,
+:func:`output_mean`: :func:`impurity_from_statistics` (which ``grow_tree``
+calls) and the level-wise builder's cheap gain formulas (chapter 8) both
+divide by the number of outputs through it.
 
 Absolute error is the exception: its leaf value is a weighted median, which
 no fixed set of sums determines.  :func:`weighted_median` and
@@ -78,6 +80,24 @@ def output_criterion(name: str, widths) -> str:
 def n_outputs(criterion: str) -> int:
     """How many outputs a criterion describes (1 for a plain name)."""
     return len(getattr(criterion, "widths", (0,)))
+
+
+def output_mean(total, criterion: str):
+    """The mean over outputs of ``total``, a sum of one term per output.
+
+    The one place where several outputs are averaged: ``total`` itself for
+    one output, else ``total / n_outputs(criterion)`` (in place for a float
+    array, which callers own).
+
+    >>> output_mean(3.0, "gini"), output_mean(3.0, OutputLayout("gini", (2, 2)))
+    (3.0, 1.5)
+    """
+    k = n_outputs(criterion)
+    if k == 1:
+        return total
+    if isinstance(total, np.ndarray) and total.dtype.kind == "f":
+        return np.divide(total, k, out=total)
+    return total / k
 
 
 def output_widths(criterion: str, n_columns: int) -> tuple[int, ...]:
@@ -200,7 +220,8 @@ def output_absolute_error(Y: np.ndarray, sample_weight: np.ndarray | None = None
     """
     Y = np.asarray(Y, dtype=float)
     errors = [absolute_error(Y[:, k], sample_weight) for k in range(Y.shape[1])]
-    return float(sum(errors) / len(errors))
+    layout = output_criterion("absolute_error", [1] * len(errors))
+    return float(output_mean(sum(errors), layout))
 
 
 def poisson_deviance(y: np.ndarray, sample_weight: np.ndarray | None = None) -> float:
@@ -350,7 +371,7 @@ def _mean_over_outputs(stats: np.ndarray, criterion: str) -> np.ndarray:
     total = impurity_from_statistics(parts[0], name)
     for part in parts[1:]:
         total = total + impurity_from_statistics(part, name)
-    return total / k
+    return output_mean(total, criterion)
 
 
 def total_weight(stats: np.ndarray, criterion: str) -> np.ndarray:

@@ -112,6 +112,8 @@ class _Forest(_MissingValuesTag, BaseEstimator):
 
     def fit(self, X, y, sample_weight=None):
         _check_count(self.n_estimators, "n_estimators")
+        if np.asarray(y).ndim == 2 and np.asarray(y).shape[1] == 1:
+            y = column_or_1d(y, warn=True)  # a column vector warns, as scikit-learn's forests
         n, weights = _rows_and_weights(self, X, y, sample_weight)
         rng = check_random_state(self.random_state)
         seeds = rng.randint(MAX_SEED, size=self.n_estimators)

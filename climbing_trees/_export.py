@@ -156,7 +156,29 @@ def _check_export_options(**options) -> None:
 
 
 def _class_names(model, class_names) -> list:
-    """The names shown for the classes: ``class_names`` if given, else ``classes_``."""
+    """The names shown for the classes: ``class_names`` if given, else ``classes_``.
+
+    With several outputs, a list of lists: one list of names per output.
+    """
+    if _several_outputs(model):
+        if class_names is None:
+            return [list(c) for c in model.classes_]
+        names = list(class_names)
+        if len(names) != len(model.classes_) or any(
+            isinstance(n, (str, bytes)) or not hasattr(n, "__len__") for n in names
+        ):
+            raise ValueError(
+                f"class_names must be a list of {len(model.classes_)} lists (one list of "
+                "names per output, in the order of classes_[k]) for a model with "
+                f"{len(model.classes_)} outputs, got {class_names!r}."
+            )
+        for k, (given, classes) in enumerate(zip(names, model.classes_, strict=True)):
+            if len(given) != len(classes):
+                raise ValueError(
+                    f"class_names[{k}] has {len(given)} names but output {k} has "
+                    f"{len(classes)} classes; pass one name per class of classes_[{k}]."
+                )
+        return [list(n) for n in names]
     if class_names is None:
         return list(model.classes_)
     names = list(class_names)
@@ -190,8 +212,9 @@ def export_text(
     """The fitted tree as indented text, one line per branch and leaf.
 
     The parameters and the format are scikit-learn's
-    (``sklearn.tree.export_text``): on a numerical tree both functions
-    write the same characters, down to the trailing newline.
+    (``sklearn.tree.export_text``): on a numerical tree with one output
+    both functions write the same characters, down to the trailing newline
+    (with several outputs see the Notes).
 
     Parameters
     ----------
@@ -201,7 +224,9 @@ def export_text(
         (scikit-learn writes ``feature_0, ...`` even for a DataFrame.)
     class_names : list, optional
         Names shown for the classes, in the order of ``classes_``; defaults
-        to ``classes_``.  Only for classifiers.
+        to ``classes_``.  With several outputs, a list of lists, one per
+        output (``class_names[k]`` names ``classes_[k]``).  Only for
+        classifiers.
     max_depth : int, default=10
         Levels shown below the root; deeper subtrees are replaced by a line
         ``truncated branch of depth d`` (a lone leaf is still shown).
@@ -228,6 +253,11 @@ def export_text(
     (``missing_values="surrogate"``, chapter 10)
     lists them after its left branch, best first, each written as the
     condition that sends a row left: ``[surrogates: x2 <= 0.30, x1 > 2.00]``.
+
+    With several outputs a leaf lists one entry per output: ``value: [v1,
+    v2]`` (as scikit-learn) or ``class: [c1, c2]`` with ``weights: [[...],
+    [...]]``; scikit-learn's classifier line is not per output, so the two
+    texts differ there.
 
     Examples
     --------
@@ -257,6 +287,12 @@ def export_text(
         value = tree.value[node, 0]
         if _several_outputs(model):  # one value (or class) per output
             text = _leaf_text(model, node, decimals)
+            if is_classifier:  # each output's class, by its name in class_names
+                chosen = [
+                    labels[k][int(np.argmax(tree.value[node, k, : len(c)]))]
+                    for k, c in enumerate(model.classes_)
+                ]
+                text = "class: [" + ", ".join(str(c) for c in chosen) + "]"
             if show_weights and is_classifier:
                 w = tree.weighted_n_node_samples[node]
                 blocks = [
@@ -400,11 +436,14 @@ def _color_brew(n: int) -> list[list[int]]:
 
 def _fill_color(model, node: int) -> str:
     """Fill colour of a node: the majority class's hue, paler the less pure the node;
-    for regression one hue, stronger the larger the value."""
+    for regression one hue, stronger the larger the value; with several outputs
+    one hue, stronger the lower the impurity (scikit-learn's rules)."""
     tree = model.tree_
-    if _several_outputs(model):  # no single class or value to colour by: white
-        return "#ffffff"
-    if hasattr(model, "classes_"):
+    if _several_outputs(model):  # scikit-learn: one hue, stronger the purer
+        colour = _color_brew(1)[0]
+        low, high = -np.max(tree.impurity), -np.min(tree.impurity)
+        alpha = 0.0 if low == high else (-tree.impurity[node] - low) / (high - low)
+    elif hasattr(model, "classes_"):
         value = tree.value[node, 0]
         colour = _color_brew(len(model.classes_))[int(np.argmax(value))]
         ranked = sorted(value, reverse=True)
@@ -421,14 +460,11 @@ def _fill_color(model, node: int) -> str:
 def _value_text(model, node: int, proportion: bool, precision: int) -> str:
     """A node's value as scikit-learn's ``export_graphviz`` prints it."""
     tree = model.tree_
-    value = tree.value[node, 0]
-    if _several_outputs(model):  # one row per output, as numpy prints the array
-        shown = tree.value[node]
-        if hasattr(model, "classes_") and not proportion:
-            shown = shown * tree.weighted_n_node_samples[node]
-        return str(np.around(shown, precision))
-    if hasattr(model, "classes_"):
-        if proportion:
+    several = _several_outputs(model)
+    # several outputs: one row per output, as numpy prints the 2-D array
+    value = tree.value[node] if several else tree.value[node, 0]
+    if hasattr(model, "classes_") or several:
+        if proportion or not hasattr(model, "classes_"):
             shown = np.around(value, precision)
         else:
             value = value * tree.weighted_n_node_samples[node]
@@ -476,12 +512,14 @@ def export_graphviz(
         Defaults to the DataFrame's column names, else ``x[0], x[1], ...``.
     class_names : list of str, bool or None, default=None
         Names of the classes in the order of ``classes_``; ``True`` writes
-        ``y[0], y[1], ...``; ``None`` leaves the class out.
+        ``y[0], y[1], ...``; ``None`` leaves the class out.  With several
+        outputs no class line is written, as in scikit-learn.
     label : {"all", "root", "none"}, default="all"
         Which nodes carry labels such as ``samples =``.
     filled : bool, default=False
         Colour nodes by majority class (classification) or by value
-        (regression), stronger the purer or larger.
+        (regression), stronger the purer or larger; with several outputs by
+        impurity, stronger the purer, as scikit-learn.
     leaves_parallel, impurity, node_ids, proportion, rotate, rounded : bool
         As in scikit-learn: leaves on one rank, show impurities, show node
         ids, show proportions instead of counts, draw left to right, round
@@ -538,6 +576,8 @@ def export_graphviz(
     names = _feature_names(model, feature_names)
     if feature_names is None and not hasattr(model, "feature_names_in_"):
         names = None  # x[0], x[1], ... as scikit-learn writes them
+    if _several_outputs(model):
+        class_names = None  # as scikit-learn: no class line with several outputs
     if class_names is not None and class_names is not True and class_names is not False:
         class_names = _class_names(model, class_names) if is_classifier else None
     if special_characters:

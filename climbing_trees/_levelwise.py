@@ -61,6 +61,7 @@ from ._criteria import (
     impurity_from_statistics,
     n_outputs,
     node_statistics,
+    output_mean,
     output_widths,
     poisson_impurity,
     total_weight,
@@ -625,9 +626,7 @@ def _gains(left, stats, w_left, w_right, criterion):
             s1_right /= w_right
             part += s1_right
             gain = part if gain is None else np.add(gain, part, out=gain)
-        if k > 1:
-            gain /= k
-        return gain
+        return output_mean(gain, criterion)
     if criterion == "gini":
         sq_left = sq_right = None
         for total, part in zip(stats, left, strict=True):
@@ -638,9 +637,7 @@ def _gains(left, stats, w_left, w_right, criterion):
         sq_left /= w_left
         sq_right /= w_right
         sq_left += sq_right
-        if k > 1:
-            sq_left /= k
-        return sq_left
+        return output_mean(sq_left, criterion)
     # Entropy: W_L H_L = W_L log2 W_L - sum_k c_k log2 c_k (same for the right).
     gain = -_xlogx(np.asarray(w_left, dtype=float)) - _xlogx(np.asarray(w_right, dtype=float))
     if k > 1:  # the class terms of every output, averaged
@@ -649,7 +646,7 @@ def _gains(left, stats, w_left, w_right, criterion):
             term = _xlogx(part)
             term += _xlogx(np.subtract(total, part))
             classes = term if classes is None else np.add(classes, term, out=classes)
-        return gain + classes / k
+        return gain + output_mean(classes, criterion)
     for total, part in zip(stats, left, strict=True):
         gain = gain + _xlogx(part)
         gain += _xlogx(np.subtract(total, part))
@@ -864,7 +861,7 @@ def _best_splits(
         if criterion == "gini":
             const = w_t
         elif criterion == "squared_error":  # the mean of the outputs' sums of squares
-            const = _sum_last([s.ravel() for s in stats[1 + k_out :]]) / k_out
+            const = output_mean(_sum_last([s.ravel() for s in stats[1 + k_out :]]), criterion)
         best_score = (const - best) / w_t
         tol = TIE_RTOL * np.maximum(np.abs(impurity[nodes]), np.abs(best_score)) * w_t
         first = np.argmax(flat >= (best - tol)[:, None], axis=1)

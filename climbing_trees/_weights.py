@@ -27,8 +27,11 @@ def expand_class_weight(class_weight, codes: np.ndarray, classes: np.ndarray):
     class_weight : dict, "balanced", list of one dict, or None
         ``{label: weight}`` (classes not listed weigh 1); ``"balanced"``:
         ``n_samples / (n_classes * count_k)``, computed on every row given
-        to ``fit``; or a list holding one such dict (scikit-learn's form for
-        several outputs; the package fits one output).
+        to ``fit``; or a list holding one such dict (scikit-learn's form,
+        here for ``y`` with one column).  For several outputs, a list with
+        one dict per output goes to :func:`expand_output_class_weights`: a
+        row's factor is the product of its outputs' weights, as
+        scikit-learn's ``compute_sample_weight``.
     codes : ndarray of int
         Class code (position in ``classes``) of every row.
     classes : ndarray
