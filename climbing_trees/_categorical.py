@@ -148,6 +148,7 @@ from ._category_sets import unseen_goes_left
 from ._criteria import (
     CLASSIFICATION_CRITERIA,
     _centred,
+    children_score,
     impurity_from_statistics,
     n_outputs,
     node_statistics,
@@ -352,13 +353,8 @@ def candidate_scores(
     hold a level of positive weight.
     """
     left, right = candidates.left, candidates.right
-    w_left, w_right = total_weight(left, criterion), total_weight(right, criterion)
     total = total_weight(level_stats.sum(axis=0), criterion)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        scores = (
-            w_left * impurity_from_statistics(left, criterion)
-            + w_right * impurity_from_statistics(right, criterion)
-        ) / total
+    scores, w_left, w_right = children_score(left, right, criterion, total)
     allowed = (
         (candidates.n_left >= min_samples_leaf)
         & (candidates.n_right >= min_samples_leaf)

@@ -374,6 +374,23 @@ def _mean_over_outputs(stats: np.ndarray, criterion: str) -> np.ndarray:
     return output_mean(total, criterion)
 
 
+def children_score(left: np.ndarray, right: np.ndarray, criterion: str, total) -> tuple:
+    """Score of splits from their children's statistics: ``(W_L I_L + W_R I_R) / W``.
+
+    ``left`` and ``right`` stack the children's summed statistics (last
+    axis), ``total`` is the parent's weight ``W``.  Returns the scores with
+    ``W_L`` and ``W_R``; a child without weight gives NaN (no warning).  Every
+    vectorised search scores its candidates here.
+    """
+    w_left, w_right = total_weight(left, criterion), total_weight(right, criterion)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        score = (
+            w_left * impurity_from_statistics(left, criterion)
+            + w_right * impurity_from_statistics(right, criterion)
+        ) / total
+    return score, w_left, w_right
+
+
 def total_weight(stats: np.ndarray, criterion: str) -> np.ndarray:
     """Total sample weight ``W`` of nodes described by their statistics."""
     stats = np.asarray(stats, dtype=float)

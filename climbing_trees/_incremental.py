@@ -25,7 +25,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._criteria import _centred, impurity_from_statistics, node_statistics, total_weight
+from ._criteria import (
+    _centred,
+    children_score,
+    impurity_from_statistics,
+    node_statistics,
+    total_weight,
+)
 from ._missing import column_candidates
 from ._naive import Split
 from ._ties import choose_best, refused_weights
@@ -71,17 +77,10 @@ def incremental_best_split(
             if c.missing_left[k]:
                 left = left + missing
             right = node_stats - left
-            w_left = total_weight(left, criterion)
-            w_right = total_weight(right, criterion)
+            score, w_left, w_right = children_score(left, right, criterion, total)
             if refused_weights(w_left, w_right, min_samples_leaf):
                 continue
-            score = float(
-                (
-                    w_left * impurity_from_statistics(left, criterion)
-                    + w_right * impurity_from_statistics(right, criterion)
-                )
-                / total
-            )
+            score = float(score)
             splits.append(Split(j, float(c.threshold[k]), score, bool(c.go_left[k])))
             scores.append(score)
     best = choose_best(np.array(scores), parent)
@@ -125,13 +124,7 @@ def prefix_sum_best_split(
             missing = np.cumsum(phi[c.missing], axis=0)[-1]
             left[c.missing_left] = left[c.missing_left] + missing
         right = node_stats - left
-        w_left = total_weight(left, criterion)
-        w_right = total_weight(right, criterion)
-        with np.errstate(invalid="ignore"):
-            scores = (
-                w_left * impurity_from_statistics(left, criterion)
-                + w_right * impurity_from_statistics(right, criterion)
-            ) / total
+        scores, w_left, w_right = children_score(left, right, criterion, total)
         scores[refused_weights(w_left, w_right, min_samples_leaf)] = np.nan
         candidates.append((j, c))
         all_scores.append(scores)

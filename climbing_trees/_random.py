@@ -79,6 +79,7 @@ from ._categorical import (
 )
 from ._criteria import (
     _centred,
+    children_score,
     impurity_from_statistics,
     node_statistics,
     output_absolute_error,
@@ -323,14 +324,8 @@ def pair_set_scores(stats, counts, pair_node, left, n_nodes, criterion, min_samp
     left_stats, right_stats = side(left), side(~left)
     n_left = np.bincount(pair_node, weights=np.where(left, counts, 0), minlength=n_nodes)
     n_right = np.bincount(pair_node, weights=np.where(left, 0, counts), minlength=n_nodes)
-    w_left = total_weight(left_stats, criterion)
-    w_right = total_weight(right_stats, criterion)
     total = total_weight(side(np.ones_like(left)), criterion)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        score = (
-            w_left * impurity_from_statistics(left_stats, criterion)
-            + w_right * impurity_from_statistics(right_stats, criterion)
-        ) / total
+    score, w_left, w_right = children_score(left_stats, right_stats, criterion, total)
     allowed = (
         (n_left >= min_samples_leaf)
         & (n_right >= min_samples_leaf)
@@ -462,13 +457,8 @@ def threshold_scores(left, n_left, positive_left, node_stats, n_rows, n_positive
     """
     node_stats = node_stats[:, None, :]
     right = node_stats - left
-    w_left, w_right = total_weight(left, criterion), total_weight(right, criterion)
     total = total_weight(node_stats, criterion)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        scores = (
-            w_left * impurity_from_statistics(left, criterion)
-            + w_right * impurity_from_statistics(right, criterion)
-        ) / total
+    scores, w_left, w_right = children_score(left, right, criterion, total)
     n_right = n_rows[:, None] - n_left
     allowed = (
         (n_left >= msl)
