@@ -156,7 +156,7 @@ from ._criteria import (
     total_weight,
     weighted_median,
 )
-from ._ties import TIE_RTOL, choose_best, leaf_weight, refused_weights
+from ._ties import TIE_RTOL, best_of, choose_best, leaf_weight, refused_weights
 
 CATEGORICAL_SPLITS = ("auto", "one_vs_rest", "partition")
 
@@ -574,10 +574,7 @@ def _auto(
         plan = "exhaustive"  # several outputs: no sorted scan is exact
     stats, present_counts = level_stats[present], counts[present]
     if plan == "exhaustive":  # every partition: exact, nothing else needed
-        sets = np.zeros((2 ** (len(present) - 1) - 1, len(present)), dtype=bool)
-        sets[:, :-1] = _exhaustive_sets(len(present))
-        candidates = _candidates_from_sets(sets, stats, present_counts, criterion)
-        split = _best_split(candidates, stats, criterion, min_samples_leaf)
+        split = _brute_force(stats, present_counts, criterion, min_samples_leaf)
         if split is None:
             return None
         return split._replace(levels_left=tuple(int(present[c]) for c in split.levels_left))
@@ -598,8 +595,8 @@ def _auto(
     sets = _multiclass_sets(
         stats, present_counts, criterion, min_samples_leaf, plan, start, max_candidates
     )
-    found = _candidates_from_sets(sets, stats, present_counts, criterion)
-    scores = np.concatenate([scores, candidate_scores(found, stats, criterion, min_samples_leaf)])
+    found = _set_scores(sets, stats, present_counts, criterion, min_samples_leaf)
+    scores = np.concatenate([scores, found])
     best = choose_best(scores, parent)
     if best < 0:
         return None
@@ -648,8 +645,7 @@ def _brute_force(level_stats, counts, criterion, min_samples_leaf, one_level_sid
     k = len(present)
     if k < 2:
         return None
-    masks = np.arange(1, 2 ** (k - 1))
-    bits = ((masks[:, None] >> np.arange(k - 1)) & 1).astype(bool)
+    bits = _exhaustive_sets(k)
     if one_level_sides:
         size = bits.sum(axis=1)
         bits = bits[(size == 1) | (size == k - 1)]
@@ -709,7 +705,7 @@ def absolute_error_split(
     elif method == "one_vs_rest":
         sets = [(int(c),) for c in present]
     else:
-        bits = (np.arange(1, 2 ** (k - 1))[:, None] >> np.arange(k - 1)) & 1
+        bits = _exhaustive_sets(k)
         if method == "one_level_sides":
             size = bits.sum(axis=1)
             bits = bits[(size == 1) | (size == k - 1)]
@@ -978,10 +974,7 @@ def best_categorical_split(
             split = absolute_error_split(X[:, j], Y, sample_weight, method, min_samples_leaf)
             if split is not None:
                 splits.append(split._replace(feature=int(j)))
-        if not splits:
-            return None
-        parent = output_absolute_error(Y, sample_weight)
-        return splits[choose_best(np.array([s.score for s in splits]), parent)]
+        return best_of(splits, output_absolute_error(Y, sample_weight))
     search = {"auto": _auto, "one_vs_rest": _one_vs_rest, "partition": _partition}[method]
     # The per-row statistics are shared by every feature: compute them once.
     phi = node_statistics(_centred(Y, sample_weight, criterion), sample_weight, criterion)

@@ -226,15 +226,9 @@ def grow_tree_levelwise(
         Y_rows = Y[index_rows]
         w_node = np.bincount(node_of_pos, weights=w_rows, minlength=n_nodes)
         value = _segment_sum(w_rows[:, None] * Y_rows, node_of_pos, n_nodes) / w_node[:, None]
-        if criterion == "squared_error" and several:
-            phi = node_statistics(Y_rows - value[node_of_pos], w_rows, criterion)
-        elif criterion == "squared_error":
-            yc = Y_rows[:, 0] - value[node_of_pos, 0]
-            phi = np.stack([w_rows, w_rows * yc, w_rows * yc * yc], axis=1)
-        elif regression:  # Poisson: no centring, the rows as grow_tree makes them
-            phi = node_statistics(Y_rows, w_rows, criterion)
-        else:
-            phi = Y_rows * w_rows[:, None]
+        # Squared error centres each node's targets at its mean, as grow_tree does.
+        centred = criterion == "squared_error"
+        phi = node_statistics(Y_rows - value[node_of_pos] if centred else Y_rows, w_rows, criterion)
         node_stats = _segment_sum(phi, node_of_pos, n_nodes)
         impurity = impurity_from_statistics(node_stats, criterion)
         if regression:
@@ -274,6 +268,7 @@ def grow_tree_levelwise(
                     phi,
                     w_rows,
                     node_of_pos,
+                    starts,
                     node_stats,
                     sizes,
                     impurity,
@@ -415,8 +410,8 @@ def _keep_drawn(gains, draws, nodes) -> None:
     gains[~draws["num_mask"][nodes]] = -np.inf
 
 
-def _random_numeric_splits(draws, phi, w_rows, node_of_pos, node_stats, sizes, impurity,
-                           searchable, criterion, msl):  # fmt: skip
+def _random_numeric_splits(draws, phi, w_rows, node_of_pos, starts, node_stats, sizes,
+                           impurity, searchable, criterion, msl):  # fmt: skip
     """The winner of each node's drawn thresholds (``splitter="random"``).
 
     One candidate per node and drawn feature, scored by the functions
@@ -429,7 +424,6 @@ def _random_numeric_splits(draws, phi, w_rows, node_of_pos, node_stats, sizes, i
     more rows).
     """
     n_nodes = len(sizes)
-    starts = np.flatnonzero(np.r_[True, node_of_pos[1:] != node_of_pos[:-1]])
     left, n_left, positive_left = threshold_sides(draws["below"], phi, w_rows, starts)
     n_positive = np.bincount(node_of_pos, weights=w_rows > 0, minlength=n_nodes)
     scores = threshold_scores(

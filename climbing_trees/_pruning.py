@@ -362,10 +362,19 @@ def prune(tree: Tree, inside: np.ndarray) -> Tree:
     becomes_leaf = np.zeros(tree.node_count, dtype=bool)
     becomes_leaf[internal[~kids_in]] = True
     fields = {}
-    # Not indexed by node:
-    shared = {"categories_levels", "categories_width", "surrogate_categories_levels"}
+    # Set by select / select_sides below, or not indexed by node: not copied here.
+    repacked = {
+        "categories_unseen_left",
+        "categories_start",
+        "categories_stop",
+        "categories_levels",
+        "categories_width",
+        "surrogate_categories_start",
+        "surrogate_categories_stop",
+        "surrogate_categories_levels",
+    }
     for f in dataclasses.fields(Tree):
-        if f.name not in shared:
+        if f.name not in repacked:
             fields[f.name] = np.asarray(getattr(tree, f.name))[inside].copy()
     leaf = becomes_leaf[inside] | (left[inside] == TREE_LEAF)
     sets = select(*tree._sets(), inside, leaf)

@@ -284,7 +284,7 @@ def random_pair_sets(keys, pair_node, pair_level, feature: int) -> np.ndarray:
     n_pairs = np.bincount(pair_node, minlength=n_nodes)
     n_left = np.bincount(pair_node, weights=left, minlength=n_nodes)
     none_left = (n_left == 0) & (n_pairs > 0)
-    all_left = (n_left == n_pairs) & (n_pairs > 0) & ~none_left
+    all_left = (n_left == n_pairs) & (n_pairs > 0)
     first = np.cumsum(n_pairs) - n_pairs  # each node's first pair
     if none_left.any():  # the smallest draw goes left (the lowest level on ties)
         lowest = np.lexsort((u, pair_node))
@@ -495,13 +495,7 @@ def random_numeric_split(
         parent = output_absolute_error(y, w)
         scores = np.full(n_features, np.inf)
         for j in range(n_features):
-            left = below[:, j]
-            sides = [(y[left], w[left]), (y[~left], w[~left])]
-            w_left, w_right = sides[0][1].sum(), sides[1][1].sum()
-            too_few = min(left.sum(), n_samples - left.sum()) < min_samples_leaf
-            if too_few or refused_weights(w_left, w_right, min_samples_leaf):
-                continue
-            scores[j] = sum(ws.sum() * output_absolute_error(ys, ws) for ys, ws in sides) / w.sum()
+            scores[j] = _absolute_error_score(y, w, below[:, j], min_samples_leaf)
     else:
         phi = node_statistics(_centred(Y, w, criterion), w, criterion)
         node_stats = phi.sum(axis=0)
@@ -517,6 +511,16 @@ def random_numeric_split(
     n_left = below[:, [best]].sum(axis=0)[None]
     direction = missing_directions(missing, missing_left[[best]][None], n_left, [n_samples])
     return Split(best, float(thresholds[best]), float(scores[best]), bool(direction[0, 0]))
+
+
+def _absolute_error_score(y, w, goes_left, msl) -> float:
+    """Score of one absolute-error split of the rows (``inf`` if it is refused)."""
+    sides = [(y[goes_left], w[goes_left]), (y[~goes_left], w[~goes_left])]
+    w_left, w_right = sides[0][1].sum(), sides[1][1].sum()
+    too_few = min(goes_left.sum(), (~goes_left).sum()) < msl
+    if too_few or refused_weights(w_left, w_right, msl):
+        return np.inf
+    return sum(ws.sum() * output_absolute_error(ys, ws) for ys, ws in sides) / w.sum()
 
 
 def random_categorical_split(X, Y, sample_weight, criterion, msl, features, keys, min_level):
@@ -545,13 +549,7 @@ def random_categorical_split(X, Y, sample_weight, criterion, msl, features, keys
         left[levels[pair_left]] = True
         left = expand_pooled(left, rare) & present
         if criterion == "absolute_error":
-            goes_left = left[codes]
-            sides = [(y[goes_left], w[goes_left]), (y[~goes_left], w[~goes_left])]
-            w_left, w_right = sides[0][1].sum(), sides[1][1].sum()
-            too_few = min(goes_left.sum(), (~goes_left).sum()) < msl
-            if too_few or refused_weights(w_left, w_right, msl):
-                continue
-            score = sum(ws.sum() * output_absolute_error(ys, ws) for ys, ws in sides) / w.sum()
+            score = _absolute_error_score(y, w, left[codes], msl)
         else:
             stats = level_stats[levels]
             score = pair_set_scores(stats, counts[levels], pair_node, pair_left, 1, criterion, msl)
@@ -559,9 +557,7 @@ def random_categorical_split(X, Y, sample_weight, criterion, msl, features, keys
         if np.isfinite(score):
             levels = tuple(int(c) for c in np.flatnonzero(left))
             splits.append(CategoricalSplit(int(j), levels, float(score)))
-    if not splits:
-        return None
-    return splits[choose_best(np.array([s.score for s in splits]), parent)]
+    return best_of(splits, parent)
 
 
 def random_node_split(search, X, Y, w, impurity, key):
