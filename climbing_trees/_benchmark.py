@@ -70,15 +70,18 @@ class Case:
         return Estimator(**self.params, random_state=0)
 
 
-def _float32_exact(X: np.ndarray) -> np.ndarray:
-    # scikit-learn's trees work in float32; rounding first makes both see one X.
-    return X.astype(np.float32).astype(np.float64)
+def as_float32(X) -> np.ndarray:
+    """Round to float32 and back: the values scikit-learn's trees see.
+
+    Comparisons with scikit-learn round first, so that both libraries see one X.
+    """
+    return np.asarray(X, dtype=np.float32).astype(np.float64)
 
 
 def synthetic_regression(n: int, d: int = 8, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
     """Continuous features and a noisy nonlinear target (no ties)."""
     rng = np.random.default_rng(seed)
-    X = _float32_exact(rng.normal(size=(n, d)))
+    X = as_float32(rng.normal(size=(n, d)))
     y = np.sin(3 * X[:, 0]) + X[:, 1] * X[:, 2] + 0.5 * rng.normal(size=n)
     return X, y
 
@@ -88,7 +91,7 @@ def synthetic_categorical(n: int, n_levels: int = 50, d: int = 4, seed: int = 0)
     rng = np.random.default_rng(seed)
     codes = rng.integers(0, n_levels, size=n)
     effects = rng.normal(size=n_levels)
-    numeric = _float32_exact(rng.normal(size=(n, d)))
+    numeric = as_float32(rng.normal(size=(n, d)))
     y = effects[codes] + numeric[:, 0] + 0.5 * rng.normal(size=n)
     return np.column_stack([codes.astype(float), numeric]), y
 
@@ -134,11 +137,11 @@ def benchmark_cases(
     n_clf = int(100_000 * scale)
     X_clf, y_clf = make_classification(n_clf, 20, n_informative=10, n_classes=3, random_state=0)
     cases = [
-        Case("breast_cancer", _float32_exact(X_bc), y_bc, "classification"),
-        Case("diabetes", _float32_exact(X_db), y_db, "regression", {"max_depth": 8}),
+        Case("breast_cancer", as_float32(X_bc), y_bc, "classification"),
+        Case("diabetes", as_float32(X_db), y_db, "regression", {"max_depth": 8}),
         Case("regression", X_reg, y_reg, "regression", {"max_depth": 8, "min_samples_leaf": 16}),
         Case("regression", X_reg, y_reg, "regression"),
-        Case("classification", _float32_exact(X_clf), y_clf, "classification"),
+        Case("classification", as_float32(X_clf), y_clf, "classification"),
     ]
     if categorical:
         X_cat, y_cat = synthetic_categorical(int(100_000 * scale))
@@ -148,7 +151,7 @@ def benchmark_cases(
             X_reg, y_reg
         )
         alpha = float(path.ccp_alphas[len(path.ccp_alphas) // 2])
-        X_clf32 = _float32_exact(X_clf)
+        X_clf32 = as_float32(X_clf)
         cases += [
             Case("regression", X_reg, y_reg, "regression", {"ccp_alpha": alpha}),
             Case("regression", X_reg, y_reg, "regression", {"max_leaf_nodes": 64}),
@@ -181,14 +184,14 @@ def benchmark_cases(
             Case("missing 20%", with_missing(X_reg), y_reg, "regression"),
             Case(
                 "missing 20%",
-                with_missing(_float32_exact(X_clf)),
+                with_missing(as_float32(X_clf)),
                 y_clf,
                 "classification",
                 {"max_depth": 12},
             ),
         ]
     if randomised:
-        X_clf32 = _float32_exact(X_clf)
+        X_clf32 = as_float32(X_clf)
         cases += [
             Case("regression", X_reg, y_reg, "regression", {"max_features": "sqrt"}),
             Case("classification", X_clf32, y_clf, "classification", {"max_features": "sqrt"}),
@@ -203,7 +206,7 @@ def benchmark_cases(
             Case("two outputs", X_reg, np.column_stack([y_reg, second]), "regression", deep),
             Case(
                 "two outputs",
-                _float32_exact(X_clf),
+                as_float32(X_clf),
                 np.column_stack([y_clf, label]),
                 "classification",
                 deep,

@@ -30,7 +30,7 @@ from sklearn.utils import check_consistent_length, check_random_state
 from sklearn.utils.validation import _num_samples, check_is_fitted, column_or_1d
 
 from ._classes import DecisionTreeClassifier, DecisionTreeRegressor
-from ._validation import check_sample_weight
+from ._validation import _check_int, check_sample_weight
 
 #: The largest seed scikit-learn gives a tree of an ensemble (``np.iinfo(np.int32).max``).
 MAX_SEED = np.iinfo(np.int32).max
@@ -58,11 +58,6 @@ def bootstrap_counts(seed: int, n_samples: int, sample_weight=None) -> np.ndarra
         p = np.asarray(sample_weight, dtype=float)
         rows = rng.choice(n_samples, n_samples, replace=True, p=p / p.sum())
     return np.bincount(rows, minlength=n_samples)
-
-
-def _check_count(value, name: str) -> None:
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 1:
-        raise ValueError(f"{name}={value!r} is invalid; use an integer >= 1.")
 
 
 def _rows_and_weights(estimator, X, y, sample_weight):
@@ -111,7 +106,7 @@ class _Forest(_MissingValuesTag, BaseEstimator):
         self.categorical_features = categorical_features
 
     def fit(self, X, y, sample_weight=None):
-        _check_count(self.n_estimators, "n_estimators")
+        _check_int(self.n_estimators, "n_estimators", low=1)
         if np.asarray(y).ndim == 2 and np.asarray(y).shape[1] == 1:
             y = column_or_1d(y, warn=True)  # a column vector warns, as scikit-learn's forests
         n, weights = _rows_and_weights(self, X, y, sample_weight)
@@ -231,7 +226,7 @@ class GradientBoostingRegressor(RegressorMixin, _MissingValuesTag, BaseEstimator
         self.categorical_features = categorical_features
 
     def fit(self, X, y, sample_weight=None):
-        _check_count(self.n_estimators, "n_estimators")
+        _check_int(self.n_estimators, "n_estimators", low=1)
         rate = self.learning_rate
         if isinstance(rate, bool) or not isinstance(rate, numbers.Real) or not rate > 0:
             raise ValueError(f"learning_rate={rate!r} is invalid; use a number > 0.")

@@ -9,11 +9,9 @@ import pytest
 from sklearn.datasets import load_breast_cancer, load_diabetes
 
 import climbing_trees as ct
+from climbing_trees._benchmark import as_float32
 
-
-def as_float32_exact(X: np.ndarray) -> np.ndarray:
-    """Round X to float32 and back: scikit-learn's trees work in float32."""
-    return np.asarray(X, dtype=np.float32).astype(np.float64)
+as_float32_exact = as_float32  # the package's rounding, under the tests' older name
 
 
 def random_problem(seed: int, criterion: str, *, weighted: bool, n_levels: int = 5):
