@@ -22,7 +22,14 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 from sklearn import tree as sklearn_tree
-from sklearn.datasets import load_breast_cancer, load_diabetes, make_classification
+from sklearn.datasets import (
+    load_breast_cancer,
+    load_diabetes,
+    load_digits,
+    load_iris,
+    load_wine,
+    make_classification,
+)
 
 from ._classes import DecisionTreeClassifier, DecisionTreeRegressor
 
@@ -111,6 +118,8 @@ def benchmark_cases(
     missing: bool = False,
     randomised: bool = False,
     outputs: bool = False,
+    small: bool = False,
+    wide: bool = False,
 ) -> list[Case]:
     """The suite of issue 5; ``scale`` shrinks the synthetic sets (the book uses < 1).
 
@@ -130,6 +139,10 @@ def benchmark_cases(
     With ``outputs``, two outputs (``y`` of shape ``(n, 2)``): the synthetic
     regression with a second noisy target, and the synthetic classification
     with a second label, both ``max_depth=8, min_samples_leaf=16``.
+    With ``small``, three small classification sets bundled with scikit-learn at
+    full depth: iris (150 rows), wine (178) and digits (1,797 rows, 64 features,
+    10 classes), where fixed costs per level and per call dominate.
+    With ``wide``, a 20,000 x 100 synthetic regression at ``max_depth=10``.
     """
     X_bc, y_bc = load_breast_cancer(return_X_y=True)
     X_db, y_db = load_diabetes(return_X_y=True)
@@ -143,6 +156,14 @@ def benchmark_cases(
         Case("regression", X_reg, y_reg, "regression"),
         Case("classification", as_float32(X_clf), y_clf, "classification"),
     ]
+    if small:
+        for load in (load_iris, load_wine, load_digits):
+            X_s, y_s = load(return_X_y=True)
+            name = load.__name__.removeprefix("load_")
+            cases.append(Case(name, as_float32(X_s), y_s, "classification"))
+    if wide:
+        X_wide, y_wide = synthetic_regression(int(20_000 * scale), d=100, seed=3)
+        cases.append(Case("wide regression", X_wide, y_wide, "regression", {"max_depth": 10}))
     if categorical:
         X_cat, y_cat = synthetic_categorical(int(100_000 * scale))
         cases.append(Case("categorical", X_cat, y_cat, "regression", categorical=[0]))
