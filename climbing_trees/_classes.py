@@ -221,6 +221,8 @@ class BaseDecisionTree(BaseEstimator):
             extra = {"missing_values": "surrogate", "max_surrogates": max_surrogates}
         depth_first = learner.criterion == "absolute_error" or surrogate
         builder = grow_tree if depth_first else grow_tree_levelwise
+        if not depth_first and max_leaf_nodes is not None:
+            extra["max_leaf_nodes"] = max_leaf_nodes  # grows only what the cut can keep
         learner.tree_ = builder(
             X,
             Y,

@@ -67,6 +67,7 @@ from ._criteria import (
     total_weight,
     value_by_output,
 )
+from ._pruning import BestFirstBound
 from ._random import (
     RandomSplits,
     child_keys,
@@ -109,6 +110,7 @@ def grow_tree_levelwise(
     max_categorical_candidates: int = MAX_CATEGORICAL_CANDIDATES,
     min_weight_leaf: float = 0.0,
     random_splits: RandomSplits | None = None,
+    max_leaf_nodes: int | None = None,
 ) -> Tree:
     """Grow a tree level by level; the result equals :func:`grow_tree`'s.
 
@@ -131,6 +133,12 @@ def grow_tree_levelwise(
     random_splits : RandomSplits, optional
         Random feature subsets and thresholds, drawn per node from its key
         as in :func:`grow_tree` (:mod:`climbing_trees._random`).
+    max_leaf_nodes : int, optional
+        The tree will be cut back by :func:`climbing_trees.best_first_subtree`
+        to this many leaves: nodes whose parent's split that cut surely
+        removes are left unsearched (:class:`climbing_trees._pruning.BestFirstBound`).
+        The grown tree is then smaller than :func:`grow_tree`'s, and the two
+        agree after the cut.
 
     Returns
     -------
@@ -211,6 +219,7 @@ def grow_tree_levelwise(
     sizes = np.array([n], dtype=np.intp)  # rows of each node of the level
     keys = None if random_splits is None else random_splits.root_keys()  # per node
 
+    bound = None if max_leaf_nodes is None else BestFirstBound(max_leaf_nodes)
     levels = []  # per level: dict of per-node arrays
     depth = 0
     while sizes.size:
@@ -244,6 +253,9 @@ def grow_tree_levelwise(
             & (w_node >= 2 * min_weight_leaf)
             & ~pure
         )
+        if bound is not None and depth:  # splits best-first growth surely cuts
+            last = levels[-1]
+            searchable &= bound.update(last["w"], last["impurity"], last["split"], w_node, impurity)
         feature = np.full(n_nodes, TREE_UNDEFINED, dtype=np.intp)
         threshold = np.full(n_nodes, float(TREE_UNDEFINED))
         # Categorical sets, compact: where unseen levels go, and the (node, level)

@@ -312,7 +312,8 @@ def best_first_subtree(tree: Tree, max_leaf_nodes: int) -> np.ndarray:
     internal = left != TREE_LEAF
     decrease = np.zeros(tree.node_count)
     t = np.flatnonzero(internal)
-    decrease[t] = w[t] * imp[t] - w[left[t]] * imp[left[t]] - w[right[t]] * imp[right[t]]
+    lt, rt = left[t], right[t]
+    decrease[t] = split_decrease(w[t], imp[t], w[lt], imp[lt], w[rt], imp[rt])
     keep_split = np.zeros(tree.node_count, dtype=bool)
     frontier = [(-decrease[0], 0)] if internal[0] else []
     splits = 0
@@ -329,6 +330,65 @@ def best_first_subtree(tree: Tree, max_leaf_nodes: int) -> np.ndarray:
     inside[left[keep_split]] = True
     inside[right[keep_split]] = True
     return inside
+
+
+def split_decrease(w, impurity, w_left, impurity_left, w_right, impurity_right):
+    """Weighted impurity decrease ``W_t I_t - W_L I_L - W_R I_R`` of splits: the
+    priority of best-first growth (one formula, so every caller ranks alike)."""
+    return w * impurity - w_left * impurity_left - w_right * impurity_right
+
+
+class BestFirstBound:
+    """Which nodes' splits best-first growth with ``max_leaf_nodes`` leaves never keeps.
+
+    :func:`best_first_subtree` cuts a fully grown tree back; a builder that
+    grows level by level can skip most of that growth.  Call :meth:`update`
+    once per level, with the split nodes of the previous level and their
+    children; it returns, for each child, whether the child's own split could
+    be kept.  A child whose split cannot be kept need not be searched: growing
+    it as a leaf leaves ``best_first_subtree``'s choice unchanged.
+
+    The bound.  Best-first growth keeps splits in decreasing order of
+    :func:`split_decrease`, a parent before its children.  Let ``p(M)`` be the
+    smallest decrease on the path from the root to a split node ``M`` (``M``
+    included).  Every ``M`` with ``p(M) > g`` is kept before a split ``P`` of
+    decrease ``g``: until then some ancestor of ``M`` (or ``M``) waits in the
+    frontier with a larger decrease.  A child of ``P`` comes after ``P`` too,
+    so it can be kept only if ``count + 1 < max_leaf_nodes - 1``, where
+    ``count`` is the number of known splits with ``p(M) > g``.  Equal
+    decreases are not counted (their order depends on node ids), so the bound
+    never cuts a split that could be kept.
+
+    >>> bound = BestFirstBound(max_leaf_nodes=3)
+    >>> w, impurity = np.array([4.0]), np.array([1.0])
+    >>> bound.update(w, impurity, np.array([True]), np.full(2, 2.0), np.full(2, 0.5)).tolist()
+    [True, True]
+    >>> BestFirstBound(2).update(w, impurity, np.array([True]), np.full(2, 2.0),
+    ...                          np.full(2, 0.5)).tolist()  # one split: the root's
+    [False, False]
+    """
+
+    def __init__(self, max_leaf_nodes: int):
+        self.budget = max_leaf_nodes - 1  # splits best-first growth keeps
+        self.path_min = np.array([np.inf])  # per node of the current level
+        self.known = np.zeros(0)  # p(M) of every split node so far, sorted
+
+    def update(self, w, impurity, split, w_children, impurity_children) -> np.ndarray:
+        """Whether each child's split could be kept (children ordered as the
+        level-wise builder orders them: left children of the split nodes, then
+        right children)."""
+        n = int(split.sum())
+        w_l, w_r = w_children[:n], w_children[n:]
+        i_l, i_r = impurity_children[:n], impurity_children[n:]
+        decrease = split_decrease(w[split], impurity[split], w_l, i_l, w_r, i_r)
+        # A NaN decrease has no place in the order: never counted as kept first.
+        path_min = np.where(np.isnan(decrease), -np.inf, np.minimum(self.path_min[split], decrease))
+        self.known = np.sort(np.concatenate([self.known, path_min]))
+        # Known splits with p(M) > decrease: all kept before the parent.
+        before = self.known.size - np.searchsorted(self.known, decrease, side="right")
+        may_keep = ~(before + 1 >= self.budget)  # a NaN decrease: not ruled out
+        self.path_min = np.concatenate([path_min, path_min])
+        return np.concatenate([may_keep, may_keep])
 
 
 def prune(tree: Tree, inside: np.ndarray) -> Tree:

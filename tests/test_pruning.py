@@ -7,7 +7,7 @@ import dataclasses
 import numpy as np
 import pandas as pd
 import pytest
-from conftest import SET_FIELDS
+from conftest import SET_FIELDS, assert_equivalent, random_problem
 from sklearn import tree as sk
 from sklearn.model_selection import GridSearchCV, KFold
 from test_sklearn_agreement import same_partition, sklearn_stable_fit
@@ -354,6 +354,37 @@ def test_max_leaf_nodes_is_the_full_tree_with_its_top_splits(diabetes):
         expected = sorted(zip(full.feature[kept], full.threshold[kept], strict=True))
         assert ours == expected
         assert model.get_n_leaves() == k
+
+
+@pytest.mark.parametrize("seed", range(40))
+@pytest.mark.parametrize("criterion", ["gini", "squared_error"])
+def test_bounded_levelwise_growth_cuts_to_the_same_tree(seed, criterion):
+    """Growing level by level with BestFirstBound skips nodes, never a kept split.
+
+    Tied feature values make equal decreases common, the case the bound must
+    not count."""
+    X, Y, w = random_problem(seed, criterion, weighted=seed % 2 == 1)
+    full = ct.grow_tree(X, Y, w, criterion=criterion)
+    for max_leaf_nodes in (2, 3, 4, 6, 10):
+        bounded = ct.grow_tree_levelwise(
+            X, Y, w, criterion=criterion, max_leaf_nodes=max_leaf_nodes
+        )
+        assert_equivalent(
+            ct.prune(bounded, ct.best_first_subtree(bounded, max_leaf_nodes)),
+            ct.prune(full, ct.best_first_subtree(full, max_leaf_nodes)),
+        )
+
+
+def test_bounded_levelwise_growth_skips_most_of_the_tree(synthetic_regression):
+    X, y = synthetic_regression
+    Y, w = y[:, None], np.ones(len(y))
+    full = ct.grow_tree_levelwise(X, Y, w, criterion="squared_error")
+    bounded = ct.grow_tree_levelwise(X, Y, w, criterion="squared_error", max_leaf_nodes=16)
+    assert bounded.node_count < full.node_count / 10
+    assert_equivalent(
+        ct.prune(bounded, ct.best_first_subtree(bounded, 16)),
+        ct.prune(full, ct.best_first_subtree(full, 16)),
+    )
 
 
 def test_max_leaf_nodes_with_ccp_alpha_prunes_the_best_first_tree(diabetes):
