@@ -199,6 +199,9 @@ def grow_tree_levelwise(
     width = int(max(np.max(n_categories, initial=0), 0)) + 1  # max_levels + 1
     codes = {j: X[:, j].astype(np.intp) for j in cat_features}
     X_flat = np.ascontiguousarray(X).ravel()
+    row_class = None  # unit weights, one output's classes: each row's class
+    if unit and not regression and n_outputs(criterion) == 1:
+        row_class = np.append(Y.argmax(axis=1), Y.shape[1])  # the padding row: no class
 
     # Numerical features, transposed, with one extra column: padding is row n.
     d_num = len(num_features)
@@ -307,6 +310,7 @@ def grow_tree_levelwise(
                     criterion,
                     min_samples_leaf,
                     draws,
+                    row_class,
                 )
             if d_num:
                 best_f = np.where(best_f >= 0, num_features[np.maximum(best_f, 0)], -1)
@@ -460,10 +464,11 @@ def _random_numeric_splits(draws, phi, w_rows, node_of_pos, starts, node_stats, 
 def _presort(Xt: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Stable argsort of every row of ``Xt`` (one per feature), and which rows have ties.
 
-    numpy's default sort is several times faster than its stable sort; the
-    two agree when a feature has no repeated value.  Where a feature has
-    ties, the row ids within each run of equal values are put back in
-    increasing order (the order a stable sort keeps, as in ``grow_tree``).
+    numpy's default sort is several times faster than its stable sort on
+    distinct values; the two agree when a feature has no repeated value.  A
+    feature with ties is sorted again, stably, so that the row ids within each
+    run of equal values are in increasing order (as in ``grow_tree``); the
+    stable sort is quick on the few distinct values that make ties common.
     NaN sorts last, and the missing values of a feature count as one run.
     """
     order = np.argsort(Xt, axis=1)
@@ -474,13 +479,9 @@ def _presort(Xt: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         new_value &= ~(nan[:, 1:] & nan[:, :-1])
     has_ties = ~new_value.all(axis=1)
     if has_ties.any():
-        # Within each run of equal values, put the row ids in increasing order:
-        # sort by (run number, row id), a unique integer key.
-        n = Xt.shape[1]
-        run = np.zeros((int(has_ties.sum()), n), dtype=np.intp)
-        np.cumsum(new_value[has_ties], axis=1, out=run[:, 1:])
-        key = run * n + order[has_ties]
-        order[has_ties] = np.take_along_axis(order[has_ties], np.argsort(key, axis=1), axis=1)
+        # Within each run of equal values, the row ids in increasing order: a
+        # stable sort of those features (fast on few distinct values).
+        order[has_ties] = np.argsort(Xt[has_ties], axis=1, kind="stable")
     return order, has_ties
 
 
@@ -704,8 +705,10 @@ def _block_gains(
     if missing is not None:
         left = [part + extra for part, extra in zip(left, missing[scan], strict=True)]
     if not regression and unit:
-        shape = (c, d, positions)
-        left.append(w_left - _sum_last(left) if left else np.broadcast_to(w_left, shape))
+        # The last class's count: the prefix's rows minus the others' counts,
+        # whole numbers, so any order of additions gives the same bits.
+        last = np.broadcast_to(w_left, (c, d, positions)) - sum(left) if left else None
+        left.append(np.broadcast_to(w_left, (c, d, positions)) if last is None else last)
     elif not regression:  # one output's class counts (the first's) sum to the weight
         w_left = _sum_last(left[: output_widths(criterion, len(left))[0]])
     w_right = w_node - w_left
@@ -724,6 +727,50 @@ def _block_gains(
     return gains, prefix
 
 
+def _run_gains(idx, ends, row_class, penalty, args, criterion, msl):
+    """Gains of a block of tied features, scored at the ends of runs only; or None.
+
+    A threshold never falls inside a run of equal values, so only the
+    positions ``p`` where ``x[p] < x[p + 1]`` (``ends``) are candidates.  With
+    unit weights and one output's classes, the class counts of the prefix
+    ending at each of them come from counting each run's rows by class (one
+    ``bincount``) and summing runs: whole numbers, so exactly the row-by-row
+    prefix sums.  On features with few distinct values (pixels, ratings) this
+    scores a few candidates per node instead of every row.  Returns gains of
+    shape ``idx.shape[:2] + (L - 1,)``, ``-inf`` off the ends, or None when
+    the runs are too many for counting to pay.
+    """
+    c, f, L = idx.shape
+    cols = args[0]
+    n_classes = len(cols)
+    run = np.zeros((c, f, L), dtype=np.intp)  # ends before each position
+    np.cumsum(ends, axis=-1, out=run[:, :, 1:])
+    R = int(run[:, :, -1].max())  # the most ends of one (node, feature)
+    if 2 * R > L:  # most positions end a run: scanning every row costs less
+        return None
+    gains = np.full((c, f, L - 1), -np.inf)
+    if R == 0:
+        return gains
+    # Rows of each (node, feature, run) by class; class n_classes is the padding.
+    cell = np.arange(c * f).reshape(c, f, 1) * (R + 1)
+    key = (cell + run) * (n_classes + 1) + row_class.take(idx)
+    counts = np.bincount(key.ravel(), minlength=c * f * (R + 1) * (n_classes + 1))
+    counts = counts.reshape(c, f, R + 1, n_classes + 1)
+    prefix = np.cumsum(np.moveaxis(counts[:, :, :R], -1, 0), axis=-1, dtype=float)
+    # Where each run ends: run r of a (node, feature) ends at its r-th end position.
+    ci, fi, p = np.nonzero(ends)
+    r = run[ci, fi, p]
+    position = np.zeros((c, f, R), dtype=np.intp)
+    position[ci, fi, r] = p
+    allowed = np.full((c, f, R), -np.inf)
+    allowed[ci, fi, r] = penalty[ci, 0, p]
+    cols, scan = args[0], args[1]
+    left = list(prefix[:n_classes][scan])
+    part, _ = _block_gains(position, position, *args, allowed, criterion, msl, prefix=(left, None))
+    gains[ci, fi, p] = part[ci, fi, r]
+    return gains
+
+
 def _best_splits(
     rows,
     Xt,
@@ -739,11 +786,15 @@ def _best_splits(
     criterion,
     min_samples_leaf,
     draws=None,
+    row_class=None,
 ):
     """Best (feature, threshold, score, missing_go_to_left) of every searchable node.
 
     With random ``draws`` (:func:`_node_draws`) only the drawn features are
     searched (the random splitter has its own :func:`_random_numeric_splits`).
+    ``row_class`` (unit weights, one output's classes) holds each row's class
+    (the padding row: the number of classes); tied features are then scored
+    run by run (:func:`_run_gains`).
 
     Returns ``feature = -1`` (and score ``inf``) for nodes without an allowed
     split.  Candidates are ranked by :func:`_gains`; each node's winner is
@@ -773,6 +824,10 @@ def _best_splits(
     else:  # squared error: each output's centred sum (columns 1..K)
         scan = slice(1, 1 + k_out) if regression else (slice(0, -1) if unit else slice(None))
     needed = set(range(len(cols))[scan]) | ({0} if regression and not unit else set())
+    # Unit weights, one output's classes: counts are whole numbers, so tied
+    # features may be summed run by run (see _run_gains).
+    if not (passes == 1 and tied.size):
+        row_class = None
     candidates = np.flatnonzero(searchable)
     for nodes in _size_classes(sizes[candidates], d * passes):
         nodes = candidates[nodes]
@@ -814,10 +869,24 @@ def _best_splits(
         for first_feature in range(0, d, step):
             features = slice(first_feature, first_feature + step)
             args = (cols, scan, unit, stats, w_node)
+            here = tied[(tied >= first_feature) & (tied < first_feature + step)]
+            if row_class is not None and here.size == left_idx[:, features].shape[1]:
+                xs = Xflat.take(idx[:, here] + (here * width)[None, :, None])
+                part = _run_gains(
+                    idx[:, here],
+                    xs[:, :, :-1] < xs[:, :, 1:],
+                    row_class,
+                    penalty,
+                    args,
+                    criterion,
+                    min_samples_leaf,
+                )
+                if part is not None:
+                    gains[:, features, 0] = part
+                    continue
             part, prefix = _block_gains(
                 left_idx[:, features], i, *args, penalty, criterion, min_samples_leaf
             )
-            here = tied[(tied >= first_feature) & (tied < first_feature + step)]
             equal = None
             if here.size:
                 # A threshold never separates equal values (features with ties only).
