@@ -379,6 +379,18 @@ def check_splitter(splitter) -> str:
     return splitter
 
 
+def _is_seed(random_state) -> bool:
+    """Whether ``random_state`` is an int seed; an int out of range is an error."""
+    if not isinstance(random_state, numbers.Integral) or isinstance(random_state, bool):
+        return False
+    if not 0 <= random_state < 2**32:
+        raise ValueError(
+            f"random_state={random_state!r} is invalid; use an int in [0, 2**32 - 1], "
+            "a numpy RandomState or Generator, or None."
+        )
+    return True
+
+
 def root_key(random_state) -> int:
     """The root's key from ``random_state`` (None, int, RandomState or Generator).
 
@@ -388,17 +400,10 @@ def root_key(random_state) -> int:
     """
     if isinstance(random_state, np.random.Generator):
         return int(random_state.integers(0, 2**63))
-    if random_state is None or (
-        isinstance(random_state, numbers.Integral) and not isinstance(random_state, bool)
-    ):
-        if random_state is not None and not 0 <= random_state < 2**32:
-            raise ValueError(
-                f"random_state={random_state!r} is invalid; use an int in [0, 2**32 - 1], "
-                "a numpy RandomState or Generator, or None."
-            )
-        rng = (
-            np.random.mtrand._rand if random_state is None else np.random.RandomState(random_state)
-        )
+    if random_state is None:
+        rng = np.random.mtrand._rand
+    elif _is_seed(random_state):
+        rng = np.random.RandomState(random_state)
     elif isinstance(random_state, np.random.RandomState):
         rng = random_state
     else:
@@ -420,10 +425,11 @@ def random_splits(estimator, n_features: int, random_state) -> RandomSplits | No
     """
     k = resolve_max_features(estimator.max_features, n_features)
     splitter = check_splitter(estimator.splitter)
-    key = root_key(random_state)  # validated (and consumed) in every case
-    if splitter == "best" and k >= n_features:
-        return None
-    return RandomSplits(k, splitter, key)
+    deterministic = splitter == "best" and k >= n_features
+    if deterministic and _is_seed(random_state):
+        return None  # a valid seed, and nothing to draw or to consume
+    key = root_key(random_state)  # validated (and consumed) in every other case
+    return None if deterministic else RandomSplits(k, splitter, key)
 
 
 # --- the node's search in grow_tree -------------------------------------------------------
