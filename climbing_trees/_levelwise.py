@@ -465,11 +465,13 @@ def _presort(Xt: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Stable argsort of every row of ``Xt`` (one per feature), and which rows have ties.
 
     numpy's default sort is several times faster than its stable sort on
-    distinct values; the two agree when a feature has no repeated value.  A
-    feature with ties is sorted again, stably, so that the row ids within each
-    run of equal values are in increasing order (as in ``grow_tree``); the
-    stable sort is quick on the few distinct values that make ties common.
-    NaN sorts last, and the missing values of a feature count as one run.
+    distinct values; the two agree when a feature has no repeated value.
+    Where a feature has ties, the row ids within each run of equal values are
+    put back in increasing order (the order a stable sort keeps, as in
+    ``grow_tree``): by a stable sort where the feature has few distinct values
+    (pixels, ratings: there it is quick), else by sorting a key made of run
+    number and row id.  NaN sorts last, and the missing values of a feature
+    count as one run.
     """
     order = np.argsort(Xt, axis=1)
     values = np.take_along_axis(Xt, order, axis=1)
@@ -478,10 +480,18 @@ def _presort(Xt: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     if nan.any():  # NaN != NaN, yet missing values form one run of equal values
         new_value &= ~(nan[:, 1:] & nan[:, :-1])
     has_ties = ~new_value.all(axis=1)
-    if has_ties.any():
-        # Within each run of equal values, the row ids in increasing order: a
-        # stable sort of those features (fast on few distinct values).
-        order[has_ties] = np.argsort(Xt[has_ties], axis=1, kind="stable")
+    n = Xt.shape[1]
+    few = has_ties & (4 * new_value.sum(axis=1) < n)  # few distinct values
+    if few.any():  # a stable sort is quick on them
+        order[few] = np.argsort(Xt[few], axis=1, kind="stable")
+    many = has_ties & ~few
+    if many.any():
+        # Otherwise, put the row ids in increasing order within each run of
+        # equal values: sort by (run number, row id), a unique integer key.
+        run = np.zeros((int(many.sum()), n), dtype=np.intp)
+        np.cumsum(new_value[many], axis=1, out=run[:, 1:])
+        key = run * n + order[many]
+        order[many] = np.take_along_axis(order[many], np.argsort(key, axis=1), axis=1)
     return order, has_ties
 
 
