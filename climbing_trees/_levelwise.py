@@ -751,33 +751,48 @@ def _run_gains(idx, ends, row_class, penalty, args, criterion, msl):
     the runs are too many for counting to pay.
     """
     c, f, L = idx.shape
-    cols = args[0]
+    cols, scan, unit, stats, w_node = args
     n_classes = len(cols)
     run = np.zeros((c, f, L), dtype=np.intp)  # ends before each position
     np.cumsum(ends, axis=-1, out=run[:, :, 1:])
-    R = int(run[:, :, -1].max())  # the most ends of one (node, feature)
-    if 2 * R > L:  # most positions end a run: scanning every row costs less
+    n_ends = run[:, :, -1:]  # per (node, feature)
+    first = np.cumsum(n_ends) - n_ends.ravel()  # each (node, feature)'s first run
+    E = int(n_ends.sum())  # runs that end where a threshold may fall
+    if 2 * E > c * f * L:  # most positions end a run: scanning every row costs less
         return None
     gains = np.full((c, f, L - 1), -np.inf)
-    if R == 0:
+    if E == 0:
         return gains
-    # Rows of each (node, feature, run) by class; class n_classes is the padding.
-    cell = np.arange(c * f).reshape(c, f, 1) * (R + 1)
-    key = (cell + run) * (n_classes + 1) + row_class.take(idx)
-    counts = np.bincount(key.ravel(), minlength=c * f * (R + 1) * (n_classes + 1))
-    counts = counts.reshape(c, f, R + 1, n_classes + 1)
-    prefix = np.cumsum(np.moveaxis(counts[:, :, :R], -1, 0), axis=-1, dtype=float)
-    # Where each run ends: run r of a (node, feature) ends at its r-th end position.
+    # The runs of the block numbered one after the other (the rows after a
+    # (node, feature)'s last end: number E, not counted), and their rows by
+    # class (class n_classes: the padding row).
+    number = np.where(run < n_ends, first.reshape(c, f, 1) + run, E)
+    key = number * (n_classes + 1) + row_class.take(idx)
+    counts = np.bincount(key.ravel(), minlength=(E + 1) * (n_classes + 1))
+    running = np.zeros((n_classes + 1, E + 1), dtype=np.intp)
+    np.cumsum(counts.reshape(E + 1, n_classes + 1)[:E].T, axis=1, out=running[:, 1:])
+    # np.nonzero lists the ends run by run, in the numbering above.
     ci, fi, p = np.nonzero(ends)
-    r = run[ci, fi, p]
-    position = np.zeros((c, f, R), dtype=np.intp)
-    position[ci, fi, r] = p
-    allowed = np.full((c, f, R), -np.inf)
-    allowed[ci, fi, r] = penalty[ci, 0, p]
-    cols, scan = args[0], args[1]
-    left = list(prefix[:n_classes][scan])
-    part, _ = _block_gains(position, position, *args, allowed, criterion, msl, prefix=(left, None))
-    gains[ci, fi, p] = part[ci, fi, r]
+    # A prefix's counts: the running counts minus those before its (node, feature).
+    prefix = (running[:, 1:] - running[:, first[ci * f + fi]]).astype(float)
+    left = [part.reshape(1, 1, E) for part in prefix[:n_classes][scan]]
+    at_end = (
+        cols,
+        scan,
+        unit,
+        stats[:, ci].reshape(len(stats), 1, 1, E),
+        w_node[ci].reshape(1, 1, E),
+    )
+    part, _ = _block_gains(
+        p.reshape(1, 1, E),
+        p.reshape(1, 1, E),
+        *at_end,
+        penalty[ci, 0, p].reshape(1, 1, E),
+        criterion,
+        msl,
+        prefix=(left, None),
+    )
+    gains[ci, fi, p] = part.ravel()
     return gains
 
 
@@ -959,8 +974,11 @@ def _best_splits(
         nm = n_missing[block, j]
         # Score each winner again with grow_tree's formula from exact prefix sums
         # (same order of additions), so min_impurity_decrease sees the same number.
-        slices = idx[block, j, :-1]
-        win_left = [np.cumsum(col.take(slices), axis=-1)[block, k] for col in cols]
+        # bincount adds each winner's left rows one by one, in order, as a
+        # prefix sum does, and reads only those rows.
+        left_rows = idx[block, j, :-1][offset[:-1] <= k[:, None]]
+        owner = np.repeat(block, k + 1)
+        win_left = [np.bincount(owner, weights=col.take(left_rows), minlength=c) for col in cols]
         if passes == 2:
             # The winners' missing sums, every column, in the same order of additions.
             rows_j = idx[block, j]
