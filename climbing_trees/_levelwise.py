@@ -471,15 +471,18 @@ def _presort(Xt: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     ``grow_tree``): by a stable sort where the feature has few distinct values
     (pixels, ratings: there it is quick), else by sorting a key made of run
     number and row id.  NaN sorts last, and the missing values of a feature
-    count as one run.
+    count as one run; when they are its only ties, just that run is sorted.
+    The ties reported are those among present values (a threshold never
+    falls inside the missing run anyway).
     """
     order = np.argsort(Xt, axis=1)
     values = np.take_along_axis(Xt, order, axis=1)
     new_value = values[:, 1:] != values[:, :-1]
     nan = np.isnan(values)
-    if nan.any():  # NaN != NaN, yet missing values form one run of equal values
+    n_missing = nan.sum(axis=1)
+    if n_missing.any():  # NaN != NaN, yet missing values form one run of equal values
         new_value &= ~(nan[:, 1:] & nan[:, :-1])
-    has_ties = ~new_value.all(axis=1)
+    has_ties = (~new_value & ~nan[:, 1:]).any(axis=1)  # among present values
     n = Xt.shape[1]
     few = has_ties & (4 * new_value.sum(axis=1) < n)  # few distinct values
     if few.any():  # a stable sort is quick on them
@@ -492,6 +495,8 @@ def _presort(Xt: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         np.cumsum(new_value[many], axis=1, out=run[:, 1:])
         key = run * n + order[many]
         order[many] = np.take_along_axis(order[many], np.argsort(key, axis=1), axis=1)
+    for j in np.flatnonzero(~has_ties & (n_missing > 1)):  # only the missing run
+        order[j, n - n_missing[j] :].sort()
     return order, has_ties
 
 
