@@ -181,7 +181,7 @@ def split_absolute_errors(ranks, y, w, positions):
     >>> ranks = np.array([[0, 1, 2, 3]])
     >>> left, right, _ = split_absolute_errors(ranks, y, np.ones((1, 4)), np.arange(3))
     >>> left.tolist(), right.tolist()
-    [[0.0, 1.0, 10.0]], [[13.0, 2.0, 0.0]]
+    ([[0.0, 1.0, 10.0]], [[11.0, 2.0, 0.0]])
     """
     s, L = y.shape
     matrix = WaveletMatrix(ranks, y, w)
