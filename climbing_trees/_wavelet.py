@@ -301,3 +301,22 @@ def wavelet_best_split(
     feature, threshold = np.concatenate(features)[best], np.concatenate(thresholds)[best]
     missing_go_to_left = np.concatenate(go_left)[best]
     return Split(int(feature), float(threshold), float(scores[best]), bool(missing_go_to_left))
+
+
+def node_medians(y_sorted, w_sorted, starts, sizes):
+    """Each node's :func:`weighted_median`, the rows of each node sorted by ``y``.
+
+    ``y_sorted`` and ``w_sorted`` list the level's rows node by node, each
+    node's sorted by ``y`` (node ``i``'s from ``starts[i]``, ``sizes[i]``
+    rows).  Rows of weight 0 never reach half the weight, and the value next
+    to an exact half is the next row of positive weight, as in
+    :func:`weighted_median`.
+    """
+    cumulative = np.cumsum(w_sorted)
+    before = np.where(starts > 0, cumulative[np.maximum(starts - 1, 0)], 0.0)
+    half = before + 0.5 * (cumulative[starts + sizes - 1] - before)
+    last = starts + sizes - 1
+    k = np.minimum(np.searchsorted(cumulative, half, side="left"), last)
+    after = np.minimum(np.searchsorted(cumulative, half, side="right"), last)
+    even = (cumulative[k] == half) & (after > k)
+    return np.where(even, (y_sorted[k] + y_sorted[after]) / 2, y_sorted[k])

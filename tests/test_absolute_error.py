@@ -234,8 +234,13 @@ def test_unit_weights_tie_at_neighbouring_positions():
 
 def test_levelwise_builder_and_statistics_refuse_absolute_error():
     X, Y = np.arange(4.0)[:, None], np.arange(4.0)[:, None]
-    with pytest.raises(ValueError, match="grow the tree with grow_tree"):
-        grow_tree_levelwise(X, Y, np.ones(4), criterion="absolute_error")
+    with pytest.raises(ValueError, match="numerical features with splitter='best' only"):
+        grow_tree_levelwise(
+            X, Y, np.ones(4), criterion="absolute_error", is_categorical=np.array([True])
+        )
+    spec = ct.RandomSplits(1, "random", 0)
+    with pytest.raises(ValueError, match="grow this tree with grow_tree"):
+        grow_tree_levelwise(X, Y, np.ones(4), criterion="absolute_error", random_splits=spec)
     with pytest.raises(ValueError, match="no sufficient statistics"):
         ct.prefix_sum_best_split(X, Y, np.ones(4), "absolute_error")
     for search in SEARCHES:
