@@ -119,9 +119,11 @@ def grow_tree_levelwise(
     Y : ndarray of shape (n_samples, n_values)
         One-hot labels for classification, a target column for regression.
     sample_weight : ndarray of shape (n_samples,)
-    criterion : {"gini", "entropy", "log_loss", "squared_error", "poisson"}
-        Not ``"absolute_error"``: its medians have no prefix sums to
-        vectorise, and the estimators grow those trees with ``grow_tree``.
+    criterion : {"gini", "entropy", "log_loss", "squared_error", "poisson", "absolute_error"}
+        ``"absolute_error"`` has no prefix sums: every node's and feature's
+        candidates are scored through a wavelet matrix
+        (:func:`climbing_trees.split_absolute_errors`), on numerical features
+        with the best splitter only (:func:`levelwise_absolute_error`).
     max_depth, min_samples_split, min_samples_leaf, min_impurity_decrease, \
     min_weight_leaf
         The stopping rules of :func:`grow_tree`, with the same meaning.
