@@ -95,12 +95,14 @@ from ._ties import (
     split_positions,
 )
 from ._tree import TREE_LEAF, TREE_UNDEFINED, Tree
+from ._wavelet import WaveletMatrix, node_ranks, split_absolute_errors, wavelet_best_split
 
 __version__ = "0.1.0"
 
 __all__ = [
     "CategoricalSplit",
     "RunningMedian",
+    "WaveletMatrix",
     "auto_split",
     "best_categorical_split",
     "brute_force_categorical_split",
@@ -172,6 +174,9 @@ __all__ = [
     "subtree_mask",
     "weakest_links",
     "weakest_links_scan",
+    "node_ranks",
+    "wavelet_best_split",
     "weighted_median",
+    "split_absolute_errors",
     "__version__",
 ]

@@ -179,8 +179,8 @@ def benchmark_cases(
             Case("classification", X_clf32, y_clf, "classification", {"max_leaf_nodes": 64}),
         ]
     if criteria:
-        # Criteria beyond squared error.  Absolute error runs in the depth-first
-        # builder with running medians (Python heaps), so it gets fewer rows.
+        # Criteria beyond squared error.  Absolute error gets fewer rows: its
+        # medians cost O(log n) passes per level (climbing_trees._wavelet).
         n_abs = int(5_000 * scale)
         deep = {"max_depth": 8, "min_samples_leaf": 16}
         counts = np.random.default_rng(1).poisson(np.exp(0.5 * X_reg[:, 0] + 0.3 * X_reg[:, 1]))

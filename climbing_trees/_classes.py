@@ -14,7 +14,7 @@ from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_dat
 from ._categorical import check_categorical_split, encode_categorical
 from ._criteria import CLASSIFICATION_CRITERIA, REGRESSION_CRITERIA, one_hot, output_criterion
 from ._growth import grow_tree
-from ._levelwise import grow_tree_levelwise
+from ._levelwise import grow_tree_levelwise, levelwise_absolute_error
 from ._pruning import best_first_subtree, ccp_subtree, cost_complexity_path, node_risk, prune
 from ._random import random_splits, resolve_max_features
 from ._tree import Tree
@@ -213,15 +213,19 @@ class BaseDecisionTree(BaseEstimator):
             learner.is_categorical_ = np.zeros(X.shape[1], dtype=bool)
             learner.categories_ = [None] * X.shape[1]
         n_categories = np.array([0 if c is None else len(c) for c in learner.categories_])
-        # The level-wise builder grows the same trees faster; absolute error has no
-        # prefix sums for it to vectorise, and surrogate splits (chapter 10) are
-        # searched node by node, so the depth-first builder grows those.
+        # The level-wise builder grows the same trees faster.  Surrogate splits
+        # (chapter 10) are searched node by node, and so are absolute-error splits
+        # on categorical features or with random thresholds: the depth-first
+        # builder grows those.
         surrogate = params.pop("missing_values") == "surrogate"
         max_surrogates = params.pop("max_surrogates")
         extra = {}
         if surrogate:  # surrogate splits: depth first only (chapter 10)
             extra = {"missing_values": "surrogate", "max_surrogates": max_surrogates}
-        depth_first = learner.criterion == "absolute_error" or surrogate
+        absolute = learner.criterion == "absolute_error"
+        depth_first = surrogate or (
+            absolute and not levelwise_absolute_error(learner.is_categorical_, randomness)
+        )
         builder = grow_tree if depth_first else grow_tree_levelwise
         if not depth_first and max_leaf_nodes is not None:
             extra["max_leaf_nodes"] = max_leaf_nodes  # grows only what the cut can keep
@@ -758,10 +762,11 @@ class DecisionTreeRegressor(RegressorMixin, BaseDecisionTree):
     Leaves predict the weighted mean target of their rows (the mean also
     minimises the Poisson deviance), or their weighted median with
     ``criterion="absolute_error"``.  Trees are grown by the level-wise
-    builder (:func:`climbing_trees.grow_tree_levelwise`), except with
-    ``"absolute_error"``, whose split search keeps running medians
-    (:func:`climbing_trees.running_median_best_split`) and runs in the
-    depth-first builder :func:`climbing_trees.grow_tree`; both builders grow
+    builder (:func:`climbing_trees.grow_tree_levelwise`); with
+    ``"absolute_error"`` both builders find every child's median through a
+    wavelet matrix (:func:`climbing_trees.split_absolute_errors`), and
+    categorical features or ``splitter="random"`` make the depth-first
+    builder :func:`climbing_trees.grow_tree` grow the tree; both builders grow
     the same trees.  Targets with
     ``|y| > 1e150`` are rejected: their squares overflow.  Chapters 1-5 of the
     book build this estimator.

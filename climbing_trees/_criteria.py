@@ -29,9 +29,11 @@ divide by the number of outputs through it.
 
 Absolute error is the exception: its leaf value is a weighted median, which
 no fixed set of sums determines.  :func:`weighted_median` and
-:func:`absolute_error` compute it from the rows, and the split search keeps
-running medians instead of sums (:mod:`climbing_trees._median`, chapter 3's
-"A criterion without an O(1) update").
+:func:`absolute_error` compute it from the rows, and the split searches find
+each child's median instead of summing: running medians
+(:mod:`climbing_trees._median`, chapter 3's "A criterion without an O(1)
+update"), or a wavelet matrix for all candidates at once
+(:mod:`climbing_trees._wavelet`).
 """
 
 from __future__ import annotations
@@ -317,7 +319,7 @@ def node_statistics(Y: np.ndarray, sample_weight: np.ndarray, criterion: str) ->
     if criterion not in STATISTICS_CRITERIA:
         raise ValueError(
             f"criterion={criterion!r} has no sufficient statistics (a median is not a "
-            "sum); search its splits with running_median_best_split or naive_best_split."
+            "sum); search its splits with wavelet_best_split or naive_best_split."
         )
     # One column per output: [W, sums..., squares...] (or Poisson's four kinds).
     y = Y[:, : n_outputs(criterion)]

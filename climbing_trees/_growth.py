@@ -21,12 +21,12 @@ from ._categorical import (
 from ._category_sets import encode_row, pack, pack_sides
 from ._criteria import node_impurity, node_value, value_by_output
 from ._incremental import prefix_sum_best_split
-from ._median import running_median_best_split
 from ._naive import Split
 from ._random import RandomSplits, child_keys, random_node_split
 from ._surrogates import best_present_split, route_with_surrogates
 from ._ties import LeafMinimum, best_of, enough_decrease
 from ._tree import TREE_LEAF, TREE_UNDEFINED, Tree
+from ._wavelet import wavelet_best_split
 
 SplitFinder = Callable[[np.ndarray, np.ndarray, np.ndarray, str, int], "Split | None"]
 
@@ -85,8 +85,8 @@ def grow_tree(
         The split search: :func:`naive_best_split`, :func:`incremental_best_split`
         or :func:`prefix_sum_best_split` (all give the same tree).  It sees
         the numerical columns only.  Defaults to :func:`prefix_sum_best_split`,
-        and to :func:`running_median_best_split` for ``"absolute_error"``,
-        whose medians have no prefix sums (:func:`default_split_search`).
+        and to :func:`wavelet_best_split` for ``"absolute_error"``, whose
+        medians have no prefix sums (:func:`default_split_search`).
     is_categorical : ndarray of bool of shape (n_features,), optional
         Which columns are categorical; they hold level codes ``0, 1, ...`` as
         floats.  ``None``: every column is numerical.
@@ -223,10 +223,10 @@ def default_split_search(criterion: str) -> SplitFinder:
     >>> default_split_search("gini").__name__
     'prefix_sum_best_split'
     >>> default_split_search("absolute_error").__name__
-    'running_median_best_split'
+    'wavelet_best_split'
     """
     if criterion == "absolute_error":
-        return running_median_best_split
+        return wavelet_best_split
     return prefix_sum_best_split
 
 

@@ -26,8 +26,9 @@ the child that received more training rows (the right one on equal counts),
 as in scikit-learn.
 
 Every search (:func:`naive_best_split`, :func:`incremental_best_split`,
-:func:`prefix_sum_best_split`, :func:`running_median_best_split`) and the
-level-wise builder score exactly these candidates.
+:func:`prefix_sum_best_split`, :func:`running_median_best_split`,
+:func:`wavelet_best_split`) and the level-wise builder score exactly these
+candidates.
 """
 
 from __future__ import annotations

@@ -80,18 +80,23 @@ def test_running_median_against_brute_force(seed, weights):
             assert running.median() == m
 
 
+SEARCHES = [ct.running_median_best_split, ct.wavelet_best_split]
+
+
+@pytest.mark.parametrize("search", SEARCHES, ids=lambda f: f.__name__)
+@pytest.mark.parametrize("outputs", [1, 2])
 @pytest.mark.parametrize("weighted", [False, True], ids=["unweighted", "weighted"])
 @pytest.mark.parametrize("min_samples_leaf", [1, 3])
-def test_running_median_search_matches_naive(weighted, min_samples_leaf):
+def test_absolute_error_searches_match_naive(search, outputs, weighted, min_samples_leaf):
     found = 0
     for seed in range(60):
         rng = np.random.default_rng(seed)
         n = int(rng.integers(2, 40))
         X = rng.integers(0, 5, size=(n, int(rng.integers(1, 4)))).astype(float)
-        Y = rng.normal(size=(n, 1))
+        Y = rng.normal(size=(n, outputs))
         w = rng.uniform(0.1, 3.0, size=n) if weighted else np.ones(n)
         expected = ct.naive_best_split(X, Y, w, "absolute_error", min_samples_leaf)
-        got = ct.running_median_best_split(X, Y, w, "absolute_error", min_samples_leaf)
+        got = search(X, Y, w, "absolute_error", min_samples_leaf)
         if expected is None:
             assert got is None
             continue
@@ -99,6 +104,53 @@ def test_running_median_search_matches_naive(weighted, min_samples_leaf):
         assert (got.feature, got.threshold) == (expected.feature, expected.threshold)
         assert got.score == pytest.approx(expected.score, rel=1e-9, abs=1e-12)
     assert found > 30
+
+
+@pytest.mark.parametrize("weights", ["unit", "dyadic", "continuous", "zeros"])
+@pytest.mark.parametrize("seed", range(25))
+def test_wavelet_medians_against_brute_force(seed, weights):
+    """Every prefix and suffix of every scan: the absolute error about its median."""
+    rng = np.random.default_rng(seed)
+    s, m = int(rng.integers(1, 4)), int(rng.integers(2, 40))
+    y = rng.normal(size=(s, m)).round(int(rng.integers(0, 3)))  # ties among the values
+    w = {
+        "unit": np.ones((s, m)),
+        "dyadic": dyadic_weights(rng, (s, m)),
+        "continuous": rng.uniform(0.1, 3.0, size=(s, m)),
+        "zeros": rng.uniform(0.1, 3.0, size=(s, m)) * (rng.random((s, m)) < 0.7),
+    }[weights]
+    ranks = np.stack([ct.node_ranks(row) for row in y])
+    positions = np.arange(m - 1)
+    left, right, _ = ct.split_absolute_errors(ranks, y, w, positions)
+    for r in range(s):
+        for p in positions:
+            for got, part in ((left, slice(0, p + 1)), (right, slice(p + 1, m))):
+                ys, ws = y[r, part], w[r, part]
+                expected = 0.0
+                if ws.sum() > 0:
+                    expected = np.sum(ws * np.abs(ys - ct.weighted_median(ys, ws)))
+                assert got[r, p] == pytest.approx(expected, rel=1e-10, abs=1e-12)
+
+
+@pytest.mark.parametrize("seed", range(10))
+def test_wavelet_padding_changes_no_bit(seed):
+    """Padding a scan (weight 0, value 0, top ranks), as the level-wise builder does,
+    and adding other scans leave a scan's numbers unchanged to the last bit."""
+    rng = np.random.default_rng(seed)
+    m, pad = int(rng.integers(2, 50)), int(rng.integers(1, 70))
+    y, w = rng.normal(size=m) * 100, rng.uniform(0.1, 3.0, size=m)
+    ranks = ct.node_ranks(y)
+    alone = ct.split_absolute_errors(ranks[None], y[None], w[None], np.arange(m - 1))
+    other = rng.normal(size=m + pad)
+    padded = ct.split_absolute_errors(
+        np.stack([np.concatenate([ranks, np.arange(m, m + pad)]), ct.node_ranks(other)]),
+        np.stack([np.concatenate([y, np.zeros(pad)]), other]),
+        np.stack([np.concatenate([w, np.zeros(pad)]), np.ones(m + pad)]),
+        np.arange(m - 1),
+    )
+    np.testing.assert_array_equal(padded[0][0], alone[0][0])
+    np.testing.assert_array_equal(padded[1][0], alone[1][0])
+    np.testing.assert_array_equal(padded[2][0, : m + 1], alone[2][0])
 
 
 def test_grow_tree_with_naive_search_is_the_oracle():
@@ -182,12 +234,18 @@ def test_unit_weights_tie_at_neighbouring_positions():
 
 def test_levelwise_builder_and_statistics_refuse_absolute_error():
     X, Y = np.arange(4.0)[:, None], np.arange(4.0)[:, None]
-    with pytest.raises(ValueError, match="grow the tree with grow_tree"):
-        grow_tree_levelwise(X, Y, np.ones(4), criterion="absolute_error")
+    with pytest.raises(ValueError, match="numerical features with splitter='best' only"):
+        grow_tree_levelwise(
+            X, Y, np.ones(4), criterion="absolute_error", is_categorical=np.array([True])
+        )
+    spec = ct.RandomSplits(1, "random", 0)
+    with pytest.raises(ValueError, match="grow this tree with grow_tree"):
+        grow_tree_levelwise(X, Y, np.ones(4), criterion="absolute_error", random_splits=spec)
     with pytest.raises(ValueError, match="no sufficient statistics"):
         ct.prefix_sum_best_split(X, Y, np.ones(4), "absolute_error")
-    with pytest.raises(ValueError, match="absolute_error' only"):
-        ct.running_median_best_split(X, Y, np.ones(4), "squared_error")
+    for search in SEARCHES:
+        with pytest.raises(ValueError, match="absolute_error' only"):
+            search(X, Y, np.ones(4), "squared_error")
 
 
 def test_estimator_predicts_leaf_medians():

@@ -331,3 +331,36 @@ def test_poisson_side_whose_sum_rounds_to_zero_is_skipped_by_both_builders():
     fast = grow_tree_levelwise(X, y[:, None], np.ones(len(y)), criterion="poisson")
     assert_equivalent(fast, slow)
     assert slow.node_count > 1
+
+
+@pytest.mark.parametrize("seed", range(12))
+@pytest.mark.parametrize("weights", ["unit", "float", "zeros"])
+@pytest.mark.parametrize("ties", [True, False], ids=["ties", "no-ties"])
+def test_same_tree_with_absolute_error(seed, weights, ties):
+    """Medians through the wavelet matrix: missing values, two outputs, max_features."""
+    X, Y, w = make_problem(seed, "squared_error", weights=weights, ties=ties)
+    rng = np.random.default_rng(seed)
+    if seed % 3 == 0:
+        X[rng.random(X.shape) < 0.2] = np.nan
+    if seed % 4 == 1:
+        Y = np.hstack([Y, rng.standard_t(2, size=(len(Y), 1))])
+    criterion = ct.output_criterion("absolute_error", [1] * Y.shape[1])
+    params = STOPPING[seed % len(STOPPING)]
+    if seed % 5 == 2:
+        params = {**params, "random_splits": ct.RandomSplits(1, "best", seed)}
+    slow = ct.grow_tree(X, Y, w, criterion=criterion, **params)
+    fast = grow_tree_levelwise(X, Y, w, criterion=criterion, **params)
+    assert_equivalent(fast, slow)
+
+
+def test_absolute_error_estimator_uses_the_levelwise_builder(diabetes, monkeypatch):
+    """The estimator grows absolute-error trees level by level: the depth-first tree."""
+    X, y = diabetes
+    model = ct.DecisionTreeRegressor(criterion="absolute_error", max_depth=5)
+    model.fit(X, y)
+    slow = ct.grow_tree(X, y[:, None], np.ones(len(y)), criterion="absolute_error", max_depth=5)
+    assert_equivalent(model.tree_, slow)
+    import climbing_trees._classes as classes
+
+    monkeypatch.setattr(classes, "grow_tree", None)  # the depth-first builder is not called
+    ct.DecisionTreeRegressor(criterion="absolute_error", max_depth=2).fit(X, y)

@@ -48,15 +48,18 @@ def test_fast_searches_match_naive_with_missing_values(criterion, weighted, min_
     assert found > 30 and learned > 10
 
 
+@pytest.mark.parametrize(
+    "search", [ct.running_median_best_split, ct.wavelet_best_split], ids=lambda f: f.__name__
+)
 @pytest.mark.parametrize("weighted", [False, True], ids=["unweighted", "weighted"])
-def test_running_median_search_matches_naive_with_missing_values(weighted):
+def test_absolute_error_searches_match_naive_with_missing_values(search, weighted):
     found = 0
     for seed in range(40):
         X, Y, w = random_problem(seed, "squared_error", weighted=weighted)
         X = with_holes(X, seed, 0.3)
         msl = 1 + seed % 3
         expected = ct.naive_best_split(X, Y, w, "absolute_error", msl)
-        got = ct.running_median_best_split(X, Y, w, "absolute_error", msl)
+        got = search(X, Y, w, "absolute_error", msl)
         if expected is None:
             assert got is None
             continue
