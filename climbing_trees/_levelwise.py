@@ -987,6 +987,28 @@ def _run_gains(idx, ends, row_class, penalty, args, criterion, msl):
     return gains
 
 
+def _missing_sums(rows, Xflat, width, with_missing, cols, sizes):
+    """Per node of the level and feature of ``with_missing``: its missing rows'
+    count and, per statistic column, their sum.
+
+    Rows are added one by one in increasing row id (``bincount`` in index
+    order), the order in which they end the node's segment of the feature's
+    sorted order, so the sums are those of the prefix scans.
+    """
+    n_nodes, f = sizes.size, with_missing.size
+    index_rows = rows[-1, : int(sizes.sum())]
+    node_of_pos = np.repeat(np.arange(n_nodes), sizes)
+    feature, pos = np.nonzero(np.isnan(Xflat.take(with_missing[:, None] * width + index_rows)))
+    key = node_of_pos[pos] * f + feature
+    count = np.bincount(key, minlength=n_nodes * f).reshape(n_nodes, f)
+    rows_missing = index_rows[pos]
+    sums = [
+        np.bincount(key, weights=col.take(rows_missing), minlength=n_nodes * f).reshape(n_nodes, f)
+        for col in cols
+    ]
+    return count, sums
+
+
 def _best_splits(
     rows,
     Xt,
@@ -1044,6 +1066,10 @@ def _best_splits(
     # features may be summed run by run (see _run_gains).
     if not (passes == 1 and tied.size):
         row_class = None
+    if with_missing.size:
+        missing_count, missing_sums = _missing_sums(rows, Xflat, width, with_missing, cols, sizes)
+        slot = np.zeros(d, dtype=np.intp)  # column of each feature in those tables
+        slot[with_missing] = np.arange(with_missing.size)
     candidates = np.flatnonzero(searchable)
     for nodes in _size_classes(sizes[candidates], d * passes):
         nodes = candidates[nodes]
@@ -1065,18 +1091,14 @@ def _best_splits(
         penalty = np.where((i >= min_samples_leaf - 1) & (i <= high[:, None]), 0.0, -np.inf)
         penalty = penalty[:, None, :]
         # Missing rows end each segment: their count and summed statistics per
-        # (node, feature), the sums in row order with the present rows as zeros.
+        # (node, feature).
         n_missing = np.zeros((c, d), dtype=np.intp)
         # Only the columns the scan reads (the winners get all of theirs below).
         missing = [np.zeros((c, d)) if k in needed else None for k in range(len(cols))]
         if with_missing.size:
-            sub = idx[:, with_missing]
-            is_nan = np.isnan(Xflat.take(sub + (with_missing * width)[None, :, None]))
-            n_missing[:, with_missing] = is_nan.sum(axis=-1)
-            only_missing = np.where(is_nan, sub, width - 1)  # row width - 1: padding
+            n_missing[:, with_missing] = missing_count[nodes]
             for k in needed:
-                sums = np.cumsum(cols[k].take(only_missing), axis=-1)[..., -1]
-                missing[k][:, with_missing] = sums
+                missing[k][:, with_missing] = missing_sums[k][nodes]
         n_present = m[:, None] - n_missing
         # Features go through in chunks of at most _CHUNK_CELLS cells, so the
         # temporaries stay small; only the gains of the whole block are kept.
@@ -1170,14 +1192,11 @@ def _best_splits(
         left_rows = idx[block, j, :-1][offset[:-1] <= k[:, None]]
         owner = np.repeat(block, k + 1)
         win_left = [np.bincount(owner, weights=col.take(left_rows), minlength=c) for col in cols]
-        if passes == 2:
-            # The winners' missing sums, every column, in the same order of additions.
-            rows_j = idx[block, j]
-            nan_j = np.isnan(Xflat.take(rows_j + (j * width)[:, None]))
-            only = np.where(nan_j, rows_j, width - 1)
+        if passes == 2:  # the winners' missing sums, every column, if they go left
+            at = (nodes, np.maximum(slot[j], 0))  # goes_left: j has missing values
             win_left = [
-                np.where(goes_left, part + np.cumsum(col.take(only), axis=-1)[:, -1], part)
-                for part, col in zip(win_left, cols, strict=True)
+                np.where(goes_left, part + sums[at], part)
+                for part, sums in zip(win_left, missing_sums, strict=True)
             ]
         win_right = [s[:, 0, 0] - part for s, part in zip(stats, win_left, strict=True)]
         with np.errstate(invalid="ignore", divide="ignore"):
