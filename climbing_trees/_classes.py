@@ -654,7 +654,8 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
         return sample_weight
 
     def _encode_target(self, y) -> np.ndarray:
-        check_classification_targets(y)
+        if np.asarray(y).dtype.kind not in "biu":  # integer labels are always classes
+            check_classification_targets(y)
         if y.ndim == 1:
             self.classes_, codes = np.unique(y, return_inverse=True)
             self.n_classes_ = len(self.classes_)
