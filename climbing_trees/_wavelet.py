@@ -80,7 +80,11 @@ class WaveletMatrix:
         is the weight plus ``1j`` times the weighted sum of the entries with
         bit 0 before ``position`` (one complex cumulative sum keeps both).
         ``step[2 i + bit]`` is where boundary ``i`` lands at the next level
-        among the entries with that bit.
+        among the entries with that bit.  The table is built from the next
+        level: this level's bit-0 entries are the next level's first ones,
+        in the same order, so ``table[i]`` is the next level's running sum
+        at ``step[2 i]`` (the same additions as summing this level's bit-0
+        entries, so the same bits).
     y_last, w_last : ndarray of shape (s * (L + 1),)
         Values and weights in the order of the last level.
     """
@@ -88,34 +92,45 @@ class WaveletMatrix:
     def __init__(self, ranks: np.ndarray, y: np.ndarray, w: np.ndarray) -> None:
         s, L = ranks.shape
         self.shape = (s, L)
-        base = (np.arange(s) * (L + 1))[:, None]  # each row's first boundary
+        # Positions in the walk fit 32 bits (less memory to read) unless huge.
+        self.index = np.int32 if 2 * s * (L + 1) < 2**31 else np.intp
+        row = np.arange(s)[:, None]
+        base = row * (L + 1)  # each row's first boundary
         position = np.arange(L + 1)
-        ranks = np.asarray(ranks, dtype=np.intp).ravel()
-        pair = (w + 1j * (w * y)).ravel()  # (weight, weighted value) of each entry
-        # order[r, i]: the flat index of the entry at position i of row r, this level.
-        order = np.arange(s * L).reshape(s, L)
-        row_start = order[:, :1]
+        # Entry i of a row sits before boundary i: its flat index in ``step``
+        # (below) when its bit is 0 is ``even``, when 1 ``even + 1``.
+        even = (2 * (base + position[:-1])).ravel()
+        # This level's ranks, (weight, weighted value) pairs and flat indices,
+        # each entry at its place in this level's order.
+        w = np.asarray(w, dtype=float).ravel()
+        y = np.asarray(y, dtype=float).ravel()
+        key = np.asarray(ranks, dtype=np.intp).ravel()
+        pair = w + 1j * (w * y)
+        order = np.arange(s * L)
+        zeros = np.zeros((s, L + 1), dtype=np.intp)  # bit-0 entries before each boundary
+        running = np.zeros((s, L + 1), dtype=complex)
         self.levels = []
         for bit in range(max(int(L - 1).bit_length(), 1) - 1, -1, -1):
-            one = (ranks.take(order) >> bit) & 1
-            table = np.zeros((s, L + 1), dtype=complex)
-            np.cumsum(np.where(one, 0, pair.take(order)), axis=1, out=table[:, 1:])
-            zeros = np.zeros((s, L + 1), dtype=np.intp)
-            np.cumsum(1 - one, axis=1, out=zeros[:, 1:])
-            above = zeros[:, -1:] + position - zeros  # bit 1: after all the zeros
-            step = np.empty((s, L + 1, 2), dtype=np.intp)
-            step[:, :, 0] = base + zeros  # bit 0: after the zeros before i
-            step[:, :, 1] = base + above
-            self.levels.append((table.ravel(), step.ravel()))
-            # The next level's order: a stable partition of each row by this bit.
-            target = np.where(one, above[:, :-1], zeros[:, :-1]) + row_start
-            next_order = np.empty_like(order)
-            next_order.ravel()[target.ravel()] = order.ravel()
-            order = next_order
+            one = (key >> bit) & 1
+            np.cumsum(1 - one.reshape(s, L), axis=1, out=zeros[:, 1:])
+            step = np.empty((s, L + 1, 2), dtype=self.index)
+            np.add(base, zeros, out=step[:, :, 0])  # bit 0: after the zeros before i
+            # bit 1: after all the zeros, and the ones before i
+            np.subtract(base + zeros[:, -1:] + position, zeros, out=step[:, :, 1])
+            step = step.ravel()
+            # The next level's order: a stable partition of each row by this
+            # bit, each entry moved to where its boundary lands.
+            target = step.take(even + one) - row.repeat(L)
+            key, pair, order = (_scatter(a, target) for a in (key, pair, order))
+            # This level's bit-0 entries before boundary i are the next level's
+            # first zeros[i] entries, in the same order: the table is the next
+            # level's running sums read where boundary i lands with bit 0.
+            np.cumsum(pair.reshape(s, L), axis=1, out=running[:, 1:])
+            self.levels.append((running.ravel().take(step[0::2]), step))
         self.w_last = np.zeros((s, L + 1))
-        self.w_last[:, :-1] = np.asarray(w, dtype=float).ravel().take(order)
+        self.w_last[:, :-1] = w.take(order).reshape(s, L)
         self.y_last = np.zeros((s, L + 1))
-        self.y_last[:, :-1] = np.asarray(y, dtype=float).ravel().take(order)
+        self.y_last[:, :-1] = y.take(order).reshape(s, L)
         self.w_last, self.y_last = self.w_last.ravel(), self.y_last.ravel()
 
     def median_sums(self, lo: np.ndarray, hi: np.ndarray, half: np.ndarray):
@@ -126,7 +141,8 @@ class WaveletMatrix:
         """
         s, L = self.shape
         base = (np.arange(s) * (L + 1))[:, None]
-        a, b = (lo + base).ravel(), (hi + base).ravel()
+        a = (lo + base).ravel().astype(self.index)
+        b = (hi + base).ravel().astype(self.index)
         half = np.asarray(half, dtype=float).ravel()
         below = np.zeros(a.shape, dtype=complex)  # C + 1j S of the rows passed over
         for table, step in self.levels:
@@ -134,9 +150,16 @@ class WaveletMatrix:
             go_one = below.real + zeros.real < half  # the median is above them
             zeros *= go_one
             below += zeros
-            a = step.take(2 * a + go_one)
-            b = step.take(2 * b + go_one)
+            a = step.take(np.add(a, a, out=a) + go_one)  # 2 a + bit: where a lands
+            b = step.take(np.add(b, b, out=b) + go_one)
         return _median_row(self, a, below, lo.shape)
+
+
+def _scatter(a: np.ndarray, target: np.ndarray) -> np.ndarray:
+    """``a`` with entry ``i`` moved to ``target[i]`` (a permutation)."""
+    out = np.empty_like(a)
+    out[target] = a
+    return out
 
 
 def _median_row(matrix: WaveletMatrix, a: np.ndarray, below: np.ndarray, shape):
@@ -188,9 +211,9 @@ def split_absolute_errors(ranks, y, w, positions):
     cumulative = np.zeros((s, L + 1), dtype=complex)
     np.cumsum(w + 1j * (w * y), axis=1, out=cumulative[:, 1:])
     cut = np.broadcast_to(np.asarray(positions, dtype=np.intp) + 1, (s, len(positions)))
-    start, end = np.zeros_like(cut), np.full_like(cut, L)
     prefix = np.take_along_axis(cumulative, cut, axis=1)
     suffix = cumulative[:, -1:] - prefix
+    start, end = np.zeros_like(cut), np.full_like(cut, L)
     sides = []
     for lo, hi, side in ((start, cut, prefix), (cut, end, suffix)):
         y_k, c_k, s_k = matrix.median_sums(lo, hi, 0.5 * side.real)
