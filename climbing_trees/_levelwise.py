@@ -70,6 +70,7 @@ from ._criteria import (
 from ._random import (
     RandomSplits,
     child_keys,
+    constant_features,
     draw_features,
     feature_ranges,
     missing_directions,
@@ -260,7 +261,18 @@ def grow_tree_levelwise(
             draws = None
             if random_splits is not None:
                 draws = _node_draws(
-                    random_splits, keys, X, index_rows, starts, node_of_pos, num_features
+                    random_splits,
+                    keys,
+                    X,
+                    Xt,
+                    None if random_splitter else rows,
+                    index_rows,
+                    starts,
+                    sizes,
+                    node_of_pos,
+                    num_features,
+                    cat_features,
+                    has_missing,
                 )
             if d_num and draws is not None and draws["random"]:
                 best_f, best_t, best_s, best_m = _random_numeric_splits(
@@ -373,41 +385,71 @@ def grow_tree_levelwise(
     return _preorder_tree(levels, width, criterion)
 
 
-def _node_draws(spec, keys, X, index_rows, starts, node_of_pos, num_features) -> dict:
+def _node_draws(spec, keys, X, Xt, rows, index_rows, starts, sizes, node_of_pos, num_features,
+                cat_features, has_missing) -> dict:  # fmt: skip
     """The random draws of every node of a level (:mod:`climbing_trees._random`).
 
     The same functions of the same keys as in ``grow_tree``, for all nodes at
     once: ``mask`` (features searched, ``(nodes, d)``:
-    :func:`climbing_trees._random.draw_features`), and
-    with the random splitter the numerical thresholds, the sides drawn for
-    missing values, and which rows go left.
+    :func:`climbing_trees._random.draw_features`), and with the random
+    splitter the numerical thresholds, the sides drawn for missing values,
+    and which rows go left (``below``, one row per numerical feature).  The
+    nodes' ranges come from :func:`climbing_trees._random.feature_ranges`,
+    or, when the orders are sorted (``rows``), from their ends
+    (:func:`_sorted_ranges`): the same numbers.
     """
-    X_rows = X[index_rows]
-    lo, hi, missing, constant = feature_ranges(X_rows, starts)
-    mask = draw_features(keys, constant, spec.max_features)
-    draws = {
-        "mask": mask,
-        "num_mask": mask[:, num_features],
-        "keys": keys,
-        "random": spec.splitter == "random",
-    }
-    if draws["random"]:
+    n_nodes, d = len(starts), X.shape[1]
+    random = spec.splitter == "random"
+    if random:  # the level's numerical values, one row per feature
+        X_num = Xt.take(index_rows, axis=1)
+        lo, hi, missing, _ = feature_ranges(X_num, starts, axis=1)
+    else:
+        lo, hi, missing = _sorted_ranges(rows, Xt, starts, sizes, node_of_pos, has_missing)
+    if cat_features.size:  # all features, in their columns
+        ranges = lo, hi, missing
+        lo, hi = np.empty((n_nodes, d)), np.empty((n_nodes, d))
+        missing = np.empty((n_nodes, d), dtype=bool)
+        lo[:, num_features], hi[:, num_features], missing[:, num_features] = ranges
+        ranges = feature_ranges(X[index_rows[:, None], cat_features], starts)
+        lo[:, cat_features], hi[:, cat_features], missing[:, cat_features] = ranges[:3]
+    mask = draw_features(keys, constant_features(lo, hi, missing), spec.max_features)
+    draws = {"mask": mask, "num_mask": mask[:, num_features], "keys": keys, "random": random}
+    if random:
         t = random_thresholds(keys, lo, hi)[:, num_features]
-        side = missing_sides(keys, X.shape[1])[:, num_features]
+        t_rows = np.ascontiguousarray(t.T).take(node_of_pos, axis=1)
         draws["thresholds"] = t
         draws["missing"] = missing[:, num_features]
+        if has_missing.any():
+            side = missing_sides(keys, d)[:, num_features]
+            side_rows = np.ascontiguousarray(side.T).take(node_of_pos, axis=1)
+            draws["below"] = threshold_below(X_num, t_rows, side_rows)
+        else:  # no missing value: the coins would decide nothing
+            side = np.zeros(t.shape, dtype=bool)
+            draws["below"] = X_num <= t_rows
         draws["missing_left"] = side
-        draws["below"] = threshold_below(X_rows[:, num_features], t[node_of_pos], side[node_of_pos])
     return draws
 
 
-def _keep_drawn(gains, draws, nodes) -> None:
-    """Refuse (gain ``-inf``) every candidate of the features a node did not draw.
+def _sorted_ranges(rows, Xt, starts, sizes, node_of_pos, has_missing):
+    """Each node's smallest and largest present value of each numerical feature.
 
-    ``gains`` is a block's ``(nodes, features, ...)`` array: the mask covers
-    all its passes (missing rows right, and left) and positions.
+    ``rows[j]`` lists every node's rows by increasing ``Xt[j]``, missing
+    values (NaN) last, so the range is read at the ends of the node's
+    segment, skipping its missing rows: ``O(nodes d)`` instead of a pass over
+    the rows (only features with missing values count theirs).  Returns
+    ``(lo, hi, missing)`` as :func:`climbing_trees._random.feature_ranges`.
     """
-    gains[~draws["num_mask"][nodes]] = -np.inf
+    d = Xt.shape[0]
+    n_missing = np.zeros((d, len(starts)), dtype=np.intp)
+    m = int(sizes.sum())
+    for j in np.flatnonzero(has_missing):
+        nan = np.isnan(Xt[j].take(rows[j, :m]))
+        n_missing[j] = np.bincount(node_of_pos, weights=nan, minlength=len(starts))
+    features = np.arange(d)[:, None]
+    lo = Xt[features, rows[features, starts]]
+    last = starts + sizes - 1 - n_missing  # the last present row (if any)
+    hi = np.where(n_missing < sizes, Xt[features, rows[features, last]], np.nan)
+    return lo.T, hi.T, (n_missing > 0).T
 
 
 def _random_numeric_splits(draws, phi, w_rows, node_of_pos, starts, node_stats, sizes,
@@ -424,7 +466,8 @@ def _random_numeric_splits(draws, phi, w_rows, node_of_pos, starts, node_stats, 
     more rows).
     """
     n_nodes = len(sizes)
-    left, n_left, positive_left = threshold_sides(draws["below"], phi, w_rows, starts)
+    sides = threshold_sides(draws["below"], phi, w_rows, node_of_pos, n_nodes)
+    left, n_left, positive_left = sides
     n_positive = np.bincount(node_of_pos, weights=w_rows > 0, minlength=n_nodes)
     scores = threshold_scores(
         left, n_left, positive_left, node_stats, sizes, n_positive, criterion, msl
@@ -748,10 +791,7 @@ def _best_splits(
     best_s = np.full(n_nodes, np.inf)
     best_m = np.zeros(n_nodes, dtype=bool)
     Xflat = Xt.ravel()
-    tied = np.flatnonzero(has_ties)
-    with_missing = np.flatnonzero(has_missing)
-    passes = 2 if with_missing.size else 1  # missing rows right, then left
-    order_offset = (np.arange(d) * rows.shape[1])[None, :, None]  # rows[j] in rows.ravel()
+    passes = 2 if has_missing.any() else 1  # missing rows right, then left
     # Columns scanned: class counts (all but the last with unit weights, whose
     # count is the row count minus the others), or the centred weighted target,
     # or (Poisson) the weighted target and the count of positive targets.
@@ -761,16 +801,34 @@ def _best_splits(
     else:  # squared error: each output's centred sum (columns 1..K)
         scan = slice(1, 1 + k_out) if regression else (slice(0, -1) if unit else slice(None))
     needed = set(range(len(cols))[scan]) | ({0} if regression and not unit else set())
-    candidates = np.flatnonzero(searchable)
-    for nodes in _size_classes(sizes[candidates], d * passes):
+    # The features each node searches, in increasing order: every numerical
+    # feature, or (random draws) the drawn ones, then padding up to the block's
+    # largest number of drawn features.  The scan runs over these *slots*.
+    if draws is None:
+        drawn = None
+        n_drawn = np.full(n_nodes, d)
+    else:
+        drawn = draws["num_mask"]
+        n_drawn = np.count_nonzero(drawn, axis=1)
+    candidates = np.flatnonzero(searchable & (n_drawn > 0))
+    if not candidates.size:
+        return best_f, best_t, best_s, best_m
+    slots = int(n_drawn[candidates].max())
+    for nodes in _size_classes(sizes[candidates], slots * passes):
         nodes = candidates[nodes]
         c = len(nodes)
         m = sizes[nodes]
         L = int(m.max())
+        if drawn is None:
+            feat = np.broadcast_to(np.arange(d), (c, d))
+        else:
+            n_slots = int(n_drawn[nodes].max())
+            feat = np.argsort(~drawn[nodes], axis=1, kind="stable")[:, :n_slots]
+        n_slots = feat.shape[1]
         offset = np.arange(L)
         pos = np.where(offset < m[:, None], starts[nodes, None] + offset, dummy)
-        # Rows of each node sorted by each numerical feature: (nodes, features, L).
-        idx = rows.ravel().take(pos[:, None, :] + order_offset)
+        # Rows of each node sorted by each searched feature: (nodes, slots, L).
+        idx = rows.ravel().take(pos[:, None, :] + (feat * rows.shape[1])[:, :, None])
         left_idx = idx[:, :, :-1]
         i = offset[:-1]
         stats = node_stats[nodes].T[:, :, None, None]  # (columns, c, 1, 1)
@@ -782,53 +840,54 @@ def _best_splits(
         penalty = np.where((i >= min_samples_leaf - 1) & (i <= high[:, None]), 0.0, -np.inf)
         penalty = penalty[:, None, :]
         # Missing rows end each segment: their count and summed statistics per
-        # (node, feature), the sums in row order with the present rows as zeros.
-        n_missing = np.zeros((c, d), dtype=np.intp)
+        # (node, slot), the sums in row order with the present rows as zeros.
+        n_missing = np.zeros((c, n_slots), dtype=np.intp)
         # Only the columns the scan reads (the winners get all of theirs below).
-        missing = [np.zeros((c, d)) if k in needed else None for k in range(len(cols))]
-        if with_missing.size:
-            sub = idx[:, with_missing]
-            is_nan = np.isnan(Xflat.take(sub + (with_missing * width)[None, :, None]))
-            n_missing[:, with_missing] = is_nan.sum(axis=-1)
+        missing = [np.zeros((c, n_slots)) if k in needed else None for k in range(len(cols))]
+        with_missing = has_missing[feat]
+        if passes == 2 and with_missing.any():
+            sub = idx[with_missing]
+            is_nan = np.isnan(Xflat.take(sub + (feat[with_missing] * width)[:, None]))
+            n_missing[with_missing] = is_nan.sum(axis=-1)
             only_missing = np.where(is_nan, sub, width - 1)  # row width - 1: padding
             for k in needed:
                 sums = np.cumsum(cols[k].take(only_missing), axis=-1)[..., -1]
-                missing[k][:, with_missing] = sums
+                missing[k][with_missing] = sums
         n_present = m[:, None] - n_missing
-        # Features go through in chunks of at most _CHUNK_CELLS cells, so the
+        # Slots go through in chunks of at most _CHUNK_CELLS cells, so the
         # temporaries stay small; only the gains of the whole block are kept.
         step = max(1, _CHUNK_CELLS // (c * L * passes))
-        gains = np.empty((c, d, passes, L - 1))
-        for first_feature in range(0, d, step):
-            features = slice(first_feature, first_feature + step)
+        gains = np.empty((c, n_slots, passes, L - 1))
+        for first_slot in range(0, n_slots, step):
+            chunk = slice(first_slot, first_slot + step)
             args = (cols, scan, unit, stats, w_node)
             part, prefix = _block_gains(
-                left_idx[:, features], i, *args, penalty, criterion, min_samples_leaf
+                left_idx[:, chunk], i, *args, penalty, criterion, min_samples_leaf
             )
-            here = tied[(tied >= first_feature) & (tied < first_feature + step)]
+            tied = has_ties[feat[:, chunk]]
             equal = None
-            if here.size:
+            if tied.any():
                 # A threshold never separates equal values (features with ties only).
-                xs = Xflat.take(idx[:, here] + (here * width)[None, :, None])
-                equal = xs[:, :, :-1] >= xs[:, :, 1:]
-                sub = part[:, here - first_feature]
+                xs = Xflat.take(idx[:, chunk][tied] + (feat[:, chunk][tied] * width)[:, None])
+                equal = xs[:, :-1] >= xs[:, 1:]
+                sub = part[tied]
                 np.putmask(sub, equal, -np.inf)
-                part[:, here - first_feature] = sub
-            gains[:, features, 0] = part
+                part[tied] = sub
+            gains[:, chunk, 0] = part
             if passes == 1:
                 continue
-            gains[:, features, 1] = -np.inf
-            nm, n_p = n_missing[:, features, None], n_present[:, features, None]
+            gains[:, chunk, 1] = -np.inf
+            nm, n_p = n_missing[:, chunk, None], n_present[:, chunk, None]
             # Missing right: the last candidate is "present left, missing right".
-            np.copyto(gains[:, features, 0], -np.inf, where=i >= n_p)
+            np.copyto(gains[:, chunk, 0], -np.inf, where=i >= n_p)
             if not nm.any():
                 continue
             # Missing left: n_missing more rows on the left of every candidate.
             allowed = (nm > 0) & (i + 1 < n_p)
             allowed &= (i + 1 + nm >= min_samples_leaf) & (n_p - i - 1 >= min_samples_leaf)
-            extra = [None if a is None else a[:, features, None] for a in missing]
+            extra = [None if a is None else a[:, chunk, None] for a in missing]
             part, _ = _block_gains(
-                left_idx[:, features],
+                left_idx[:, chunk],
                 i,
                 *args,
                 np.where(allowed, 0.0, -np.inf),
@@ -839,12 +898,12 @@ def _best_splits(
                 prefix,
             )
             if equal is not None:
-                sub = part[:, here - first_feature]
+                sub = part[tied]
                 np.putmask(sub, equal, -np.inf)
-                part[:, here - first_feature] = sub
-            gains[:, features, 1] = part
-        if draws is not None:  # features a node did not draw: refused, both passes
-            _keep_drawn(gains, draws, nodes)
+                part[tied] = sub
+            gains[:, chunk, 1] = part
+        if drawn is not None:  # padding slots: refused, both passes
+            gains[~drawn[nodes[:, None], feat]] = -np.inf
         # A node's candidates in tie-break order: by feature, then missing
         # right before missing left, then position.
         flat = gains.reshape(c, -1)
@@ -859,20 +918,21 @@ def _best_splits(
         best_score = (const - best) / w_t
         tol = TIE_RTOL * np.maximum(np.abs(impurity[nodes]), np.abs(best_score)) * w_t
         first = np.argmax(flat >= (best - tol)[:, None], axis=1)
-        j, rest = np.divmod(first, passes * (L - 1))
+        slot, rest = np.divmod(first, passes * (L - 1))
         goes_left, k = np.divmod(rest, L - 1)
         goes_left = goes_left.astype(bool)
         block = np.arange(c)
-        lower = Xflat[j * width + idx[block, j, k]]
-        upper = Xflat[j * width + idx[block, j, k + 1]]
-        nm = n_missing[block, j]
+        j = feat[block, slot]
+        lower = Xflat[j * width + idx[block, slot, k]]
+        upper = Xflat[j * width + idx[block, slot, k + 1]]
+        nm = n_missing[block, slot]
         # Score each winner again with grow_tree's formula from exact prefix sums
         # (same order of additions), so min_impurity_decrease sees the same number.
-        slices = idx[block, j, :-1]
+        slices = idx[block, slot, :-1]
         win_left = [np.cumsum(col.take(slices), axis=-1)[block, k] for col in cols]
         if passes == 2:
             # The winners' missing sums, every column, in the same order of additions.
-            rows_j = idx[block, j]
+            rows_j = idx[block, slot]
             nan_j = np.isnan(Xflat.take(rows_j + (j * width)[:, None]))
             only = np.where(nan_j, rows_j, width - 1)
             win_left = [
