@@ -928,8 +928,10 @@ def _best_splits(
         nm = n_missing[block, slot]
         # Score each winner again with grow_tree's formula from exact prefix sums
         # (same order of additions), so min_impurity_decrease sees the same number.
-        slices = idx[block, slot, :-1]
-        win_left = [np.cumsum(col.take(slices), axis=-1)[block, k] for col in cols]
+        # A bincount adds each winner's first k + 1 rows one by one, in order.
+        win_rows = idx[block, slot, :-1][i <= k[:, None]]
+        owner = np.repeat(block, k + 1)
+        win_left = [np.bincount(owner, weights=col.take(win_rows), minlength=c) for col in cols]
         if passes == 2:
             # The winners' missing sums, every column, in the same order of additions.
             rows_j = idx[block, slot]
