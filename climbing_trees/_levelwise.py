@@ -273,6 +273,7 @@ def grow_tree_levelwise(
                     num_features,
                     cat_features,
                     has_missing,
+                    searchable,
                 )
             if d_num and draws is not None and draws["random"]:
                 best_f, best_t, best_s, best_m = _random_numeric_splits(
@@ -386,11 +387,12 @@ def grow_tree_levelwise(
 
 
 def _node_draws(spec, keys, X, Xt, rows, index_rows, starts, sizes, node_of_pos, num_features,
-                cat_features, has_missing) -> dict:  # fmt: skip
-    """The random draws of every node of a level (:mod:`climbing_trees._random`).
+                cat_features, has_missing, searchable) -> dict:  # fmt: skip
+    """The random draws of every searchable node of a level (:mod:`climbing_trees._random`).
 
     The same functions of the same keys as in ``grow_tree``, for all nodes at
-    once: ``mask`` (features searched, ``(nodes, d)``:
+    once: ``mask`` (features searched, ``(nodes, d)``, none where the node
+    is not ``searchable``:
     :func:`climbing_trees._random.draw_features`), and with the random
     splitter the numerical thresholds, the sides drawn for missing values,
     and which rows go left (``below``, one row per numerical feature).  The
@@ -412,15 +414,21 @@ def _node_draws(spec, keys, X, Xt, rows, index_rows, starts, sizes, node_of_pos,
         lo[:, num_features], hi[:, num_features], missing[:, num_features] = ranges
         ranges = feature_ranges(X[index_rows[:, None], cat_features], starts)
         lo[:, cat_features], hi[:, cat_features], missing[:, cat_features] = ranges[:3]
-    mask = draw_features(keys, constant_features(lo, hi, missing), spec.max_features)
+    drawing = np.flatnonzero(searchable)
+    node_keys = keys[drawing]
+    mask = np.zeros((n_nodes, d), dtype=bool)
+    constant = constant_features(lo[drawing], hi[drawing], missing[drawing])
+    mask[drawing] = draw_features(node_keys, constant, spec.max_features)
     draws = {"mask": mask, "num_mask": mask[:, num_features], "keys": keys, "random": random}
     if random:
-        t = random_thresholds(keys, lo, hi)[:, num_features]
+        t = np.full((n_nodes, len(num_features)), np.nan)  # NaN: no row goes left
+        t[drawing] = random_thresholds(node_keys, lo[drawing], hi[drawing])[:, num_features]
         t_rows = np.ascontiguousarray(t.T).take(node_of_pos, axis=1)
         draws["thresholds"] = t
         draws["missing"] = missing[:, num_features]
         if has_missing.any():
-            side = missing_sides(keys, d)[:, num_features]
+            side = np.zeros(t.shape, dtype=bool)
+            side[drawing] = missing_sides(node_keys, d)[:, num_features]
             side_rows = np.ascontiguousarray(side.T).take(node_of_pos, axis=1)
             draws["below"] = threshold_below(X_num, t_rows, side_rows)
         else:  # no missing value: the coins would decide nothing
@@ -445,10 +453,12 @@ def _sorted_ranges(rows, Xt, starts, sizes, node_of_pos, has_missing):
     for j in np.flatnonzero(has_missing):
         nan = np.isnan(Xt[j].take(rows[j, :m]))
         n_missing[j] = np.bincount(node_of_pos, weights=nan, minlength=len(starts))
-    features = np.arange(d)[:, None]
-    lo = Xt[features, rows[features, starts]]
+    order = np.arange(d)[:, None] * rows.shape[1]  # rows[j] in rows.ravel()
+    value = np.arange(d)[:, None] * Xt.shape[1]  # Xt[j] in Xt.ravel()
+    lo = Xt.ravel().take(value + rows.ravel().take(order + starts))
     last = starts + sizes - 1 - n_missing  # the last present row (if any)
-    hi = np.where(n_missing < sizes, Xt[features, rows[features, last]], np.nan)
+    hi = Xt.ravel().take(value + rows.ravel().take(order + last))
+    hi[n_missing == sizes] = np.nan
     return lo.T, hi.T, (n_missing > 0).T
 
 
@@ -805,25 +815,28 @@ def _best_splits(
     # feature, or (random draws) the drawn ones, then padding up to the block's
     # largest number of drawn features.  The scan runs over these *slots*.
     if draws is None:
-        drawn = None
         n_drawn = np.full(n_nodes, d)
     else:
         drawn = draws["num_mask"]
-        n_drawn = np.count_nonzero(drawn, axis=1)
+        n_drawn = drawn.sum(axis=1)
     candidates = np.flatnonzero(searchable & (n_drawn > 0))
     if not candidates.size:
         return best_f, best_t, best_s, best_m
     slots = int(n_drawn[candidates].max())
+    if draws is not None:  # slot_features[node, s]: the node's s-th drawn feature
+        node, feature = np.nonzero(drawn)  # by node, then feature
+        slot = np.arange(len(node)) - (np.cumsum(n_drawn) - n_drawn)[node]
+        slot_features = np.zeros((n_nodes, int(n_drawn.max())), dtype=np.intp)  # padding: 0
+        slot_features[node, slot] = feature
     for nodes in _size_classes(sizes[candidates], slots * passes):
         nodes = candidates[nodes]
         c = len(nodes)
         m = sizes[nodes]
         L = int(m.max())
-        if drawn is None:
+        if draws is None:
             feat = np.broadcast_to(np.arange(d), (c, d))
         else:
-            n_slots = int(n_drawn[nodes].max())
-            feat = np.argsort(~drawn[nodes], axis=1, kind="stable")[:, :n_slots]
+            feat = slot_features[nodes, : int(n_drawn[nodes].max())]
         n_slots = feat.shape[1]
         offset = np.arange(L)
         pos = np.where(offset < m[:, None], starts[nodes, None] + offset, dummy)
@@ -864,10 +877,14 @@ def _best_splits(
             part, prefix = _block_gains(
                 left_idx[:, chunk], i, *args, penalty, criterion, min_samples_leaf
             )
+            # A threshold never separates equal values (features with ties only).
             tied = has_ties[feat[:, chunk]]
             equal = None
-            if tied.any():
-                # A threshold never separates equal values (features with ties only).
+            if tied.all():
+                xs = Xflat.take(idx[:, chunk] + (feat[:, chunk] * width)[:, :, None])
+                equal = xs[..., :-1] >= xs[..., 1:]
+                np.putmask(part, equal, -np.inf)
+            elif tied.any():
                 xs = Xflat.take(idx[:, chunk][tied] + (feat[:, chunk][tied] * width)[:, None])
                 equal = xs[:, :-1] >= xs[:, 1:]
                 sub = part[tied]
@@ -897,13 +914,15 @@ def _best_splits(
                 nm,
                 prefix,
             )
-            if equal is not None:
+            if equal is not None and tied.all():
+                np.putmask(part, equal, -np.inf)
+            elif equal is not None:
                 sub = part[tied]
                 np.putmask(sub, equal, -np.inf)
                 part[tied] = sub
             gains[:, chunk, 1] = part
-        if drawn is not None:  # padding slots: refused, both passes
-            gains[~drawn[nodes[:, None], feat]] = -np.inf
+        if draws is not None:  # padding slots: refused, both passes
+            gains[np.arange(n_slots) >= n_drawn[nodes, None]] = -np.inf
         # A node's candidates in tie-break order: by feature, then missing
         # right before missing left, then position.
         flat = gains.reshape(c, -1)
