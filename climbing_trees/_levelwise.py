@@ -72,6 +72,7 @@ from ._random import (
     child_keys,
     constant_features,
     draw_features,
+    draw_order,
     feature_ranges,
     missing_directions,
     missing_sides,
@@ -207,6 +208,12 @@ def grow_tree_levelwise(
     rows = np.empty((n_sorted + 1, n + 1), dtype=np.intp)
     rows[:n_sorted, :n], has_ties = _presort(Xt[:n_sorted, :n])
     has_missing = np.isnan(Xt[:, :n]).any(axis=1)  # per numerical feature
+    # Every feature by row, for the random draws (Xt itself without categorical features).
+    X_by_feature = Xt
+    if random_splits is not None and cat_features.size:
+        X_by_feature = np.empty((d, n + 1))
+        X_by_feature[num_features] = Xt
+        X_by_feature[cat_features, :n] = X[:, cat_features].T
     rows[n_sorted, :n] = np.arange(n)
     rows[:, n] = n
     sizes = np.array([n], dtype=np.intp)  # rows of each node of the level
@@ -263,25 +270,26 @@ def grow_tree_levelwise(
                 draws = _node_draws(
                     random_splits,
                     keys,
-                    X,
-                    Xt,
+                    X_by_feature,
                     None if random_splitter else rows,
                     index_rows,
                     starts,
                     sizes,
                     node_of_pos,
                     num_features,
-                    cat_features,
                     has_missing,
                     searchable,
                 )
             if d_num and draws is not None and draws["random"]:
                 best_f, best_t, best_s, best_m = _random_numeric_splits(
                     draws,
+                    X_by_feature,
+                    num_features,
+                    has_missing,
+                    index_rows,
                     phi,
                     w_rows,
                     node_of_pos,
-                    starts,
                     node_stats,
                     sizes,
                     impurity,
@@ -386,110 +394,207 @@ def grow_tree_levelwise(
     return _preorder_tree(levels, width, criterion)
 
 
-def _node_draws(spec, keys, X, Xt, rows, index_rows, starts, sizes, node_of_pos, num_features,
-                cat_features, has_missing, searchable) -> dict:  # fmt: skip
+def _node_draws(spec, keys, X_by_feature, rows, index_rows, starts, sizes, node_of_pos,
+                num_features, has_missing, searchable) -> dict:  # fmt: skip
     """The random draws of every searchable node of a level (:mod:`climbing_trees._random`).
 
     The same functions of the same keys as in ``grow_tree``, for all nodes at
     once: ``mask`` (features searched, ``(nodes, d)``, none where the node
-    is not ``searchable``:
-    :func:`climbing_trees._random.draw_features`), and with the random
-    splitter the numerical thresholds, the sides drawn for missing values,
-    and which rows go left (``below``, one row per numerical feature).  The
-    nodes' ranges come from :func:`climbing_trees._random.feature_ranges`,
-    or, when the orders are sorted (``rows``), from their ends
-    (:func:`_sorted_ranges`): the same numbers.
+    is not ``searchable``: :func:`climbing_trees._random.draw_features`),
+    and with the random splitter the numerical thresholds and the sides drawn
+    for missing values.  ``X_by_feature[j]`` is feature ``j`` by row.
+
+    The draws need each node's range of its features (constant features are
+    not searched).  With sorted orders (``rows``) the ranges are read at the
+    ends of the segments (:func:`_sorted_ranges`).  Otherwise they are
+    computed from the rows (:func:`_needed_ranges`), and only for the features
+    a node can draw: the first ``max_features`` of its order
+    (:func:`climbing_trees._random.draw_order`), and all of them where those
+    are all constant.  The other entries do not change
+    :func:`climbing_trees._random.draw_features`'s answer.
     """
-    n_nodes, d = len(starts), X.shape[1]
+    n_nodes, d = len(starts), len(X_by_feature)
     random = spec.splitter == "random"
-    if random:  # the level's numerical values, one row per feature
-        X_num = Xt.take(index_rows, axis=1)
-        lo, hi, missing, _ = feature_ranges(X_num, starts, axis=1)
-    else:
-        lo, hi, missing = _sorted_ranges(rows, Xt, starts, sizes, node_of_pos, has_missing)
-    if cat_features.size:  # all features, in their columns
-        ranges = lo, hi, missing
-        lo, hi = np.empty((n_nodes, d)), np.empty((n_nodes, d))
-        missing = np.empty((n_nodes, d), dtype=bool)
-        lo[:, num_features], hi[:, num_features], missing[:, num_features] = ranges
-        ranges = feature_ranges(X[index_rows[:, None], cat_features], starts)
-        lo[:, cat_features], hi[:, cat_features], missing[:, cat_features] = ranges[:3]
     drawing = np.flatnonzero(searchable)
     node_keys = keys[drawing]
-    mask = np.zeros((n_nodes, d), dtype=bool)
+    k = spec.max_features
+    if rows is not None:  # the numerical features' ranges from the sorted orders
+        num_ranges = _sorted_ranges(rows, starts, sizes, node_of_pos, has_missing,
+                                    X_by_feature[num_features])  # fmt: skip
+        needed = np.ones((n_nodes, d), dtype=bool)
+        needed[:, num_features] = False
+    else:
+        needed = np.zeros((n_nodes, d), dtype=bool)
+        if k >= d:
+            needed[drawing] = True
+        else:
+            needed[drawing[:, None], draw_order(node_keys, d)[:, :k]] = True
+    values = {}  # features read at every row of the level
+    ranges = _needed_ranges(X_by_feature, needed, index_rows, starts, sizes, node_of_pos, values)
+    lo, hi, missing = ranges
+    if rows is not None:
+        lo[:, num_features], hi[:, num_features], missing[:, num_features] = num_ranges
+        needed[:, num_features] = True
     constant = constant_features(lo[drawing], hi[drawing], missing[drawing])
-    mask[drawing] = draw_features(node_keys, constant, spec.max_features)
+    stuck = drawing[(constant | ~needed[drawing]).all(axis=1)]
+    if stuck.size and not needed[stuck].all():  # first k constant: they draw on, all ranges
+        more = np.zeros((n_nodes, d), dtype=bool)
+        more[stuck] = ~needed[stuck]
+        extra = _needed_ranges(X_by_feature, more, index_rows, starts, sizes, node_of_pos, {})
+        for known, new in zip(ranges, extra, strict=True):
+            known[more] = new[more]
+        constant = constant_features(lo[drawing], hi[drawing], missing[drawing])
+    mask = np.zeros((n_nodes, d), dtype=bool)
+    mask[drawing] = draw_features(node_keys, constant, k)
     draws = {"mask": mask, "num_mask": mask[:, num_features], "keys": keys, "random": random}
     if random:
-        t = np.full((n_nodes, len(num_features)), np.nan)  # NaN: no row goes left
+        t = np.full((n_nodes, len(num_features)), np.nan)
         t[drawing] = random_thresholds(node_keys, lo[drawing], hi[drawing])[:, num_features]
-        t_rows = np.ascontiguousarray(t.T).take(node_of_pos, axis=1)
+        side = np.zeros(t.shape, dtype=bool)  # without missing values the coins decide nothing
+        if has_missing.any():
+            side[drawing] = missing_sides(node_keys, d)[:, num_features]
         draws["thresholds"] = t
         draws["missing"] = missing[:, num_features]
-        if has_missing.any():
-            side = np.zeros(t.shape, dtype=bool)
-            side[drawing] = missing_sides(node_keys, d)[:, num_features]
-            side_rows = np.ascontiguousarray(side.T).take(node_of_pos, axis=1)
-            draws["below"] = threshold_below(X_num, t_rows, side_rows)
-        else:  # no missing value: the coins would decide nothing
-            side = np.zeros(t.shape, dtype=bool)
-            draws["below"] = X_num <= t_rows
         draws["missing_left"] = side
+        draws["values"] = values
     return draws
 
 
-def _sorted_ranges(rows, Xt, starts, sizes, node_of_pos, has_missing):
+def _needed_ranges(X_by_feature, needed, index_rows, starts, sizes, node_of_pos, values):
+    """:func:`climbing_trees._random.feature_ranges` where ``needed`` (nodes, d), else NaN.
+
+    Features whose nodes hold most of the level's rows are read at every row,
+    all together, and kept in ``values`` (``"features"``, and ``"x"``: their
+    values by position); each other feature over the rows of the nodes that
+    need it only (:func:`_most_rows`).  Returns ``(lo, hi, missing)``, each
+    ``(nodes, d)``.
+    """
+    n_nodes, d = needed.shape
+    lo, hi = np.full((n_nodes, d), np.nan), np.full((n_nodes, d), np.nan)
+    missing = np.zeros((n_nodes, d), dtype=bool)
+    dense = _most_rows(needed, sizes)
+    for j in np.flatnonzero(needed.any(axis=0) & ~dense):
+        nodes = np.flatnonzero(needed[:, j])
+        starts_j = np.cumsum(sizes[nodes]) - sizes[nodes]
+        x = X_by_feature[j].take(index_rows[np.flatnonzero(needed[node_of_pos, j])])
+        lo[nodes, j], hi[nodes, j], missing[nodes, j], _ = feature_ranges(x, starts_j)
+    dense = np.flatnonzero(dense)
+    if dense.size:
+        every = dense.size == d
+        x = (X_by_feature if every else X_by_feature[dense]).take(index_rows, axis=1)
+        if every:
+            lo, hi, missing, _ = feature_ranges(x, starts, axis=1)
+        else:
+            lo[:, dense], hi[:, dense], missing[:, dense], _ = feature_ranges(x, starts, axis=1)
+        values["features"], values["x"] = dense, x
+    return lo, hi, missing
+
+
+def _most_rows(nodes, sizes):
+    """Per column of the mask ``nodes`` ``(nodes, d)``: do its nodes hold most rows?
+
+    Reading every row then costs little more than picking theirs out.
+    """
+    return 2 * (sizes @ nodes.astype(np.intp)) > sizes.sum()
+
+
+def _sorted_ranges(rows, starts, sizes, node_of_pos, has_missing, columns):
     """Each node's smallest and largest present value of each numerical feature.
 
-    ``rows[j]`` lists every node's rows by increasing ``Xt[j]``, missing
+    ``rows[j]`` lists every node's rows by increasing ``columns[j]``, missing
     values (NaN) last, so the range is read at the ends of the node's
     segment, skipping its missing rows: ``O(nodes d)`` instead of a pass over
     the rows (only features with missing values count theirs).  Returns
     ``(lo, hi, missing)`` as :func:`climbing_trees._random.feature_ranges`.
     """
-    d = Xt.shape[0]
-    n_missing = np.zeros((d, len(starts)), dtype=np.intp)
     m = int(sizes.sum())
-    for j in np.flatnonzero(has_missing):
-        nan = np.isnan(Xt[j].take(rows[j, :m]))
-        n_missing[j] = np.bincount(node_of_pos, weights=nan, minlength=len(starts))
-    order = np.arange(d)[:, None] * rows.shape[1]  # rows[j] in rows.ravel()
-    value = np.arange(d)[:, None] * Xt.shape[1]  # Xt[j] in Xt.ravel()
-    lo = Xt.ravel().take(value + rows.ravel().take(order + starts))
-    last = starts + sizes - 1 - n_missing  # the last present row (if any)
-    hi = Xt.ravel().take(value + rows.ravel().take(order + last))
-    hi[n_missing == sizes] = np.nan
-    return lo.T, hi.T, (n_missing > 0).T
+    lo, hi = np.empty((len(starts), len(columns))), np.empty((len(starts), len(columns)))
+    n_missing = np.zeros((len(starts), len(columns)), dtype=np.intp)
+    for j, column in enumerate(columns):
+        if has_missing[j]:
+            nan = np.isnan(column.take(rows[j, :m]))
+            n_missing[:, j] = np.bincount(node_of_pos, weights=nan, minlength=len(starts))
+        lo[:, j] = column.take(rows[j].take(starts))
+        # The last present row (if any); where none is, hi is NaN.
+        hi[:, j] = column.take(rows[j].take(starts + sizes - 1 - n_missing[:, j]))
+    hi[n_missing == sizes[:, None]] = np.nan
+    return lo, hi, n_missing > 0
 
 
-def _random_numeric_splits(draws, phi, w_rows, node_of_pos, starts, node_stats, sizes,
-                           impurity, searchable, criterion, msl):  # fmt: skip
+def _random_numeric_splits(draws, X_by_feature, num_features, has_missing, index_rows, phi, w_rows,
+                           node_of_pos, node_stats, sizes, impurity, searchable, criterion,
+                           msl):  # fmt: skip
     """The winner of each node's drawn thresholds (``splitter="random"``).
 
     One candidate per node and drawn feature, scored by the functions
-    ``grow_tree`` calls (:func:`climbing_trees._random.threshold_sides` and
+    ``grow_tree`` calls (:func:`climbing_trees._random.threshold_below`,
+    :func:`climbing_trees._random.threshold_sides` and
     :func:`climbing_trees._random.threshold_scores`), then the tie rule of
-    :func:`climbing_trees.choose_best` along each node's features.  Returns
-    feature (among the numerical ones), threshold, score and
-    ``missing_go_to_left`` (:func:`climbing_trees._random.missing_directions`:
-    the drawn side where the node has missing values, else the child with
-    more rows).
+    :func:`climbing_trees.choose_best` along each node's features.  Each
+    feature reads only the rows of the nodes that drew it (unless they hold
+    most rows, :func:`_most_rows`).  Returns feature
+    (among the numerical ones), threshold, score and ``missing_go_to_left``
+    (:func:`climbing_trees._random.missing_directions`: the drawn side where
+    the node has missing values, else the child with more rows).
     """
-    n_nodes = len(sizes)
-    sides = threshold_sides(draws["below"], phi, w_rows, node_of_pos, n_nodes)
-    left, n_left, positive_left = sides
+    n_nodes, n_num = len(sizes), len(num_features)
+    searched = draws["num_mask"] & searchable[:, None]
+    left = np.zeros((n_nodes, n_num, phi.shape[1]))
+    n_left = np.zeros((n_nodes, n_num), dtype=np.intp)
+    positive_left = np.zeros((n_nodes, n_num), dtype=np.intp)
+    stats = np.ascontiguousarray(phi.T)  # one row per statistic
+    t, side = draws["thresholds"], draws["missing_left"]
+    t_by_feature, side_by_feature = np.ascontiguousarray(t.T), np.ascontiguousarray(side.T)
+    # Features read at every row (the other nodes' scores are refused).
+    dense = _most_rows(searched, sizes)
+    for jj in np.flatnonzero(searched.any(axis=0) & ~dense):
+        positions = np.flatnonzero(searched[node_of_pos, jj])
+        node = node_of_pos[positions]
+        x = X_by_feature[num_features[jj]].take(index_rows[positions])
+        t_rows = t_by_feature[jj].take(node)
+        below = x <= t_rows
+        if has_missing[jj]:
+            below = threshold_below(x, t_rows, side_by_feature[jj].take(node))
+        sides = threshold_sides(below[None], stats[:, positions], w_rows[positions], node, n_nodes)
+        left[:, jj], n_left[:, jj], positive_left[:, jj] = (a[:, 0] for a in sides)
+    dense = np.flatnonzero(dense)
+    if dense.size:
+        features = num_features[dense]
+        values = draws["values"]
+        if list(features) == list(values.get("features", [])):
+            x = values["x"]  # read for the ranges
+        else:
+            x = X_by_feature[features].take(index_rows, axis=1)
+        t_rows = t_by_feature[dense].take(node_of_pos, axis=1)
+        below = x <= t_rows
+        if has_missing[dense].any():
+            below = threshold_below(x, t_rows, side_by_feature[dense].take(node_of_pos, axis=1))
+        sides = threshold_sides(below, stats, w_rows, node_of_pos, n_nodes)
+        if dense.size == n_num:
+            left, n_left, positive_left = sides
+        else:
+            left[:, dense], n_left[:, dense], positive_left[:, dense] = sides
     n_positive = np.bincount(node_of_pos, weights=w_rows > 0, minlength=n_nodes)
-    scores = threshold_scores(
-        left, n_left, positive_left, node_stats, sizes, n_positive, criterion, msl
-    )
-    scores[~(draws["num_mask"] & searchable[:, None])] = np.inf
+    # Scored where searched only: one (node, feature) candidate per row.
+    node, feature = np.nonzero(searched)
+    scores = np.full(searched.shape, np.inf)
+    scores[node, feature] = threshold_scores(
+        left[node, feature][:, None],
+        n_left[node, feature][:, None],
+        positive_left[node, feature][:, None],
+        node_stats[node],
+        sizes[node],
+        n_positive[node],
+        criterion,
+        msl,
+    )[:, 0]
     best = scores.min(axis=1)
     tol = TIE_RTOL * np.maximum(np.abs(impurity), np.abs(best))
     first = np.argmax(scores <= (best + tol)[:, None], axis=1)
     found = np.isfinite(best)
     nodes = np.arange(n_nodes)
-    threshold = draws["thresholds"][nodes, first]
-    direction = missing_directions(draws["missing"], draws["missing_left"], n_left, sizes)
+    threshold = t[nodes, first]
+    direction = missing_directions(draws["missing"], side, n_left, sizes)
     return (
         np.where(found, first, -1),
         np.where(found, threshold, np.nan),

@@ -256,16 +256,21 @@ def draw_features(keys: np.ndarray, constant: np.ndarray, max_features: int):
     constant = np.asarray(constant, dtype=bool)
     if max_features >= constant.shape[1]:
         return ~constant
-    u = uniforms(keys, constant.shape[1], FEATURES)
-    order = np.argsort(u, axis=1, kind="stable")  # the order of the draws
+    order = draw_order(keys, constant.shape[1])
     mask = np.zeros(constant.shape, dtype=bool)
     np.put_along_axis(mask, order[:, :max_features], True, axis=1)
     mask &= ~constant
     empty = np.flatnonzero(~mask.any(axis=1) & ~constant.all(axis=1))
     if empty.size:  # every drawn feature constant: draw on to a non-constant one
-        u = np.where(constant[empty], np.inf, u[empty])
-        mask[empty, np.argmin(u, axis=1)] = True
+        constant_in_order = np.take_along_axis(constant[empty], order[empty], axis=1)
+        mask[empty, order[empty, np.argmin(constant_in_order, axis=1)]] = True
     return mask
+
+
+def draw_order(keys: np.ndarray, n_features: int) -> np.ndarray:
+    """Each node's features in the order of its draws (smallest first), ``(nodes, d)``."""
+    u = uniforms(keys, n_features, FEATURES)
+    return np.argsort(u, axis=1, kind="stable")
 
 
 def random_thresholds(keys: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
@@ -446,19 +451,20 @@ def random_splits(estimator, n_features: int, random_state) -> RandomSplits | No
 # --- the node's search in grow_tree -------------------------------------------------------
 
 
-def threshold_sides(below, phi, w, node, n_nodes):
+def threshold_sides(below, stats, w, node, n_nodes):
     """Left statistics, row counts and positive-weight row counts of drawn thresholds.
 
     ``below[j, i]`` says whether row ``i`` goes left on feature ``j``; the
     rows come node by node (``node[i]`` is row ``i``'s node), each node's in
-    index order.  Each left sum is a ``bincount`` over (node, side) cells,
+    index order, and ``stats[c, i]`` is their statistic ``c`` (``phi.T``).
+    Each left sum is a ``bincount`` over (node, side) cells,
     one feature at a time, which adds a cell's rows one by one in row order, so
     :func:`grow_tree` (one node) and :func:`grow_tree_levelwise` (a level)
     get the same bits.  Returns arrays of shape ``(nodes, d, m)``,
     ``(nodes, d)`` and ``(nodes, d)``.
     """
     n_features = below.shape[0]
-    columns = [np.ascontiguousarray(column) for column in phi.T]
+    columns = [np.ascontiguousarray(column) for column in stats]
     positive = w > 0
     all_positive = bool(positive.all())
     left = np.empty((n_nodes, n_features, len(columns)))
@@ -534,7 +540,7 @@ def random_numeric_split(
         phi = node_statistics(_centred(Y, w, criterion), w, criterion)
         node_stats = phi.sum(axis=0)
         parent = float(impurity_from_statistics(node_stats, criterion))
-        sides = threshold_sides(below.T, phi, w, np.zeros(n_samples, dtype=np.intp), 1)
+        sides = threshold_sides(below.T, phi.T, w, np.zeros(n_samples, dtype=np.intp), 1)
         counts = np.array([n_samples]), np.array([np.count_nonzero(w > 0)])
         scores = threshold_scores(*sides, node_stats[None], *counts, criterion, min_samples_leaf)
         scores = scores[0]
