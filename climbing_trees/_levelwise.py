@@ -230,13 +230,14 @@ def grow_tree_levelwise(
         index_rows = rows[n_sorted, :m]
 
         # Node summaries from the rows in index order (as grow_tree sums them).
-        w_rows = w[index_rows]
-        Y_rows = Y[index_rows]
+        w_rows = w.take(index_rows)
+        Y_rows = Y.take(index_rows, axis=0)  # take: several times faster than Y[index_rows]
         w_node = np.bincount(node_of_pos, weights=w_rows, minlength=n_nodes)
         value = _segment_sum(w_rows[:, None] * Y_rows, node_of_pos, n_nodes) / w_node[:, None]
         # Squared error centres each node's targets at its mean, as grow_tree does.
         centred = criterion == "squared_error"
-        phi = node_statistics(Y_rows - value[node_of_pos] if centred else Y_rows, w_rows, criterion)
+        Y_centred = Y_rows - value.take(node_of_pos, axis=0) if centred else Y_rows
+        phi = node_statistics(Y_centred, w_rows, criterion)
         node_stats = _segment_sum(phi, node_of_pos, n_nodes)
         impurity = impurity_from_statistics(node_stats, criterion)
         if regression:
@@ -420,7 +421,7 @@ def _node_draws(spec, keys, X_by_feature, rows, index_rows, starts, sizes, node_
     k = spec.max_features
     if rows is not None:  # the numerical features' ranges from the sorted orders
         num_ranges = _sorted_ranges(rows, starts, sizes, node_of_pos, has_missing,
-                                    X_by_feature[num_features])  # fmt: skip
+                                    X_by_feature, num_features)  # fmt: skip
         needed = np.ones((n_nodes, d), dtype=bool)
         needed[:, num_features] = False
     else:
@@ -498,27 +499,28 @@ def _most_rows(nodes, sizes):
     return 2 * (sizes @ nodes.astype(np.intp)) > sizes.sum()
 
 
-def _sorted_ranges(rows, starts, sizes, node_of_pos, has_missing, columns):
+def _sorted_ranges(rows, starts, sizes, node_of_pos, has_missing, X_by_feature, num_features):
     """Each node's smallest and largest present value of each numerical feature.
 
-    ``rows[j]`` lists every node's rows by increasing ``columns[j]``, missing
-    values (NaN) last, so the range is read at the ends of the node's
-    segment, skipping its missing rows: ``O(nodes d)`` instead of a pass over
-    the rows (only features with missing values count theirs).  Returns
-    ``(lo, hi, missing)`` as :func:`climbing_trees._random.feature_ranges`.
+    ``rows[i]`` lists every node's rows by increasing ``X_by_feature[j]``
+    (``j = num_features[i]``), missing values (NaN) last, so the range is
+    read at the ends of the node's segment, skipping its missing rows:
+    ``O(nodes d)`` instead of a pass over the rows (only features with
+    missing values count theirs).  Returns ``(lo, hi, missing)`` as
+    :func:`climbing_trees._random.feature_ranges`.
     """
     m = int(sizes.sum())
-    lo, hi = np.empty((len(starts), len(columns))), np.empty((len(starts), len(columns)))
-    n_missing = np.zeros((len(starts), len(columns)), dtype=np.intp)
-    for j, column in enumerate(columns):
-        if has_missing[j]:
-            nan = np.isnan(column.take(rows[j, :m]))
-            n_missing[:, j] = np.bincount(node_of_pos, weights=nan, minlength=len(starts))
-        lo[:, j] = column.take(rows[j].take(starts))
-        # The last present row (if any); where none is, hi is NaN.
-        hi[:, j] = column.take(rows[j].take(starts + sizes - 1 - n_missing[:, j]))
-    hi[n_missing == sizes[:, None]] = np.nan
-    return lo, hi, n_missing > 0
+    n_missing = np.zeros((len(num_features), len(starts)), dtype=np.intp)
+    for i in np.flatnonzero(has_missing):
+        nan = np.isnan(X_by_feature[num_features[i]].take(rows[i, :m]))
+        n_missing[i] = np.bincount(node_of_pos, weights=nan, minlength=len(starts))
+    order = np.arange(len(num_features))[:, None] * rows.shape[1]  # rows[i] in rows.ravel()
+    value = num_features[:, None] * X_by_feature.shape[1]  # X_by_feature[j] in its ravel()
+    lo = X_by_feature.ravel().take(value + rows.ravel().take(order + starts))
+    last = starts + sizes - 1 - n_missing  # the last present row (if any)
+    hi = X_by_feature.ravel().take(value + rows.ravel().take(order + last))
+    hi[n_missing == sizes] = np.nan
+    return lo.T, hi.T, (n_missing > 0).T
 
 
 def _random_numeric_splits(draws, X_by_feature, num_features, has_missing, index_rows, phi, w_rows,

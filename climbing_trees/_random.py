@@ -258,7 +258,7 @@ def draw_features(keys: np.ndarray, constant: np.ndarray, max_features: int):
         return ~constant
     order = draw_order(keys, constant.shape[1])
     mask = np.zeros(constant.shape, dtype=bool)
-    np.put_along_axis(mask, order[:, :max_features], True, axis=1)
+    mask[np.arange(len(order))[:, None], order[:, :max_features]] = True
     mask &= ~constant
     empty = np.flatnonzero(~mask.any(axis=1) & ~constant.all(axis=1))
     if empty.size:  # every drawn feature constant: draw on to a non-constant one
