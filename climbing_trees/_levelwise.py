@@ -206,7 +206,7 @@ def grow_tree_levelwise(
     random_splitter = random_splits is not None and random_splits.splitter == "random"
     n_sorted = 0 if random_splitter else d_num
     rows = np.empty((n_sorted + 1, n + 1), dtype=np.intp)
-    rows[:n_sorted, :n], has_ties = _presort(Xt[:n_sorted, :n])
+    rows[:n_sorted, :n], tie_share = _presort_runs(Xt[:n_sorted, :n])
     has_missing = np.isnan(Xt[:, :n]).any(axis=1)  # per numerical feature
     # Every feature by row, for the random draws (Xt itself without categorical features).
     X_by_feature = Xt
@@ -305,7 +305,7 @@ def grow_tree_levelwise(
                 best_f, best_t, best_s, best_m = _best_splits(
                     rows,
                     Xt,
-                    has_ties,
+                    tie_share,
                     has_missing,
                     cols,
                     unit,
@@ -606,7 +606,13 @@ def _random_numeric_splits(draws, X_by_feature, num_features, has_missing, index
 
 
 def _presort(Xt: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Stable argsort of every row of ``Xt`` (one per feature), and which rows have ties.
+    """Stable argsort of every row of ``Xt`` (one per feature), and which rows have ties."""
+    order, tie_share = _presort_runs(Xt)
+    return order, tie_share > 0
+
+
+def _presort_runs(Xt: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Stable argsort of every row of ``Xt``, and the share of its neighbours that are equal.
 
     numpy's default sort is several times faster than its stable sort; the
     two agree when a feature has no repeated value.  Where a feature has
@@ -621,6 +627,7 @@ def _presort(Xt: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     if nan.any():  # NaN != NaN, yet missing values form one run of equal values
         new_value &= ~(nan[:, 1:] & nan[:, :-1])
     has_ties = ~new_value.all(axis=1)
+    tie_share = (~new_value).sum(axis=1) / max(Xt.shape[1] - 1, 1)
     if has_ties.any():
         # Within each run of equal values, put the row ids in increasing order:
         # sort by (run number, row id), a unique integer key.
@@ -629,7 +636,7 @@ def _presort(Xt: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         np.cumsum(new_value[has_ties], axis=1, out=run[:, 1:])
         key = run * n + order[has_ties]
         order[has_ties] = np.take_along_axis(order[has_ties], np.argsort(key, axis=1), axis=1)
-    return order, has_ties
+    return order, tie_share
 
 
 def _segment_sum(A: np.ndarray, segment: np.ndarray, n_segments: int) -> np.ndarray:
@@ -807,6 +814,11 @@ def _gains(left, stats, w_left, w_right, criterion):
     return gain
 
 
+#: Features with more equal neighbours than this share (in the sorted column)
+#: have the positions between equal values refused before each node's choice;
+#: the others are checked at the winners only (see :func:`_best_splits`).
+_FEW_TIES = 1 / 32
+
 #: Largest block of (node, feature, position) cells processed in one go.
 _CHUNK_CELLS = 1 << 21
 
@@ -875,7 +887,7 @@ def _block_gains(
 def _best_splits(
     rows,
     Xt,
-    has_ties,
+    tie_share,
     has_missing,
     cols,
     unit,
@@ -898,6 +910,13 @@ def _best_splits(
     then scored again with exactly the arithmetic of ``grow_tree``.  Features
     with missing values (``has_missing``) get the second scan, missing rows
     left, of :func:`climbing_trees.column_candidates`.
+
+    A position between two equal values cannot split.  Features with many
+    such positions (``tie_share``, from :func:`_presort_runs`) have them
+    refused before the choice.  For features with a few, only each node's
+    maximum and winner are checked, and the nodes where one of them sits
+    between equal values choose again with those positions refused: the
+    same winner, without comparing every pair of neighbours.
     """
     n_nodes = sizes.size
     d, width = Xt.shape
@@ -908,6 +927,8 @@ def _best_splits(
     best_s = np.full(n_nodes, np.inf)
     best_m = np.zeros(n_nodes, dtype=bool)
     Xflat = Xt.ravel()
+    refused_first = tie_share > _FEW_TIES  # ties refused before the choice
+    checked_after = (tie_share > 0) & ~refused_first
     passes = 2 if has_missing.any() else 1  # missing rows right, then left
     # Columns scanned: class counts (all but the last with unit weights, whose
     # count is the row count minus the others), or the centred weighted target,
@@ -984,8 +1005,8 @@ def _best_splits(
             part, prefix = _block_gains(
                 left_idx[:, chunk], i, *args, penalty, criterion, min_samples_leaf
             )
-            # A threshold never separates equal values (features with ties only).
-            tied = has_ties[feat[:, chunk]]
+            # A threshold never separates equal values (features with many ties).
+            tied = refused_first[feat[:, chunk]]
             equal = None
             if tied.all():
                 xs = Xflat.take(idx[:, chunk] + (feat[:, chunk] * width)[:, :, None])
@@ -1033,21 +1054,42 @@ def _best_splits(
         # A node's candidates in tie-break order: by feature, then missing
         # right before missing left, then position.
         flat = gains.reshape(c, -1)
-        best = flat.max(axis=1)
-        found = np.isfinite(best)
         w_t = w_node.ravel()
         const = 0.0
         if criterion == "gini":
             const = w_t
         elif criterion == "squared_error":  # the mean of the outputs' sums of squares
             const = output_mean(_sum_last([s.ravel() for s in stats[1 + k_out :]]), criterion)
-        best_score = (const - best) / w_t
-        tol = TIE_RTOL * np.maximum(np.abs(impurity[nodes]), np.abs(best_score)) * w_t
-        first = np.argmax(flat >= (best - tol)[:, None], axis=1)
+
+        block = np.arange(c)
+        best, first = _tie_choice(flat, const, w_t, impurity[nodes])
+        if checked_after[feat].any():
+            # Nodes whose maximum or winner sits between equal values choose again.
+            between = np.zeros(c, dtype=bool)
+            for position in (flat.argmax(axis=1), first):
+                s_, k_ = position // (passes * (L - 1)), position % (L - 1)
+                j_ = feat[block, s_]
+                x_k = Xflat[j_ * width + idx[block, s_, k_]]
+                x_next = Xflat[j_ * width + idx[block, s_, k_ + 1]]
+                between |= checked_after[j_] & (x_k >= x_next)
+            again = np.flatnonzero(between & np.isfinite(best))
+            if again.size:
+                sub = gains[again]
+                tied = checked_after[feat[again]]
+                values = Xflat.take(idx[again][tied] + (feat[again][tied] * width)[:, None])
+                equal = values[:, None, :-1] >= values[:, None, 1:]  # both passes
+                refused = sub[tied]
+                np.putmask(refused, np.broadcast_to(equal, refused.shape), -np.inf)
+                sub[tied] = refused
+                gains[again] = sub
+                const_again = const[again] if np.ndim(const) else const
+                best[again], first[again] = _tie_choice(
+                    flat[again], const_again, w_t[again], impurity[nodes[again]]
+                )
+        found = np.isfinite(best)
         slot, rest = np.divmod(first, passes * (L - 1))
         goes_left, k = np.divmod(rest, L - 1)
         goes_left = goes_left.astype(bool)
-        block = np.arange(c)
         j = feat[block, slot]
         lower = Xflat[j * width + idx[block, slot, k]]
         upper = Xflat[j * width + idx[block, slot, k + 1]]
@@ -1085,6 +1127,19 @@ def _best_splits(
         best_s[nodes] = score
         best_m[nodes] = direction
     return best_f, best_t, best_s, best_m
+
+
+def _tie_choice(flat, const, w_t, impurity):
+    """Each node's best gain, and its first candidate within the tie tolerance of it.
+
+    ``flat`` holds a node's gains per row in tie-break order; ``const - gain``
+    over ``w_t`` is the score (:func:`_gains`), compared to the node's
+    ``impurity`` as :func:`climbing_trees.choose_best` does.
+    """
+    best = flat.max(axis=1)
+    best_score = (const - best) / w_t
+    tol = TIE_RTOL * np.maximum(np.abs(impurity), np.abs(best_score)) * w_t
+    return best, np.argmax(flat >= (best - tol)[:, None], axis=1)
 
 
 def _mixed_splits(
