@@ -998,7 +998,10 @@ def _best_splits(
         # Slots go through in chunks of at most _CHUNK_CELLS cells, so the
         # temporaries stay small; only the gains of the whole block are kept.
         step = max(1, _CHUNK_CELLS // (c * L * passes))
-        gains = np.empty((c, n_slots, passes, L - 1))
+        if passes == 1 and step >= n_slots:
+            gains = None  # one chunk: its gains are the block's
+        else:
+            gains = np.empty((c, n_slots, passes, L - 1))
         for first_slot in range(0, n_slots, step):
             chunk = slice(first_slot, first_slot + step)
             args = (cols, scan, unit, stats, w_node)
@@ -1018,6 +1021,9 @@ def _best_splits(
                 sub = part[tied]
                 np.putmask(sub, equal, -np.inf)
                 part[tied] = sub
+            if gains is None:
+                gains = part[:, :, None]
+                continue
             gains[:, chunk, 0] = part
             if passes == 1:
                 continue
