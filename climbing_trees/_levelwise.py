@@ -628,14 +628,23 @@ def _presort_runs(Xt: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         new_value &= ~(nan[:, 1:] & nan[:, :-1])
     has_ties = ~new_value.all(axis=1)
     tie_share = (~new_value).sum(axis=1) / max(Xt.shape[1] - 1, 1)
-    if has_ties.any():
-        # Within each run of equal values, put the row ids in increasing order:
-        # sort by (run number, row id), a unique integer key.
-        n = Xt.shape[1]
-        run = np.zeros((int(has_ties.sum()), n), dtype=np.intp)
-        np.cumsum(new_value[has_ties], axis=1, out=run[:, 1:])
-        key = run * n + order[has_ties]
-        order[has_ties] = np.take_along_axis(order[has_ties], np.argsort(key, axis=1), axis=1)
+    # Within each run of equal values, put the row ids in increasing order.
+    n = Xt.shape[1]
+    many = tie_share > _FEW_TIES
+    if many.any():  # sort all by (run number, row id), a unique integer key
+        run = np.zeros((int(many.sum()), n), dtype=np.intp)
+        np.cumsum(new_value[many], axis=1, out=run[:, 1:])
+        key = run * n + order[many]
+        order[many] = np.take_along_axis(order[many], np.argsort(key, axis=1), axis=1)
+    few = np.flatnonzero(has_ties & ~many)
+    if few.size:  # sort only the positions inside runs, by (feature, value, row id)
+        inside = np.zeros((few.size, n), dtype=bool)
+        inside[:, 1:] = ~new_value[few]
+        inside[:, :-1] |= ~new_value[few]
+        feature, position = np.nonzero(inside)
+        feature = few[feature]
+        rows = order[feature, position]
+        order[feature, position] = rows[np.lexsort((rows, values[feature, position], feature))]
     return order, tie_share
 
 
