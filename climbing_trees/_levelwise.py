@@ -147,8 +147,12 @@ def grow_tree_levelwise(
     size class), never once per node or per row.  The numpy work per level
     is proportional to ``n_features`` times the number of rows still in
     nodes that may split, plus one sort of each feature at the start:
-    ``O(d n log n + d n depth)`` in all.  One exception: a categorical
-    feature with three or more classes is searched node by node with
+    ``O(d n log n + d n depth)`` in all.  With ``max_features``, the scan
+    of a node reads only its drawn features (the partition still moves all
+    ``d`` orders), and the random splitter reads a feature only at the rows
+    of the nodes that drew it (:func:`_random_numeric_splits`).  One
+    exception: a categorical feature with three or more classes is searched
+    node by node with
     ``grow_tree``'s own function (:func:`climbing_trees.auto_split`'s exact
     search, or, with ``"partition"``, the eigenvector that orders the levels,
     whose sign is fixed by its largest entry, which a different rounding
@@ -419,32 +423,38 @@ def _node_draws(spec, keys, X_by_feature, rows, index_rows, starts, sizes, node_
     drawing = np.flatnonzero(searchable)
     node_keys = keys[drawing]
     k = spec.max_features
-    if rows is not None:  # the numerical features' ranges from the sorted orders
-        num_ranges = _sorted_ranges(rows, starts, sizes, node_of_pos, has_missing,
-                                    X_by_feature, num_features)  # fmt: skip
-        needed = np.ones((n_nodes, d), dtype=bool)
-        needed[:, num_features] = False
+    values = {}  # features read at every row of the level
+    if rows is not None:  # every range: numerical ones from the sorted orders
+        lo, hi, missing = _sorted_ranges(rows, starts, sizes, node_of_pos, has_missing,
+                                         X_by_feature, num_features)  # fmt: skip
+        if len(num_features) < d:  # and categorical ones from their rows
+            needed = np.ones((n_nodes, d), dtype=bool)
+            needed[:, num_features] = False
+            ranges = _needed_ranges(X_by_feature, needed, index_rows, starts, sizes,
+                                    node_of_pos, values)  # fmt: skip
+            for known, numerical in zip(ranges, (lo, hi, missing), strict=True):
+                known[:, num_features] = numerical
+            lo, hi, missing = ranges
+        constant = constant_features(lo[drawing], hi[drawing], missing[drawing])
     else:
         needed = np.zeros((n_nodes, d), dtype=bool)
         if k >= d:
             needed[drawing] = True
         else:
             needed[drawing[:, None], draw_order(node_keys, d)[:, :k]] = True
-    values = {}  # features read at every row of the level
-    ranges = _needed_ranges(X_by_feature, needed, index_rows, starts, sizes, node_of_pos, values)
-    lo, hi, missing = ranges
-    if rows is not None:
-        lo[:, num_features], hi[:, num_features], missing[:, num_features] = num_ranges
-        needed[:, num_features] = True
-    constant = constant_features(lo[drawing], hi[drawing], missing[drawing])
-    stuck = drawing[(constant | ~needed[drawing]).all(axis=1)]
-    if stuck.size and not needed[stuck].all():  # first k constant: they draw on, all ranges
-        more = np.zeros((n_nodes, d), dtype=bool)
-        more[stuck] = ~needed[stuck]
-        extra = _needed_ranges(X_by_feature, more, index_rows, starts, sizes, node_of_pos, {})
-        for known, new in zip(ranges, extra, strict=True):
-            known[more] = new[more]
+        ranges = _needed_ranges(
+            X_by_feature, needed, index_rows, starts, sizes, node_of_pos, values
+        )
+        lo, hi, missing = ranges
         constant = constant_features(lo[drawing], hi[drawing], missing[drawing])
+        stuck = drawing[(constant | ~needed[drawing]).all(axis=1)]
+        if stuck.size and not needed[stuck].all():  # first k constant: draw on, all ranges
+            more = np.zeros((n_nodes, d), dtype=bool)
+            more[stuck] = ~needed[stuck]
+            extra = _needed_ranges(X_by_feature, more, index_rows, starts, sizes, node_of_pos, {})
+            for known, new in zip(ranges, extra, strict=True):
+                known[more] = new[more]
+            constant = constant_features(lo[drawing], hi[drawing], missing[drawing])
     mask = np.zeros((n_nodes, d), dtype=bool)
     mask[drawing] = draw_features(node_keys, constant, k)
     draws = {"mask": mask, "num_mask": mask[:, num_features], "keys": keys, "random": random}
