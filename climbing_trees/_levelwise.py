@@ -71,7 +71,9 @@ from ._pruning import BestFirstBound
 from ._random import (
     RandomSplits,
     child_keys,
+    constant_features,
     draw_features,
+    draw_order,
     feature_ranges,
     missing_directions,
     missing_sides,
@@ -156,8 +158,12 @@ def grow_tree_levelwise(
     size class), never once per node or per row.  The numpy work per level
     is proportional to ``n_features`` times the number of rows still in
     nodes that may split, plus one sort of each feature at the start:
-    ``O(d n log n + d n depth)`` in all.  One exception: a categorical
-    feature with three or more classes is searched node by node with
+    ``O(d n log n + d n depth)`` in all.  With ``max_features``, the scan
+    of a node reads only its drawn features (the partition still moves all
+    ``d`` orders), and the random splitter reads a feature only at the rows
+    of the nodes that drew it (:func:`_random_numeric_splits`).  One
+    exception: a categorical feature with three or more classes is searched
+    node by node with
     ``grow_tree``'s own function (:func:`climbing_trees.auto_split`'s exact
     search, or, with ``"partition"``, the eigenvector that orders the levels,
     whose sign is fixed by its largest entry, which a different rounding
@@ -224,8 +230,14 @@ def grow_tree_levelwise(
     random_splitter = random_splits is not None and random_splits.splitter == "random"
     n_sorted = 0 if random_splitter else d_num
     rows = np.empty((n_sorted + 1, n + 1), dtype=np.intp)
-    rows[:n_sorted, :n], has_ties = _presort(Xt[:n_sorted, :n])
+    rows[:n_sorted, :n], tie_share = _presort_runs(Xt[:n_sorted, :n])
     has_missing = np.isnan(Xt[:, :n]).any(axis=1)  # per numerical feature
+    # Every feature by row, for the random draws (Xt itself without categorical features).
+    X_by_feature = Xt
+    if random_splits is not None and cat_features.size:
+        X_by_feature = np.empty((d, n + 1))
+        X_by_feature[num_features] = Xt
+        X_by_feature[cat_features, :n] = X[:, cat_features].T
     rows[n_sorted, :n] = np.arange(n)
     rows[:, n] = n
     sizes = np.array([n], dtype=np.intp)  # rows of each node of the level
@@ -243,8 +255,8 @@ def grow_tree_levelwise(
         index_rows = rows[n_sorted, :m]
 
         # Node summaries from the rows in index order (as grow_tree sums them).
-        w_rows = w[index_rows]
-        Y_rows = Y[index_rows]
+        w_rows = w.take(index_rows)
+        Y_rows = Y.take(index_rows, axis=0)  # take: several times faster than Y[index_rows]
         w_node = np.bincount(node_of_pos, weights=w_rows, minlength=n_nodes)
         if absolute:  # medians, ranks and shifted targets (climbing_trees._wavelet)
             value, impurity, ranks, shifted = _absolute_error_summaries(
@@ -255,7 +267,7 @@ def grow_tree_levelwise(
             value /= w_node[:, None]
             # Squared error centres each node's targets at its mean, as grow_tree does.
             centred = criterion == "squared_error"
-            phi = Y_rows - value[node_of_pos] if centred else Y_rows
+            phi = Y_rows - value.take(node_of_pos, axis=0) if centred else Y_rows
             phi = node_statistics(phi, w_rows, criterion)
             node_stats = _segment_sum(phi, node_of_pos, n_nodes)
             impurity = impurity_from_statistics(node_stats, criterion)
@@ -291,15 +303,28 @@ def grow_tree_levelwise(
             draws = None
             if random_splits is not None:
                 draws = _node_draws(
-                    random_splits, keys, X, index_rows, starts, node_of_pos, num_features
+                    random_splits,
+                    keys,
+                    X_by_feature,
+                    None if random_splitter else rows,
+                    index_rows,
+                    starts,
+                    sizes,
+                    node_of_pos,
+                    num_features,
+                    has_missing,
+                    searchable,
                 )
             if d_num and draws is not None and draws["random"]:
                 best_f, best_t, best_s, best_m = _random_numeric_splits(
                     draws,
+                    X_by_feature,
+                    num_features,
+                    has_missing,
+                    index_rows,
                     phi,
                     w_rows,
                     node_of_pos,
-                    starts,
                     node_stats,
                     sizes,
                     impurity,
@@ -331,7 +356,7 @@ def grow_tree_levelwise(
                 best_f, best_t, best_s, best_m = _best_splits(
                     rows,
                     Xt,
-                    has_ties,
+                    tie_share,
                     has_missing,
                     cols,
                     unit,
@@ -422,70 +447,214 @@ def grow_tree_levelwise(
     return _preorder_tree(levels, width, criterion)
 
 
-def _node_draws(spec, keys, X, index_rows, starts, node_of_pos, num_features) -> dict:
-    """The random draws of every node of a level (:mod:`climbing_trees._random`).
+def _node_draws(spec, keys, X_by_feature, rows, index_rows, starts, sizes, node_of_pos,
+                num_features, has_missing, searchable) -> dict:  # fmt: skip
+    """The random draws of every searchable node of a level (:mod:`climbing_trees._random`).
 
     The same functions of the same keys as in ``grow_tree``, for all nodes at
-    once: ``mask`` (features searched, ``(nodes, d)``:
-    :func:`climbing_trees._random.draw_features`), and
-    with the random splitter the numerical thresholds, the sides drawn for
-    missing values, and which rows go left.
+    once: ``mask`` (features searched, ``(nodes, d)``, none where the node
+    is not ``searchable``: :func:`climbing_trees._random.draw_features`),
+    and with the random splitter the numerical thresholds and the sides drawn
+    for missing values.  ``X_by_feature[j]`` is feature ``j`` by row.
+
+    The draws need each node's range of its features (constant features are
+    not searched).  With sorted orders (``rows``) the ranges are read at the
+    ends of the segments (:func:`_sorted_ranges`).  Otherwise they are
+    computed from the rows (:func:`_needed_ranges`), and only for the features
+    a node can draw: the first ``max_features`` of its order
+    (:func:`climbing_trees._random.draw_order`), and all of them where those
+    are all constant.  The other entries do not change
+    :func:`climbing_trees._random.draw_features`'s answer.
     """
-    X_rows = X[index_rows]
-    lo, hi, missing, constant = feature_ranges(X_rows, starts)
-    mask = draw_features(keys, constant, spec.max_features)
-    draws = {
-        "mask": mask,
-        "num_mask": mask[:, num_features],
-        "keys": keys,
-        "random": spec.splitter == "random",
-    }
-    if draws["random"]:
-        t = random_thresholds(keys, lo, hi)[:, num_features]
-        side = missing_sides(keys, X.shape[1])[:, num_features]
+    n_nodes, d = len(starts), len(X_by_feature)
+    random = spec.splitter == "random"
+    drawing = np.flatnonzero(searchable)
+    node_keys = keys[drawing]
+    k = spec.max_features
+    values = {}  # features read at every row of the level
+    if rows is not None:  # every range: numerical ones from the sorted orders
+        lo, hi, missing = _sorted_ranges(rows, starts, sizes, node_of_pos, has_missing,
+                                         X_by_feature, num_features)  # fmt: skip
+        if len(num_features) < d:  # and categorical ones from their rows
+            needed = np.ones((n_nodes, d), dtype=bool)
+            needed[:, num_features] = False
+            ranges = _needed_ranges(X_by_feature, needed, index_rows, starts, sizes,
+                                    node_of_pos, values)  # fmt: skip
+            for known, numerical in zip(ranges, (lo, hi, missing), strict=True):
+                known[:, num_features] = numerical
+            lo, hi, missing = ranges
+        constant = constant_features(lo[drawing], hi[drawing], missing[drawing])
+    else:
+        needed = np.zeros((n_nodes, d), dtype=bool)
+        if k >= d:
+            needed[drawing] = True
+        else:
+            needed[drawing[:, None], draw_order(node_keys, d)[:, :k]] = True
+        ranges = _needed_ranges(
+            X_by_feature, needed, index_rows, starts, sizes, node_of_pos, values
+        )
+        lo, hi, missing = ranges
+        constant = constant_features(lo[drawing], hi[drawing], missing[drawing])
+        stuck = drawing[(constant | ~needed[drawing]).all(axis=1)]
+        if stuck.size and not needed[stuck].all():  # first k constant: draw on, all ranges
+            more = np.zeros((n_nodes, d), dtype=bool)
+            more[stuck] = ~needed[stuck]
+            extra = _needed_ranges(X_by_feature, more, index_rows, starts, sizes, node_of_pos, {})
+            for known, new in zip(ranges, extra, strict=True):
+                known[more] = new[more]
+            constant = constant_features(lo[drawing], hi[drawing], missing[drawing])
+    mask = np.zeros((n_nodes, d), dtype=bool)
+    mask[drawing] = draw_features(node_keys, constant, k)
+    draws = {"mask": mask, "num_mask": mask[:, num_features], "keys": keys, "random": random}
+    if random:
+        t = np.full((n_nodes, len(num_features)), np.nan)
+        t[drawing] = random_thresholds(node_keys, lo[drawing], hi[drawing])[:, num_features]
+        side = np.zeros(t.shape, dtype=bool)  # without missing values the coins decide nothing
+        if has_missing.any():
+            side[drawing] = missing_sides(node_keys, d)[:, num_features]
         draws["thresholds"] = t
         draws["missing"] = missing[:, num_features]
         draws["missing_left"] = side
-        draws["below"] = threshold_below(X_rows[:, num_features], t[node_of_pos], side[node_of_pos])
+        draws["values"] = values
     return draws
 
 
-def _keep_drawn(gains, draws, nodes) -> None:
-    """Refuse (gain ``-inf``) every candidate of the features a node did not draw.
+def _needed_ranges(X_by_feature, needed, index_rows, starts, sizes, node_of_pos, values):
+    """:func:`climbing_trees._random.feature_ranges` where ``needed`` (nodes, d), else NaN.
 
-    ``gains`` is a block's ``(nodes, features, ...)`` array: the mask covers
-    all its passes (missing rows right, and left) and positions.
+    Features whose nodes hold most of the level's rows are read at every row,
+    all together, and kept in ``values`` (``"features"``, and ``"x"``: their
+    values by position); each other feature over the rows of the nodes that
+    need it only (:func:`_most_rows`).  Returns ``(lo, hi, missing)``, each
+    ``(nodes, d)``.
     """
-    gains[~draws["num_mask"][nodes]] = -np.inf
+    n_nodes, d = needed.shape
+    lo, hi = np.full((n_nodes, d), np.nan), np.full((n_nodes, d), np.nan)
+    missing = np.zeros((n_nodes, d), dtype=bool)
+    dense = _most_rows(needed, sizes)
+    for j in np.flatnonzero(needed.any(axis=0) & ~dense):
+        nodes = np.flatnonzero(needed[:, j])
+        starts_j = np.cumsum(sizes[nodes]) - sizes[nodes]
+        x = X_by_feature[j].take(index_rows[np.flatnonzero(needed[node_of_pos, j])])
+        lo[nodes, j], hi[nodes, j], missing[nodes, j], _ = feature_ranges(x, starts_j)
+    dense = np.flatnonzero(dense)
+    if dense.size:
+        every = dense.size == d
+        x = (X_by_feature if every else X_by_feature[dense]).take(index_rows, axis=1)
+        if every:
+            lo, hi, missing, _ = feature_ranges(x, starts, axis=1)
+        else:
+            lo[:, dense], hi[:, dense], missing[:, dense], _ = feature_ranges(x, starts, axis=1)
+        values["features"], values["x"] = dense, x
+    return lo, hi, missing
 
 
-def _random_numeric_splits(draws, phi, w_rows, node_of_pos, starts, node_stats, sizes,
-                           impurity, searchable, criterion, msl):  # fmt: skip
+def _most_rows(nodes, sizes):
+    """Per column of the mask ``nodes`` ``(nodes, d)``: do its nodes hold most rows?
+
+    Reading every row then costs little more than picking theirs out.
+    """
+    return 2 * (sizes @ nodes.astype(np.intp)) > sizes.sum()
+
+
+def _sorted_ranges(rows, starts, sizes, node_of_pos, has_missing, X_by_feature, num_features):
+    """Each node's smallest and largest present value of each numerical feature.
+
+    ``rows[i]`` lists every node's rows by increasing ``X_by_feature[j]``
+    (``j = num_features[i]``), missing values (NaN) last, so the range is
+    read at the ends of the node's segment, skipping its missing rows:
+    ``O(nodes d)`` instead of a pass over the rows (only features with
+    missing values count theirs).  Returns ``(lo, hi, missing)`` as
+    :func:`climbing_trees._random.feature_ranges`.
+    """
+    m = int(sizes.sum())
+    n_missing = np.zeros((len(num_features), len(starts)), dtype=np.intp)
+    for i in np.flatnonzero(has_missing):
+        nan = np.isnan(X_by_feature[num_features[i]].take(rows[i, :m]))
+        n_missing[i] = np.bincount(node_of_pos, weights=nan, minlength=len(starts))
+    order = np.arange(len(num_features))[:, None] * rows.shape[1]  # rows[i] in rows.ravel()
+    value = num_features[:, None] * X_by_feature.shape[1]  # X_by_feature[j] in its ravel()
+    lo = X_by_feature.ravel().take(value + rows.ravel().take(order + starts))
+    last = starts + sizes - 1 - n_missing  # the last present row (if any)
+    hi = X_by_feature.ravel().take(value + rows.ravel().take(order + last))
+    hi[n_missing == sizes] = np.nan
+    return lo.T, hi.T, (n_missing > 0).T
+
+
+def _random_numeric_splits(draws, X_by_feature, num_features, has_missing, index_rows, phi, w_rows,
+                           node_of_pos, node_stats, sizes, impurity, searchable, criterion,
+                           msl):  # fmt: skip
     """The winner of each node's drawn thresholds (``splitter="random"``).
 
     One candidate per node and drawn feature, scored by the functions
-    ``grow_tree`` calls (:func:`climbing_trees._random.threshold_sides` and
+    ``grow_tree`` calls (:func:`climbing_trees._random.threshold_below`,
+    :func:`climbing_trees._random.threshold_sides` and
     :func:`climbing_trees._random.threshold_scores`), then the tie rule of
-    :func:`climbing_trees.choose_best` along each node's features.  Returns
-    feature (among the numerical ones), threshold, score and
-    ``missing_go_to_left`` (:func:`climbing_trees._random.missing_directions`:
-    the drawn side where the node has missing values, else the child with
-    more rows).
+    :func:`climbing_trees.choose_best` along each node's features.  Each
+    feature reads only the rows of the nodes that drew it (unless they hold
+    most rows, :func:`_most_rows`).  Returns feature
+    (among the numerical ones), threshold, score and ``missing_go_to_left``
+    (:func:`climbing_trees._random.missing_directions`: the drawn side where
+    the node has missing values, else the child with more rows).
     """
-    n_nodes = len(sizes)
-    left, n_left, positive_left = threshold_sides(draws["below"], phi, w_rows, starts)
+    n_nodes, n_num = len(sizes), len(num_features)
+    searched = draws["num_mask"] & searchable[:, None]
+    left = np.zeros((n_nodes, n_num, phi.shape[1]))
+    n_left = np.zeros((n_nodes, n_num), dtype=np.intp)
+    positive_left = np.zeros((n_nodes, n_num), dtype=np.intp)
+    stats = np.ascontiguousarray(phi.T)  # one row per statistic
+    t, side = draws["thresholds"], draws["missing_left"]
+    t_by_feature, side_by_feature = np.ascontiguousarray(t.T), np.ascontiguousarray(side.T)
+    # Features read at every row (the other nodes' scores are refused).
+    dense = _most_rows(searched, sizes)
+    for jj in np.flatnonzero(searched.any(axis=0) & ~dense):
+        positions = np.flatnonzero(searched[node_of_pos, jj])
+        node = node_of_pos[positions]
+        x = X_by_feature[num_features[jj]].take(index_rows[positions])
+        t_rows = t_by_feature[jj].take(node)
+        below = x <= t_rows
+        if has_missing[jj]:
+            below = threshold_below(x, t_rows, side_by_feature[jj].take(node))
+        sides = threshold_sides(below[None], stats[:, positions], w_rows[positions], node, n_nodes)
+        left[:, jj], n_left[:, jj], positive_left[:, jj] = (a[:, 0] for a in sides)
+    dense = np.flatnonzero(dense)
+    if dense.size:
+        features = num_features[dense]
+        values = draws["values"]
+        if list(features) == list(values.get("features", [])):
+            x = values["x"]  # read for the ranges
+        else:
+            x = X_by_feature[features].take(index_rows, axis=1)
+        t_rows = t_by_feature[dense].take(node_of_pos, axis=1)
+        below = x <= t_rows
+        if has_missing[dense].any():
+            below = threshold_below(x, t_rows, side_by_feature[dense].take(node_of_pos, axis=1))
+        sides = threshold_sides(below, stats, w_rows, node_of_pos, n_nodes)
+        if dense.size == n_num:
+            left, n_left, positive_left = sides
+        else:
+            left[:, dense], n_left[:, dense], positive_left[:, dense] = sides
     n_positive = np.bincount(node_of_pos, weights=w_rows > 0, minlength=n_nodes)
-    scores = threshold_scores(
-        left, n_left, positive_left, node_stats, sizes, n_positive, criterion, msl
-    )
-    scores[~(draws["num_mask"] & searchable[:, None])] = np.inf
+    # Scored where searched only: one (node, feature) candidate per row.
+    node, feature = np.nonzero(searched)
+    scores = np.full(searched.shape, np.inf)
+    scores[node, feature] = threshold_scores(
+        left[node, feature][:, None],
+        n_left[node, feature][:, None],
+        positive_left[node, feature][:, None],
+        node_stats[node],
+        sizes[node],
+        n_positive[node],
+        criterion,
+        msl,
+    )[:, 0]
     best = scores.min(axis=1)
     tol = TIE_RTOL * np.maximum(np.abs(impurity), np.abs(best))
     first = np.argmax(scores <= (best + tol)[:, None], axis=1)
     found = np.isfinite(best)
     nodes = np.arange(n_nodes)
-    threshold = draws["thresholds"][nodes, first]
-    direction = missing_directions(draws["missing"], draws["missing_left"], n_left, sizes)
+    threshold = t[nodes, first]
+    direction = missing_directions(draws["missing"], side, n_left, sizes)
     return (
         np.where(found, first, -1),
         np.where(found, threshold, np.nan),
@@ -648,7 +817,13 @@ def _absolute_error_splits(rows, Xt, has_missing, ranks, shifted, w, index_rows,
 
 
 def _presort(Xt: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Stable argsort of every row of ``Xt`` (one per feature), and which rows have ties.
+    """Stable argsort of every row of ``Xt`` (one per feature), and which rows have ties."""
+    order, tie_share = _presort_runs(Xt)
+    return order, tie_share > 0
+
+
+def _presort_runs(Xt: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Stable argsort of every row of ``Xt``, and the share of its neighbours that are equal.
 
     numpy's default sort is several times faster than its stable sort on
     distinct values; the two agree when a feature has no repeated value.
@@ -668,22 +843,33 @@ def _presort(Xt: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     n_missing = nan.sum(axis=1)
     if n_missing.any():  # NaN != NaN, yet missing values form one run of equal values
         new_value &= ~(nan[:, 1:] & nan[:, :-1])
-    has_ties = (~new_value & ~nan[:, 1:]).any(axis=1)  # among present values
+    tie = ~new_value & ~nan[:, 1:]  # equal neighbours among present values
     n = Xt.shape[1]
-    few = has_ties & (4 * new_value.sum(axis=1) < n)  # few distinct values
-    if few.any():  # a stable sort is quick on them
-        order[few] = np.argsort(Xt[few], axis=1, kind="stable")
-    many = has_ties & ~few
+    tie_share = tie.sum(axis=1) / max(n - 1, 1)
+    has_ties = tie_share > 0
+    few_values = has_ties & (4 * new_value.sum(axis=1) < n)  # few distinct values
+    if few_values.any():  # a stable sort is quick on them
+        order[few_values] = np.argsort(Xt[few_values], axis=1, kind="stable")
+    many = (tie_share > _FEW_TIES) & ~few_values
     if many.any():
-        # Otherwise, put the row ids in increasing order within each run of
-        # equal values: sort by (run number, row id), a unique integer key.
+        # Put the row ids in increasing order within each run of equal values:
+        # sort by (run number, row id), a unique integer key.
         run = np.zeros((int(many.sum()), n), dtype=np.intp)
         np.cumsum(new_value[many], axis=1, out=run[:, 1:])
         key = run * n + order[many]
         order[many] = np.take_along_axis(order[many], np.argsort(key, axis=1), axis=1)
+    few = np.flatnonzero(has_ties & ~many & ~few_values)
+    if few.size:  # sort only the positions inside runs, by (feature, value, row id)
+        inside = np.zeros((few.size, n), dtype=bool)
+        inside[:, 1:] = ~new_value[few]
+        inside[:, :-1] |= ~new_value[few]
+        feature, position = np.nonzero(inside)
+        feature = few[feature]
+        rows = order[feature, position]
+        order[feature, position] = rows[np.lexsort((rows, values[feature, position], feature))]
     for j in np.flatnonzero(~has_ties & (n_missing > 1)):  # only the missing run
         order[j, n - n_missing[j] :].sort()
-    return order, has_ties
+    return order, tie_share
 
 
 def _segment_sum(A: np.ndarray, segment: np.ndarray, n_segments: int) -> np.ndarray:
@@ -861,6 +1047,11 @@ def _gains(left, stats, w_left, w_right, criterion):
     return gain
 
 
+#: Features with more equal neighbours than this share (in the sorted column)
+#: have the positions between equal values refused before each node's choice;
+#: the others are checked at the winners only (see :func:`_best_splits`).
+_FEW_TIES = 1 / 32
+
 #: Largest block of (node, feature, position) cells processed in one go.
 _CHUNK_CELLS = 1 << 21
 
@@ -1012,7 +1203,7 @@ def _missing_sums(rows, Xflat, width, with_missing, cols, sizes):
 def _best_splits(
     rows,
     Xt,
-    has_ties,
+    tie_share,
     has_missing,
     cols,
     unit,
@@ -1039,6 +1230,13 @@ def _best_splits(
     then scored again with exactly the arithmetic of ``grow_tree``.  Features
     with missing values (``has_missing``) get the second scan, missing rows
     left, of :func:`climbing_trees.column_candidates`.
+
+    A position between two equal values cannot split.  Features with many
+    such positions (``tie_share``, from :func:`_presort_runs`) have them
+    refused before the choice.  For features with a few, only each node's
+    maximum and winner are checked, and the nodes where one of them sits
+    between equal values choose again with those positions refused: the
+    same winner, without comparing every pair of neighbours.
     """
     n_nodes = sizes.size
     d, width = Xt.shape
@@ -1049,10 +1247,9 @@ def _best_splits(
     best_s = np.full(n_nodes, np.inf)
     best_m = np.zeros(n_nodes, dtype=bool)
     Xflat = Xt.ravel()
-    tied = np.flatnonzero(has_ties)
-    with_missing = np.flatnonzero(has_missing)
-    passes = 2 if with_missing.size else 1  # missing rows right, then left
-    order_offset = (np.arange(d) * rows.shape[1])[None, :, None]  # rows[j] in rows.ravel()
+    refused_first = tie_share > _FEW_TIES  # ties refused before the choice
+    checked_after = (tie_share > 0) & ~refused_first
+    passes = 2 if has_missing.any() else 1  # missing rows right, then left
     # Columns scanned: class counts (all but the last with unit weights, whose
     # count is the row count minus the others), or the centred weighted target,
     # or (Poisson) the weighted target and the count of positive targets.
@@ -1064,22 +1261,46 @@ def _best_splits(
     needed = set(range(len(cols))[scan]) | ({0} if regression and not unit else set())
     # Unit weights, one output's classes: counts are whole numbers, so tied
     # features may be summed run by run (see _run_gains).
-    if not (passes == 1 and tied.size):
+    if passes == 2 or not (tie_share > 0).any():
         row_class = None
+    with_missing = np.flatnonzero(has_missing)
     if with_missing.size:
         missing_count, missing_sums = _missing_sums(rows, Xflat, width, with_missing, cols, sizes)
-        slot = np.zeros(d, dtype=np.intp)  # column of each feature in those tables
-        slot[with_missing] = np.arange(with_missing.size)
-    candidates = np.flatnonzero(searchable)
-    for nodes in _size_classes(sizes[candidates], d * passes):
+        # Each feature's column in those tables (features without missing values:
+        # column 0, never read where they count).
+        column = np.zeros(d, dtype=np.intp)
+        column[with_missing] = np.arange(with_missing.size)
+    # The features each node searches, in increasing order: every numerical
+    # feature, or (random draws) the drawn ones, then padding up to the block's
+    # largest number of drawn features.  The scan runs over these *slots*.
+    if draws is None:
+        n_drawn = np.full(n_nodes, d)
+    else:
+        drawn = draws["num_mask"]
+        n_drawn = drawn.sum(axis=1)
+    candidates = np.flatnonzero(searchable & (n_drawn > 0))
+    if not candidates.size:
+        return best_f, best_t, best_s, best_m
+    slots = int(n_drawn[candidates].max())
+    if draws is not None:  # slot_features[node, s]: the node's s-th drawn feature
+        node, feature = np.nonzero(drawn)  # by node, then feature
+        slot = np.arange(len(node)) - (np.cumsum(n_drawn) - n_drawn)[node]
+        slot_features = np.zeros((n_nodes, int(n_drawn.max())), dtype=np.intp)  # padding: 0
+        slot_features[node, slot] = feature
+    for nodes in _size_classes(sizes[candidates], slots * passes):
         nodes = candidates[nodes]
         c = len(nodes)
         m = sizes[nodes]
         L = int(m.max())
+        if draws is None:
+            feat = np.broadcast_to(np.arange(d), (c, d))
+        else:
+            feat = slot_features[nodes, : int(n_drawn[nodes].max())]
+        n_slots = feat.shape[1]
         offset = np.arange(L)
         pos = np.where(offset < m[:, None], starts[nodes, None] + offset, dummy)
-        # Rows of each node sorted by each numerical feature: (nodes, features, L).
-        idx = rows.ravel().take(pos[:, None, :] + order_offset)
+        # Rows of each node sorted by each searched feature: (nodes, slots, L).
+        idx = rows.ravel().take(pos[:, None, :] + (feat * rows.shape[1])[:, :, None])
         left_idx = idx[:, :, :-1]
         i = offset[:-1]
         stats = node_stats[nodes].T[:, :, None, None]  # (columns, c, 1, 1)
@@ -1091,28 +1312,32 @@ def _best_splits(
         penalty = np.where((i >= min_samples_leaf - 1) & (i <= high[:, None]), 0.0, -np.inf)
         penalty = penalty[:, None, :]
         # Missing rows end each segment: their count and summed statistics per
-        # (node, feature).
-        n_missing = np.zeros((c, d), dtype=np.intp)
+        # (node, slot).
+        n_missing = np.zeros((c, n_slots), dtype=np.intp)
         # Only the columns the scan reads (the winners get all of theirs below).
-        missing = [np.zeros((c, d)) if k in needed else None for k in range(len(cols))]
-        if with_missing.size:
-            n_missing[:, with_missing] = missing_count[nodes]
+        missing = [np.zeros((c, n_slots)) if k in needed else None for k in range(len(cols))]
+        if passes == 2:
+            counted = has_missing[feat]  # slots whose feature has missing values
+            at = (np.broadcast_to(nodes[:, None], feat.shape)[counted], column[feat[counted]])
+            n_missing[counted] = missing_count[at]
             for k in needed:
-                missing[k][:, with_missing] = missing_sums[k][nodes]
+                missing[k][counted] = missing_sums[k][at]
         n_present = m[:, None] - n_missing
-        # Features go through in chunks of at most _CHUNK_CELLS cells, so the
+        # Slots go through in chunks of at most _CHUNK_CELLS cells, so the
         # temporaries stay small; only the gains of the whole block are kept.
         step = max(1, _CHUNK_CELLS // (c * L * passes))
-        gains = np.empty((c, d, passes, L - 1))
-        for first_feature in range(0, d, step):
-            features = slice(first_feature, first_feature + step)
+        if passes == 1 and step >= n_slots:
+            gains = None  # one chunk: its gains are the block's
+        else:
+            gains = np.empty((c, n_slots, passes, L - 1))
+        for first_slot in range(0, n_slots, step):
+            chunk = slice(first_slot, first_slot + step)
             args = (cols, scan, unit, stats, w_node)
-            here = tied[(tied >= first_feature) & (tied < first_feature + step)]
-            if row_class is not None and here.size == left_idx[:, features].shape[1]:
-                xs = Xflat.take(idx[:, here] + (here * width)[None, :, None])
+            if row_class is not None and (tie_share[feat[:, chunk]] > 0).all():
+                xs = Xflat.take(idx[:, chunk] + (feat[:, chunk] * width)[:, :, None])
                 part = _run_gains(
-                    idx[:, here],
-                    xs[:, :, :-1] < xs[:, :, 1:],
+                    idx[:, chunk],
+                    xs[..., :-1] < xs[..., 1:],
                     row_class,
                     penalty,
                     args,
@@ -1120,34 +1345,45 @@ def _best_splits(
                     min_samples_leaf,
                 )
                 if part is not None:
-                    gains[:, features, 0] = part
+                    if gains is None:
+                        gains = part[:, :, None]
+                    else:
+                        gains[:, chunk, 0] = part
                     continue
             part, prefix = _block_gains(
-                left_idx[:, features], i, *args, penalty, criterion, min_samples_leaf
+                left_idx[:, chunk], i, *args, penalty, criterion, min_samples_leaf
             )
+            # A threshold never separates equal values (features with many ties).
+            tied = refused_first[feat[:, chunk]]
             equal = None
-            if here.size:
-                # A threshold never separates equal values (features with ties only).
-                xs = Xflat.take(idx[:, here] + (here * width)[None, :, None])
-                equal = xs[:, :, :-1] >= xs[:, :, 1:]
-                sub = part[:, here - first_feature]
+            if tied.all():
+                xs = Xflat.take(idx[:, chunk] + (feat[:, chunk] * width)[:, :, None])
+                equal = xs[..., :-1] >= xs[..., 1:]
+                np.putmask(part, equal, -np.inf)
+            elif tied.any():
+                xs = Xflat.take(idx[:, chunk][tied] + (feat[:, chunk][tied] * width)[:, None])
+                equal = xs[:, :-1] >= xs[:, 1:]
+                sub = part[tied]
                 np.putmask(sub, equal, -np.inf)
-                part[:, here - first_feature] = sub
-            gains[:, features, 0] = part
+                part[tied] = sub
+            if gains is None:
+                gains = part[:, :, None]
+                continue
+            gains[:, chunk, 0] = part
             if passes == 1:
                 continue
-            gains[:, features, 1] = -np.inf
-            nm, n_p = n_missing[:, features, None], n_present[:, features, None]
+            gains[:, chunk, 1] = -np.inf
+            nm, n_p = n_missing[:, chunk, None], n_present[:, chunk, None]
             # Missing right: the last candidate is "present left, missing right".
-            np.copyto(gains[:, features, 0], -np.inf, where=i >= n_p)
+            np.copyto(gains[:, chunk, 0], -np.inf, where=i >= n_p)
             if not nm.any():
                 continue
             # Missing left: n_missing more rows on the left of every candidate.
             allowed = (nm > 0) & (i + 1 < n_p)
             allowed &= (i + 1 + nm >= min_samples_leaf) & (n_p - i - 1 >= min_samples_leaf)
-            extra = [None if a is None else a[:, features, None] for a in missing]
+            extra = [None if a is None else a[:, chunk, None] for a in missing]
             part, _ = _block_gains(
-                left_idx[:, features],
+                left_idx[:, chunk],
                 i,
                 *args,
                 np.where(allowed, 0.0, -np.inf),
@@ -1157,43 +1393,66 @@ def _best_splits(
                 nm,
                 prefix,
             )
-            if equal is not None:
-                sub = part[:, here - first_feature]
+            if equal is not None and tied.all():
+                np.putmask(part, equal, -np.inf)
+            elif equal is not None:
+                sub = part[tied]
                 np.putmask(sub, equal, -np.inf)
-                part[:, here - first_feature] = sub
-            gains[:, features, 1] = part
-        if draws is not None:  # features a node did not draw: refused, both passes
-            _keep_drawn(gains, draws, nodes)
+                part[tied] = sub
+            gains[:, chunk, 1] = part
+        if draws is not None:  # padding slots: refused, both passes
+            gains[np.arange(n_slots) >= n_drawn[nodes, None]] = -np.inf
         # A node's candidates in tie-break order: by feature, then missing
         # right before missing left, then position.
         flat = gains.reshape(c, -1)
-        best = flat.max(axis=1)
-        found = np.isfinite(best)
         w_t = w_node.ravel()
         const = 0.0
         if criterion == "gini":
             const = w_t
         elif criterion == "squared_error":  # the mean of the outputs' sums of squares
             const = output_mean(_sum_last([s.ravel() for s in stats[1 + k_out :]]), criterion)
-        best_score = (const - best) / w_t
-        tol = TIE_RTOL * np.maximum(np.abs(impurity[nodes]), np.abs(best_score)) * w_t
-        first = np.argmax(flat >= (best - tol)[:, None], axis=1)
-        j, rest = np.divmod(first, passes * (L - 1))
+
+        block = np.arange(c)
+        best, first = _tie_choice(flat, const, w_t, impurity[nodes])
+        if checked_after[feat].any():
+            # Nodes whose maximum or winner sits between equal values choose again.
+            between = np.zeros(c, dtype=bool)
+            for position in (flat.argmax(axis=1), first):
+                s_, k_ = position // (passes * (L - 1)), position % (L - 1)
+                j_ = feat[block, s_]
+                x_k = Xflat[j_ * width + idx[block, s_, k_]]
+                x_next = Xflat[j_ * width + idx[block, s_, k_ + 1]]
+                between |= checked_after[j_] & (x_k >= x_next)
+            again = np.flatnonzero(between & np.isfinite(best))
+            if again.size:
+                sub = gains[again]
+                tied = checked_after[feat[again]]
+                values = Xflat.take(idx[again][tied] + (feat[again][tied] * width)[:, None])
+                equal = values[:, None, :-1] >= values[:, None, 1:]  # both passes
+                refused = sub[tied]
+                np.putmask(refused, np.broadcast_to(equal, refused.shape), -np.inf)
+                sub[tied] = refused
+                gains[again] = sub
+                const_again = const[again] if np.ndim(const) else const
+                best[again], first[again] = _tie_choice(
+                    flat[again], const_again, w_t[again], impurity[nodes[again]]
+                )
+        found = np.isfinite(best)
+        slot, rest = np.divmod(first, passes * (L - 1))
         goes_left, k = np.divmod(rest, L - 1)
         goes_left = goes_left.astype(bool)
-        block = np.arange(c)
-        lower = Xflat[j * width + idx[block, j, k]]
-        upper = Xflat[j * width + idx[block, j, k + 1]]
-        nm = n_missing[block, j]
+        j = feat[block, slot]
+        lower = Xflat[j * width + idx[block, slot, k]]
+        upper = Xflat[j * width + idx[block, slot, k + 1]]
+        nm = n_missing[block, slot]
         # Score each winner again with grow_tree's formula from exact prefix sums
         # (same order of additions), so min_impurity_decrease sees the same number.
-        # bincount adds each winner's left rows one by one, in order, as a
-        # prefix sum does, and reads only those rows.
-        left_rows = idx[block, j, :-1][offset[:-1] <= k[:, None]]
+        # A bincount adds each winner's first k + 1 rows one by one, in order.
+        win_rows = idx[block, slot, :-1][i <= k[:, None]]
         owner = np.repeat(block, k + 1)
-        win_left = [np.bincount(owner, weights=col.take(left_rows), minlength=c) for col in cols]
+        win_left = [np.bincount(owner, weights=col.take(win_rows), minlength=c) for col in cols]
         if passes == 2:  # the winners' missing sums, every column, if they go left
-            at = (nodes, np.maximum(slot[j], 0))  # goes_left: j has missing values
+            at = (nodes, column[j])  # goes_left: j has missing values
             win_left = [
                 np.where(goes_left, part + sums[at], part)
                 for part, sums in zip(win_left, missing_sums, strict=True)
@@ -1216,6 +1475,19 @@ def _best_splits(
         best_s[nodes] = score
         best_m[nodes] = direction
     return best_f, best_t, best_s, best_m
+
+
+def _tie_choice(flat, const, w_t, impurity):
+    """Each node's best gain, and its first candidate within the tie tolerance of it.
+
+    ``flat`` holds a node's gains per row in tie-break order; ``const - gain``
+    over ``w_t`` is the score (:func:`_gains`), compared to the node's
+    ``impurity`` as :func:`climbing_trees.choose_best` does.
+    """
+    best = flat.max(axis=1)
+    best_score = (const - best) / w_t
+    tol = TIE_RTOL * np.maximum(np.abs(impurity), np.abs(best_score)) * w_t
+    return best, np.argmax(flat >= (best - tol)[:, None], axis=1)
 
 
 def _mixed_splits(

@@ -177,26 +177,43 @@ def narrow_ranges(lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
         return hi32 <= lo32 + FEATURE_THRESHOLD
 
 
-def feature_ranges(X_rows: np.ndarray, starts: np.ndarray):
+def feature_ranges(X_rows: np.ndarray, starts: np.ndarray, axis: int = 0):
     """Each node's range of every feature, and which features are constant there.
 
-    ``X_rows`` holds the rows node by node, node ``i``'s from ``starts[i]``.
-    Returns ``(lo, hi, missing, constant)``, each ``(nodes, d)``: the smallest
-    and largest *present* value (NaN when none is), whether a value is
-    missing, and whether the feature is constant (no present value, or a
-    range within :func:`narrow_ranges` and nothing missing: scikit-learn's
-    rule).  Both builders call it (``grow_tree`` with one node, ``starts = [0]``).
+    ``X_rows`` holds the rows node by node, node ``i``'s from ``starts[i]``,
+    along ``axis`` (0: one row per sample; 1: one row per feature, the layout
+    the level-wise builder keeps).  Returns ``(lo, hi, missing, constant)``,
+    each ``(nodes, d)``: the smallest and largest *present* value (NaN when
+    none is), whether a value is missing, and whether the feature is constant
+    (:func:`constant_features`).  Both builders call it (``grow_tree`` with
+    one node, ``starts = [0]``).
 
     >>> X = np.array([[1.0, np.nan, 2.0], [1.0, 3.0, np.nan], [1.0, 3.0, np.nan]])
     >>> lo, hi, missing, constant = feature_ranges(X, np.array([0]))
     >>> lo.tolist(), missing.tolist(), constant.tolist()
     ([[1.0, 3.0, 2.0]], [[False, True, True]], [[True, False, False]])
     """
-    lo = np.fmin.reduceat(X_rows, starts, axis=0)  # fmin, fmax: NaN only if all are
-    hi = np.fmax.reduceat(X_rows, starts, axis=0)
-    missing = np.logical_or.reduceat(np.isnan(X_rows), starts, axis=0)
-    constant = np.isnan(lo) | (narrow_ranges(lo, hi) & ~missing)
-    return lo, hi, missing, constant
+    nan = np.isnan(X_rows)
+    if nan.any():  # fmin, fmax: NaN only if all are
+        lo = np.fmin.reduceat(X_rows, starts, axis=axis)
+        hi = np.fmax.reduceat(X_rows, starts, axis=axis)
+        missing = np.logical_or.reduceat(nan, starts, axis=axis)
+    else:  # the same numbers, faster
+        lo = np.minimum.reduceat(X_rows, starts, axis=axis)
+        hi = np.maximum.reduceat(X_rows, starts, axis=axis)
+        missing = np.zeros(lo.shape, dtype=bool)
+    if axis == 1:
+        lo, hi, missing = lo.T, hi.T, missing.T
+    return lo, hi, missing, constant_features(lo, hi, missing)
+
+
+def constant_features(lo: np.ndarray, hi: np.ndarray, missing: np.ndarray) -> np.ndarray:
+    """Constant features: no present value (``lo`` NaN), or a narrow range and none missing.
+
+    scikit-learn's rule (:func:`narrow_ranges`); a feature whose present
+    values are equal but which has missing values can still split.
+    """
+    return np.isnan(lo) | (narrow_ranges(lo, hi) & ~missing)
 
 
 def missing_sides(keys: np.ndarray, n_features: int) -> np.ndarray:
@@ -239,16 +256,21 @@ def draw_features(keys: np.ndarray, constant: np.ndarray, max_features: int):
     constant = np.asarray(constant, dtype=bool)
     if max_features >= constant.shape[1]:
         return ~constant
-    u = uniforms(keys, constant.shape[1], FEATURES)
-    order = np.argsort(u, axis=1, kind="stable")  # the order of the draws
+    order = draw_order(keys, constant.shape[1])
     mask = np.zeros(constant.shape, dtype=bool)
-    np.put_along_axis(mask, order[:, :max_features], True, axis=1)
+    mask[np.arange(len(order))[:, None], order[:, :max_features]] = True
     mask &= ~constant
     empty = np.flatnonzero(~mask.any(axis=1) & ~constant.all(axis=1))
     if empty.size:  # every drawn feature constant: draw on to a non-constant one
-        u = np.where(constant[empty], np.inf, u[empty])
-        mask[empty, np.argmin(u, axis=1)] = True
+        constant_in_order = np.take_along_axis(constant[empty], order[empty], axis=1)
+        mask[empty, order[empty, np.argmin(constant_in_order, axis=1)]] = True
     return mask
+
+
+def draw_order(keys: np.ndarray, n_features: int) -> np.ndarray:
+    """Each node's features in the order of its draws (smallest first), ``(nodes, d)``."""
+    u = uniforms(keys, n_features, FEATURES)
+    return np.argsort(u, axis=1, kind="stable")
 
 
 def random_thresholds(keys: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
@@ -435,20 +457,38 @@ def random_splits(estimator, n_features: int, random_state) -> RandomSplits | No
 # --- the node's search in grow_tree -------------------------------------------------------
 
 
-def threshold_sides(below, phi, w, starts):
+def threshold_sides(below, stats, w, node, n_nodes):
     """Left statistics, row counts and positive-weight row counts of drawn thresholds.
 
-    ``below[i, j]`` says whether row ``i`` (rows node by node, each node's in
-    index order, nodes starting at ``starts``) goes left on feature ``j``.
-    The left statistics are segment sums (``np.add.reduceat`` along the rows,
-    which adds them one by one in index order), so :func:`grow_tree` (one
-    node) and :func:`grow_tree_levelwise` (a level) get the same bits.
-    Returns arrays of shape ``(nodes, d, m)``, ``(nodes, d)`` and ``(nodes, d)``.
+    ``below[j, i]`` says whether row ``i`` goes left on feature ``j``; the
+    rows come node by node (``node[i]`` is row ``i``'s node), each node's in
+    index order, and ``stats[c, i]`` is their statistic ``c`` (``phi.T``).
+    Each left sum is a ``bincount`` over (node, side) cells,
+    one feature at a time, which adds a cell's rows one by one in row order, so
+    :func:`grow_tree` (one node) and :func:`grow_tree_levelwise` (a level)
+    get the same bits.  Returns arrays of shape ``(nodes, d, m)``,
+    ``(nodes, d)`` and ``(nodes, d)``.
     """
-    left = np.add.reduceat(below[:, :, None] * phi[:, None, :], starts, axis=0)
-    n_left = np.add.reduceat(below.astype(np.intp), starts, axis=0)
-    positive = below & (w > 0)[:, None]
-    return left, n_left, np.add.reduceat(positive.astype(np.intp), starts, axis=0)
+    n_features = below.shape[0]
+    columns = [np.ascontiguousarray(column) for column in stats]
+    positive = w > 0
+    all_positive = bool(positive.all())
+    left = np.empty((n_nodes, n_features, len(columns)))
+    n_left = np.empty((n_nodes, n_features), dtype=np.intp)
+    positive_left = n_left if all_positive else np.empty_like(n_left)
+    ones = [bool(np.all(column == 1.0)) for column in columns]  # sum: the row count
+    side = 2 * node  # bin 2 * node + 1: the node's left side
+    for j in range(n_features):
+        bins = side + below[j]
+        n_left[:, j] = np.bincount(bins, minlength=2 * n_nodes)[1::2]
+        for c, column in enumerate(columns):
+            if ones[c]:
+                left[:, j, c] = n_left[:, j]
+            else:
+                left[:, j, c] = np.bincount(bins, weights=column, minlength=2 * n_nodes)[1::2]
+        if not all_positive:
+            positive_left[:, j] = np.bincount(bins[positive], minlength=2 * n_nodes)[1::2]
+    return left, n_left, positive_left
 
 
 def threshold_scores(left, n_left, positive_left, node_stats, n_rows, n_positive, criterion, msl):
@@ -506,7 +546,7 @@ def random_numeric_split(
         phi = node_statistics(_centred(Y, w, criterion), w, criterion)
         node_stats = phi.sum(axis=0)
         parent = float(impurity_from_statistics(node_stats, criterion))
-        sides = threshold_sides(below, phi, w, np.zeros(1, dtype=np.intp))
+        sides = threshold_sides(below.T, phi.T, w, np.zeros(n_samples, dtype=np.intp), 1)
         counts = np.array([n_samples]), np.array([np.count_nonzero(w > 0)])
         scores = threshold_scores(*sides, node_stats[None], *counts, criterion, min_samples_leaf)
         scores = scores[0]
