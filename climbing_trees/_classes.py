@@ -34,16 +34,18 @@ from ._weights import (
 MAX_ABS_TARGET = 1e150
 
 
-def _no_infinity(X: np.ndarray) -> bool:
-    """Whether a float array holds no infinity; NaN (missing) is allowed.
+def _finite_state(X: np.ndarray) -> str:
+    """``"finite"``, ``"missing"`` (NaN, no infinity) or ``"infinite"``: a float array's values.
 
-    A sum first: one pass, no copy.  A NaN or an overflowing sum sends the
-    check to ``isinf``, value by value.
+    A sum first: one pass, no copy; a finite sum means every value is finite.
+    A NaN or an overflowing sum sends the check to ``isinf``, value by value
+    (an overflowing sum of finite values counts as ``"missing"``: it only
+    makes the descent look for NaN).
     """
     with np.errstate(over="ignore", invalid="ignore"):
         if np.isfinite(X.sum()):
-            return True
-    return not bool(np.isinf(X).any())
+            return "finite"
+    return "infinite" if np.isinf(X).any() else "missing"
 
 
 def _encode_numeric_levels(X: np.ndarray, categories: list) -> np.ndarray | None:
@@ -325,6 +327,11 @@ class BaseDecisionTree(BaseEstimator):
         self.__dict__.update({k: v for k, v in vars(learner).items() if k.endswith("_")})
 
     def _validate_X_predict(self, X) -> np.ndarray:
+        """``X`` checked and encoded as the tree reads it (:meth:`_checked_X`)."""
+        return self._checked_X(X)[0]
+
+    def _checked_X(self, X) -> tuple[np.ndarray, bool | None]:
+        """``X`` validated for prediction, and whether it may hold NaN (None: unknown)."""
         check_is_fitted(self, "tree_")
         if (
             type(X) is np.ndarray
@@ -333,17 +340,19 @@ class BaseDecisionTree(BaseEstimator):
             and X.shape[0] >= 1
             and X.shape[1] == self.n_features_in_
             and not hasattr(self, "feature_names_in_")
-            and _no_infinity(X)
+            and (state := _finite_state(X)) != "infinite"
         ):
             # The common case, decided in microseconds: a float array of
             # the right width, no names to compare, and nothing to encode or only
             # numeric levels.  Anything else takes the full checks below, which
-            # raise the usual messages.
+            # raise the usual messages.  A finite sum also tells the descent
+            # that no value is missing.
+            has_missing = state != "finite"
             if not self.is_categorical_.any():
-                return X
+                return X, has_missing
             encoded = _encode_numeric_levels(X, self.categories_)
             if encoded is not None:
-                return encoded
+                return encoded, has_missing
         with explained_errors():
             names = getattr(self, "feature_names_in_", None)
             if names is not None and list(getattr(X, "columns", names)) != list(names):
@@ -351,14 +360,17 @@ class BaseDecisionTree(BaseEstimator):
                 # reordered DataFrame would be reported as text in a numerical column.
                 validate_data(self, X, reset=False, skip_check_array=True)
             X = encode_categorical(X, categories=list(self.categories_))[0]
-            return validate_data(
-                self, X, reset=False, dtype=np.float64, ensure_all_finite="allow-nan"
-            )
+            X = validate_data(self, X, reset=False, dtype=np.float64, ensure_all_finite="allow-nan")
+            return X, None
+
+    def _leaves(self, X) -> np.ndarray:
+        """Leaf id of each row of ``X``, after the checks of :meth:`_validate_X_predict`."""
+        X, has_missing = self._checked_X(X)  # first: raises NotFittedError before fit
+        return self.tree_.apply_flat(X, has_missing=has_missing)
 
     def apply(self, X) -> np.ndarray:
         """Index of the leaf that each row of ``X`` lands in."""
-        X = self._validate_X_predict(X)  # first: raises NotFittedError before fit
-        return self.tree_.apply_flat(X)
+        return self._leaves(X)
 
     def decision_path(self, X):
         """Nodes each row of ``X`` passes through, as scikit-learn returns them.
@@ -677,8 +689,8 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
 
         With several outputs, a list with one such array per output.
         """
-        X = self._validate_X_predict(X)
-        proba = self.tree_.value.take(self.tree_.apply_flat(X), axis=0)
+        leaves = self._leaves(X)  # first: raises NotFittedError before fit
+        proba = self.tree_.value.take(leaves, axis=0)
         if self.n_outputs_ == 1:
             return proba[:, 0, :]
         return [proba[:, k, :n] for k, n in enumerate(self.n_classes_)]
@@ -696,10 +708,9 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
 
         With several outputs, an array of shape ``(n_samples, n_outputs)``.
         """
-        X = self._validate_X_predict(X)
+        leaves = self._leaves(X)
         # The argmax of each node once, rather than of each row's copy of it.
         node_class = np.argmax(self.tree_.value, axis=2)  # padding is 0: never above
-        leaves = self.tree_.apply_flat(X)
         if self.n_outputs_ == 1:
             return self.classes_.take(node_class[:, 0].take(leaves))
         # scikit-learn's dtype: that of the first output's classes.
@@ -867,7 +878,7 @@ class DecisionTreeRegressor(RegressorMixin, BaseDecisionTree):
 
         With several outputs, an array of shape ``(n_samples, n_outputs)``.
         """
-        X = self._validate_X_predict(X)
+        leaves = self._leaves(X)
         if self.n_outputs_ == 1:
-            return self.tree_.value[:, 0, 0].take(self.tree_.apply_flat(X))
-        return self.tree_.value[:, :, 0].take(self.tree_.apply_flat(X), axis=0)
+            return self.tree_.value[:, 0, 0].take(leaves)
+        return self.tree_.value[:, :, 0].take(leaves, axis=0)

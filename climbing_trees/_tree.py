@@ -12,6 +12,7 @@ subtree, then its right subtree).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 
@@ -29,6 +30,95 @@ from ._category_sets import (
 TREE_LEAF = -1
 #: ``feature``/``threshold`` value of a leaf.
 TREE_UNDEFINED = -2
+
+
+class FlatTables(NamedTuple):
+    """The lookup tables of :meth:`Tree.apply_flat`, indexed by slot (see there)."""
+
+    #: ``next_code[2 s + go_left]``: code of the child of the node in slot ``s``.
+    next_code: np.ndarray
+    #: ``threshold[2 s]`` and ``threshold[2 s + 1]``: its threshold (inf at leaves).
+    threshold: np.ndarray
+    #: ``missing_left[2 s]``: where a row missing its feature goes (``missing_go_to_left``).
+    missing_left: np.ndarray
+    #: ``node[s]``: the node id of slot ``s``.
+    node: np.ndarray
+    #: Code of the root, where every row starts.
+    root: int
+    #: Codes from this one on are leaves.
+    first_leaf: int
+    #: ``b``: the bits of the feature in a code.
+    shift: int
+    #: Longest root-to-leaf path: after that many steps every row is at its leaf.
+    depth: int
+    #: ``set_aside[k]``: whether to set finished rows aside after step ``k``
+    #: (:func:`set_aside_steps`).
+    set_aside: np.ndarray
+    #: Routes rows at categorical nodes; None when the tree has none.
+    router: SetRouter | None
+
+
+#: Costs of :meth:`Tree.apply_flat`, in units of one row taking one step
+#: (a few nanoseconds): setting finished rows aside costs a fixed amount (a
+#: few numpy calls) plus a copy of every active row's state.
+SET_ASIDE_FIXED = 3000
+SET_ASIDE_PER_ROW = 0.5
+
+#: :meth:`Tree.apply_flat` descends ``X`` in blocks of about this many bytes, or
+#: this many rows when that is more.
+BLOCK_BYTES = 1 << 22
+BLOCK_ROWS = 1 << 15
+
+
+def set_aside_cost(n_active: float, n_rows: int = BLOCK_ROWS) -> float:
+    """Cost of setting finished rows aside among ``n_active`` rows, in row-steps.
+
+    :data:`SET_ASIDE_FIXED` and :data:`SET_ASIDE_PER_ROW` per active row;
+    ``n_rows`` scales it to a share of the rows when ``n_active`` is one.
+
+    >>> set_aside_cost(10_000, n_rows=1)
+    8000.0
+    """
+    return SET_ASIDE_FIXED / n_rows + SET_ASIDE_PER_ROW * n_active
+
+
+def set_aside_steps(finished: np.ndarray, n_rows: int = BLOCK_ROWS) -> np.ndarray:
+    """The steps after which :meth:`Tree.apply_flat` sets finished rows aside.
+
+    ``finished[k]`` is the number of training rows whose leaf is at depth
+    ``k``, for ``k = 0 .. depth``.  Rows to predict are expected to finish in
+    the same proportions; among ``n_rows`` of them, each step costs one unit
+    per row still in the arrays, finished or not, and setting finished rows
+    aside costs :func:`set_aside_cost`.  Dynamic programming over the step of
+    the next setting aside gives the cheapest schedule (``depth`` is at most a
+    few dozen).  The schedule changes the time only, never the leaves found.
+
+    Half the rows finish at depth 2, the others at depth 6: set the first
+    half aside after step 2.  Few finish early: not worth it.
+
+    >>> set_aside_steps(np.array([0, 0, 50, 0, 0, 0, 50])).tolist()
+    [2]
+    >>> set_aside_steps(np.array([0, 0, 1, 0, 0, 0, 99])).tolist()
+    []
+    """
+    finished = np.asarray(finished, dtype=float)
+    depth = len(finished) - 1
+    if finished.sum() <= 0:  # no counts: every depth alike
+        finished = np.ones(depth + 1)
+    active = 1 - np.cumsum(finished) / finished.sum()  # share still moving after step k
+    cost = np.zeros(depth + 1)  # cost[j]: the cheapest way on after setting aside at j
+    after = np.full(depth + 1, depth)  # the next setting aside on that way (depth: none)
+    for j in range(depth - 1, -1, -1):
+        k = np.arange(j + 1, depth)
+        options = (k - j) * active[j] + set_aside_cost(active[j], n_rows) + cost[k]
+        cost[j] = (depth - j) * active[j]  # never again: all steps with these rows
+        if k.size and options.min() < cost[j]:
+            cost[j], after[j] = options.min(), k[np.argmin(options)]
+    steps, j = [], 0
+    while after[j] < depth:
+        j = int(after[j])
+        steps.append(j)
+    return np.array(steps, dtype=np.intp)
 
 
 @dataclass(eq=False)
@@ -431,19 +521,32 @@ class Tree:
             leaves.append(node)
         return np.array(leaves, dtype=np.intp)
 
-    def apply_flat(self, X: np.ndarray) -> np.ndarray:
+    def apply_flat(self, X: np.ndarray, has_missing: bool | None = None) -> np.ndarray:
         """Leaf id reached by each row of ``X``: :meth:`apply` on flat lookup tables.
 
-        Chapter 8 of the book ("Growing trees fast") explains it.  Node ``t``
-        becomes position ``2 t`` of tables twice as long as the tree: the
-        feature and threshold of ``t`` sit there, and the next position is
-        ``next[2 t + 1]`` when ``x <= threshold`` (left) and ``next[2 t]``
-        otherwise.  Leaves lead to themselves, so all rows can take the same
-        step, seven numpy calls on flat arrays that write into buffers made
-        once.  Every few steps, rows that reached a leaf are set aside once
-        they are the majority; a small ``X`` skips that bookkeeping and just
-        takes ``max_depth`` steps.  The tables are built once per tree
-        (:meth:`flat_tables`).
+        Chapter 8 of the book ("Growing trees fast") explains it.  Each row
+        carries one integer, the *code* of the node it is at.  Internal nodes
+        take the slots ``0, 1, ...`` in id order and leaves the slots after
+        them; the code of the node in slot ``s`` testing feature ``f`` is
+        ``(2 s) << b | f``, with ``b`` the number of bits of the largest
+        feature index.  So ``code >> b`` is ``2 s``, where the node's
+        threshold sits in a table twice as long as the tree, and ``code &
+        (2**b - 1)`` is the feature to read: ``X`` is read at the flat index
+        ``row * n_features + f``.  The next code is ``next_code[2 s + 1]`` when
+        ``x <= threshold`` (left) and ``next_code[2 s]`` otherwise.  Leaves
+        lead to themselves, and their codes are the largest, so one comparison
+        finds the rows that reached a leaf.  A step is three gathers and five
+        arithmetic calls on flat arrays that write into buffers made once; the
+        first step, where every row is at the root, reads one column of ``X``.
+        Rows that reached a leaf keep stepping in place until they are set
+        aside, after the steps that :func:`set_aside_steps` picks from the
+        depths where the training rows ended.  Rows are processed in blocks of
+        about 4 MB of ``X`` (at least 32,768 rows).  The tables are built once
+        per tree (:meth:`flat_tables`).
+
+        ``has_missing`` says whether ``X`` may hold NaN; ``None`` looks (one
+        pass over ``X``).  ``False`` skips the missing-value handling of every
+        step: pass it only when ``X`` has no NaN.
 
         Examples
         --------
@@ -454,16 +557,22 @@ class Tree:
         [2, 3, 5, 6]
         """
         X = np.ascontiguousarray(X, dtype=float)
+        if has_missing is None:
+            has_missing = bool(np.isnan(X).any())
         n, d = X.shape
         tables = self.flat_tables()
-        # Blocks of about 4 MB of X: every step reads one value per row at a
-        # random column, and a block that fits in the cache makes that cheap.
-        block = max(1024, (1 << 22) // (8 * max(d, 1)))
-        if n <= block:
-            return self._descend(X, tables)
-        return np.concatenate([self._descend(X[i : i + block], tables) for i in range(0, n, block)])
+        # Blocks of X: every step reads one value per row at a random column,
+        # and a block that fits in the cache makes that cheap; but each block
+        # pays the numpy calls of every step, so a block has many rows too.
+        n_blocks = -(-n // max(BLOCK_ROWS, BLOCK_BYTES // (8 * max(d, 1))))
+        if n_blocks <= 1:
+            return self._descend(X, tables, has_missing)
+        block = -(-n // n_blocks)
+        return np.concatenate(
+            [self._descend(X[i : i + block], tables, has_missing) for i in range(0, n, block)]
+        )
 
-    def flat_tables(self) -> tuple:
+    def flat_tables(self) -> FlatTables:
         """The lookup tables of :meth:`apply_flat`, built on first use and kept.
 
         They are rebuilt whenever one of the arrays they come from has been
@@ -483,25 +592,40 @@ class Tree:
             return cached[1]
         leaf = self.children_left == TREE_LEAF
         ids = np.arange(self.node_count)
-        next_pos = np.empty(2 * self.node_count, dtype=np.intp)
-        next_pos[0::2] = 2 * np.where(leaf, ids, self.children_right)
-        next_pos[1::2] = 2 * np.where(leaf, ids, self.children_left)
-        feature = np.repeat(np.where(leaf, 0, self.feature), 2).astype(np.intp)
-        threshold = np.repeat(np.where(leaf, np.inf, self.threshold), 2)
-        at_leaf = np.repeat(leaf, 2)
-        categorical = np.repeat(~leaf & np.isnan(self.threshold), 2)
-        categorical = categorical if categorical.any() else None
-        # Depth of the tree, one level at a time (ids are not ordered by depth).
-        depth, level = 0, np.zeros(1, dtype=np.intp)
-        while True:
-            level = level[~leaf[level]]
-            if not level.size:
-                break
+        node = np.concatenate([ids[~leaf], ids[leaf]])  # node of each slot
+        slot = np.empty(self.node_count, dtype=np.int64)
+        slot[node] = ids
+        feature = np.where(leaf, 0, self.feature).astype(np.int64)
+        shift = int(feature.max()).bit_length()
+        code = (2 * slot) << shift | feature  # of each node
+        next_code = np.empty(2 * self.node_count, dtype=np.int64)
+        next_code[0::2] = code[np.where(leaf, ids, self.children_right)[node]]
+        next_code[1::2] = code[np.where(leaf, ids, self.children_left)[node]]
+        threshold = np.repeat(np.where(leaf, np.inf, self.threshold)[node], 2)
+        categorical = bool(np.isnan(threshold).any())
+        # The training rows that end at each depth, one level at a time (ids
+        # are not ordered by depth); the last level is the tree's depth.
+        finished, level = [], np.zeros(1, dtype=np.intp)
+        while level.size:
+            at_leaf = leaf[level]
+            finished.append(self.n_node_samples[level[at_leaf]].sum())
+            level = level[~at_leaf]
             level = np.concatenate([self.children_left[level], self.children_right[level]])
-            depth += 1
-        router = self._router() if categorical is not None else None
-        missing_left = np.repeat(self.missing_go_to_left, 2)
-        tables = (next_pos, feature, threshold, at_leaf, categorical, router, depth, missing_left)
+        depth = len(finished) - 1
+        set_aside = np.zeros(depth + 1, dtype=bool)
+        set_aside[set_aside_steps(np.array(finished, dtype=float))] = True
+        tables = FlatTables(
+            next_code=next_code,
+            threshold=threshold,
+            missing_left=np.repeat(self.missing_go_to_left[node], 2),
+            node=node,
+            root=int(code[0]),
+            first_leaf=int(2 * np.count_nonzero(~leaf)) << shift,
+            shift=shift,
+            depth=depth,
+            set_aside=set_aside,
+            router=self._router() if categorical else None,
+        )
         self.__dict__["_flat_cache"] = (sources, tables)
         return tables
 
@@ -550,52 +674,61 @@ class Tree:
             self.surrogate_categories_levels = levels
         self._default_missing_fields()
 
-    def _descend(self, X: np.ndarray, tables: tuple) -> np.ndarray:
+    def _descend(self, X: np.ndarray, tables: FlatTables, has_missing: bool) -> np.ndarray:
         """The loop of :meth:`apply_flat` on one block of rows."""
-        next_pos, feature, threshold, at_leaf, categorical, router, depth, missing_left = tables
         n, d = X.shape
-        has_missing = bool(np.isnan(X).any())  # one pass; none: no extra work per step
-        surrogates = self.has_surrogates
         flat = X.ravel()
+        mask = (1 << tables.shift) - 1
+        surrogates = has_missing and self.has_surrogates
         rows = np.arange(n)
-        base = rows * d
-        pos = np.zeros(n, dtype=np.intp)  # 2 * (current node) of each row
-        leaves = np.empty(n, dtype=np.intp)
-        index, x = np.empty(n, dtype=np.intp), np.empty(n)
-        t, go_left = np.empty(n), np.empty(n, dtype=bool)
-        small = n <= 2048  # few rows: setting finished rows aside costs more than it saves
+        base = np.arange(0, n * d, d)  # flat index of each row's first value
+        code = np.full(n, tables.root, dtype=np.int64)
+        leaf_code = code  # until rows are set aside
+        at, index = np.empty(n, dtype=np.intp), np.empty(n, dtype=np.intp)
+        x, t, go_left = np.empty(n), np.empty(n), np.empty(n, dtype=bool)
+        a, i, xs, ts, g = at, index, x, t, go_left  # the first m entries of each buffer
         step, m = 0, n
         # mode="clip" lets take write straight into its output (indices are in range anyway).
-        while m and (step < depth or not small):
-            i, xs, ts, g = index[:m], x[:m], t[:m], go_left[:m]
-            feature.take(pos, out=i, mode="clip")
-            np.add(base, i, out=i)
-            flat.take(i, out=xs, mode="clip")
-            threshold.take(pos, out=ts, mode="clip")
+        while m and step < tables.depth:
+            if step == 0:  # every row is at the root: one column of X, one threshold
+                a.fill(0)
+                ts.fill(tables.threshold[0])
+                np.copyto(xs, X[:, tables.root & mask])
+            else:
+                np.right_shift(code, tables.shift, out=a)  # 2 * slot
+                tables.threshold.take(a, out=ts, mode="clip")
+                np.bitwise_and(code, mask, out=i)  # the feature
+                np.add(i, base, out=i)
+                flat.take(i, out=xs, mode="clip")
             np.less_equal(xs, ts, out=g)  # False wherever the threshold is NaN
             if has_missing:  # a NaN x goes its node's learned way (or its surrogates')
                 nan = np.flatnonzero(np.isnan(xs))
                 if surrogates and nan.size:
-                    g[nan] = self._missing_left(pos[nan] // 2, X[rows[nan]])
+                    nodes = tables.node.take(a[nan] >> 1)
+                    g[nan] = self._missing_left(nodes, X[rows[nan]])
                 else:
-                    g[nan] = missing_left.take(pos[nan])
-            if categorical is not None:
-                cat = np.flatnonzero(categorical.take(pos))
-                g[cat] = router.goes_left(pos[cat] // 2, xs[cat])
-            np.add(pos, g, out=pos)
-            next_pos.take(pos, out=pos, mode="clip")
+                    g[nan] = tables.missing_left.take(a[nan])
+            if tables.router is not None:  # NaN threshold: a categorical node
+                cat = np.flatnonzero(np.isnan(ts))
+                g[cat] = tables.router.goes_left(tables.node.take(a[cat] >> 1), xs[cat])
+            np.add(a, g, out=a)
+            tables.next_code.take(a, out=code, mode="clip")
             step += 1
-            if not small and (step % 3 == 0 or step >= depth):
-                done = at_leaf.take(pos)
-                n_done = np.count_nonzero(done)
-                if 2 * n_done > m or step >= depth:
-                    leaves[rows[done]] = pos[done]
-                    keep = ~done
-                    rows, base, pos = rows[keep], base[keep], pos[keep]
-                    m = pos.size
-        if small:
-            return pos // 2
-        return leaves // 2
+            # Rows at a leaf keep stepping in place until they are set aside.
+            if not tables.set_aside[step]:
+                continue
+            done = np.greater_equal(code, tables.first_leaf, out=g)
+            if np.count_nonzero(done) * (tables.depth - step) > set_aside_cost(m, 1):
+                if leaf_code is code:
+                    leaf_code = np.empty(n, dtype=np.int64)
+                leaf_code[rows] = code  # the others are overwritten later
+                keep = np.flatnonzero(~done)
+                rows, base, code = rows.take(keep), base.take(keep), code.take(keep)
+                m = keep.size
+                a, i, xs, ts, g = at[:m], index[:m], x[:m], t[:m], go_left[:m]
+        if leaf_code is not code:
+            leaf_code[rows] = code
+        return tables.node.take(leaf_code >> (tables.shift + 1))
 
     def predict(self, X: np.ndarray) -> np.ndarray:
         """Value of the leaf reached by each row, shape ``(n_rows, n_values)``."""
