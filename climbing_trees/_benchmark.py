@@ -381,10 +381,15 @@ def fit_memory(name: str, library: str) -> dict:
     minus the size before it: every allocation counts, numpy's as well as the
     ``malloc`` of scikit-learn's Cython code.  Linux only.
     """
+    return _in_fresh_process(f"_fit_memory_child({name!r}, {library!r})")
+
+
+def _in_fresh_process(call: str) -> dict:
+    """The JSON-able result of ``call`` (a function of this module) in a new Python."""
     code = (
         "import json\n"
-        "from climbing_trees._benchmark import _fit_memory_child\n"
-        f"print(json.dumps(_fit_memory_child({name!r}, {library!r})))\n"
+        "import climbing_trees._benchmark as benchmark\n"
+        f"print(json.dumps(benchmark.{call}))\n"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     return json.loads(out.stdout.strip().splitlines()[-1])
@@ -460,13 +465,7 @@ def memory_case(n: int, n_levels: int, min_samples_leaf: int = 5) -> dict:
     the data are included).  A fresh process per case keeps one case's peak
     from hiding another's.
     """
-    code = (
-        "import json\n"
-        "from climbing_trees._benchmark import _memory_child\n"
-        f"print(json.dumps(_memory_child({n}, {n_levels}, {min_samples_leaf})))\n"
-    )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    return json.loads(out.stdout.strip().splitlines()[-1])
+    return _in_fresh_process(f"_memory_child({n}, {n_levels}, {min_samples_leaf})")
 
 
 def _memory_child(n: int, n_levels: int, min_samples_leaf: int) -> dict:

@@ -806,14 +806,15 @@ def _absolute_error_splits(rows, Xt, has_missing, ranks, shifted, w, index_rows,
         threshold = np.where(np.isnan(upper), np.inf, midpoint_threshold(lower, upper))
         n_left = p[i] + 1
         direction = np.where(nm > 0, missing_left, n_left > m - n_left)
-        nodes, j, threshold, score, direction = (
-            a[found] for a in (nodes, j, threshold, best, direction)
-        )
-        best_f[nodes] = j
-        best_t[nodes] = threshold
-        best_s[nodes] = score
-        best_m[nodes] = direction
+        winners = (best_f, best_t, best_s, best_m)
+        _store(winners, found, nodes, j, threshold, best, direction)
     return best_f, best_t, best_s, best_m
+
+
+def _store(winners, found, nodes, *values) -> None:
+    """Write the found nodes' (feature, threshold, score, missing side) into ``winners``."""
+    for array, value in zip(winners, values, strict=True):
+        array[nodes[found]] = value[found]
 
 
 def _presort(Xt: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -1467,13 +1468,8 @@ def _best_splits(
         # Where missing values go: learned, or (none here) the child with more rows.
         n_left = k + 1 + np.where(goes_left, nm, 0)
         direction = np.where(nm > 0, goes_left, n_left > m - n_left)
-        nodes, j, threshold, score, direction = (
-            a[found] for a in (nodes, j, threshold, score, direction)
-        )
-        best_f[nodes] = j
-        best_t[nodes] = threshold
-        best_s[nodes] = score
-        best_m[nodes] = direction
+        winners = (best_f, best_t, best_s, best_m)
+        _store(winners, found, nodes, j, threshold, score, direction)
     return best_f, best_t, best_s, best_m
 
 
