@@ -103,22 +103,27 @@ def set_aside_steps(finished: np.ndarray, n_rows: int = 1 << 15) -> np.ndarray:
     >>> set_aside_steps(np.array([0, 0, 1, 0, 0, 0, 99])).tolist()
     []
     """
-    finished = np.asarray(finished, dtype=float)
-    depth = len(finished) - 1
-    if finished.sum() <= 0:  # no counts: every depth alike
-        finished = np.ones(depth + 1)
-    active = 1 - np.cumsum(finished) / finished.sum()  # share still moving after step k
-    cost = np.zeros(depth + 1)  # cost[j]: the cheapest way on after setting aside at j
-    after = np.full(depth + 1, depth)  # the next setting aside on that way (depth: none)
+    finished = [float(f) for f in finished]
+    depth, total = len(finished) - 1, sum(finished)
+    if total <= 0:  # no counts: every depth alike
+        finished, total = [1.0] * (depth + 1), depth + 1.0
+    active, done = [], 0.0  # active[k]: share of the rows still moving after step k
+    for f in finished:
+        done += f
+        active.append(1 - done / total)
+    # cost[j]: the cheapest way on after setting aside at step j (plain Python:
+    # a few hundred numbers), after[j]: the next setting aside on it (depth: none).
+    cost, after = [0.0] * (depth + 1), [depth] * (depth + 1)
     for j in range(depth - 1, -1, -1):
-        k = np.arange(j + 1, depth)
-        options = (k - j) * active[j] + set_aside_cost(active[j], n_rows) + cost[k]
-        cost[j] = (depth - j) * active[j]  # never again: all steps with these rows
-        if k.size and options.min() < cost[j]:
-            cost[j], after[j] = options.min(), k[np.argmin(options)]
+        cost[j] = (depth - j) * active[j]  # never again: every step with these rows
+        fixed = set_aside_cost(active[j], n_rows)
+        for k in range(j + 1, depth):
+            option = (k - j) * active[j] + fixed + cost[k]
+            if option < cost[j]:
+                cost[j], after[j] = option, k
     steps, j = [], 0
     while after[j] < depth:
-        j = int(after[j])
+        j = after[j]
         steps.append(j)
     return np.array(steps, dtype=np.intp)
 
