@@ -333,15 +333,7 @@ class BaseDecisionTree(BaseEstimator):
     def _checked_X(self, X) -> tuple[np.ndarray, bool | None]:
         """``X`` validated for prediction, and whether it may hold NaN (None: unknown)."""
         check_is_fitted(self, "tree_")
-        if (
-            type(X) is np.ndarray
-            and X.dtype == np.float64
-            and X.ndim == 2
-            and X.shape[0] >= 1
-            and X.shape[1] == self.n_features_in_
-            and not hasattr(self, "feature_names_in_")
-            and (state := _finite_state(X)) != "infinite"
-        ):
+        if self._plain_floats(X) and (state := _finite_state(X)) != "infinite":
             # The common case, decided in microseconds: a float array of
             # the right width, no names to compare, and nothing to encode or only
             # numeric levels.  Anything else takes the full checks below, which
@@ -363,9 +355,39 @@ class BaseDecisionTree(BaseEstimator):
             X = validate_data(self, X, reset=False, dtype=np.float64, ensure_all_finite="allow-nan")
             return X, None
 
+    def _plain_floats(self, X) -> bool:
+        """Whether ``X`` is a float64 array of the right shape, without column names.
+
+        Such an ``X`` skips scikit-learn's validation: only its values remain
+        to be checked (:func:`_finite_state`).
+        """
+        return (
+            type(X) is np.ndarray
+            and X.dtype == np.float64
+            and X.ndim == 2
+            and X.shape[0] >= 1
+            and X.shape[1] == self.n_features_in_
+            and not hasattr(self, "feature_names_in_")
+        )
+
     def _leaves(self, X) -> np.ndarray:
-        """Leaf id of each row of ``X``, after the checks of :meth:`_validate_X_predict`."""
-        X, has_missing = self._checked_X(X)  # first: raises NotFittedError before fit
+        """Leaf id of each row of ``X``, after the checks of :meth:`_validate_X_predict`.
+
+        Plain floats without categorical columns have their values checked
+        block by block, each block just before its descent (:meth:`Tree.apply_flat`),
+        which then reads the block from the cache instead of memory.
+        """
+        check_is_fitted(self, "tree_")  # first: raises NotFittedError before fit
+        if self._plain_floats(X) and not self.is_categorical_.any():
+
+            def has_missing(block: np.ndarray) -> bool:
+                state = _finite_state(block)
+                if state == "infinite":
+                    self._checked_X(X)  # the full checks raise the usual message
+                return state != "finite"
+
+        else:
+            X, has_missing = self._checked_X(X)
         return self.tree_.apply_flat(X, has_missing=has_missing)
 
     def apply(self, X) -> np.ndarray:

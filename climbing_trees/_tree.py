@@ -67,22 +67,24 @@ SET_ASIDE_PER_ROW = 0.5
 #: :meth:`Tree.apply_flat` descends ``X`` in blocks of about this many bytes, or
 #: this many rows when that is more.
 BLOCK_BYTES = 1 << 22
-BLOCK_ROWS = 1 << 15
+BLOCK_ROWS = 1 << 12
 
 
-def set_aside_cost(n_active: float, n_rows: int = BLOCK_ROWS) -> float:
-    """Cost of setting finished rows aside among ``n_active`` rows, in row-steps.
+def set_aside_cost(n_active: float, n_rows: int = 1) -> float:
+    """Cost of setting finished rows aside, in row-steps, per row of ``n_rows``.
 
-    :data:`SET_ASIDE_FIXED` and :data:`SET_ASIDE_PER_ROW` per active row;
-    ``n_rows`` scales it to a share of the rows when ``n_active`` is one.
+    :data:`SET_ASIDE_FIXED`, plus :data:`SET_ASIDE_PER_ROW` per row still in
+    the arrays: ``set_aside_cost(m)`` is the cost among ``m`` active rows, and
+    ``set_aside_cost(share, n_rows)`` the cost per row when a share of
+    ``n_rows`` rows is active.
 
-    >>> set_aside_cost(10_000, n_rows=1)
-    8000.0
+    >>> set_aside_cost(10_000), set_aside_cost(0.5, n_rows=1000)
+    (8000.0, 3.25)
     """
     return SET_ASIDE_FIXED / n_rows + SET_ASIDE_PER_ROW * n_active
 
 
-def set_aside_steps(finished: np.ndarray, n_rows: int = BLOCK_ROWS) -> np.ndarray:
+def set_aside_steps(finished: np.ndarray, n_rows: int = 1 << 15) -> np.ndarray:
     """The steps after which :meth:`Tree.apply_flat` sets finished rows aside.
 
     ``finished[k]`` is the number of training rows whose leaf is at depth
@@ -101,22 +103,27 @@ def set_aside_steps(finished: np.ndarray, n_rows: int = BLOCK_ROWS) -> np.ndarra
     >>> set_aside_steps(np.array([0, 0, 1, 0, 0, 0, 99])).tolist()
     []
     """
-    finished = np.asarray(finished, dtype=float)
-    depth = len(finished) - 1
-    if finished.sum() <= 0:  # no counts: every depth alike
-        finished = np.ones(depth + 1)
-    active = 1 - np.cumsum(finished) / finished.sum()  # share still moving after step k
-    cost = np.zeros(depth + 1)  # cost[j]: the cheapest way on after setting aside at j
-    after = np.full(depth + 1, depth)  # the next setting aside on that way (depth: none)
+    finished = [float(f) for f in finished]
+    depth, total = len(finished) - 1, sum(finished)
+    if total <= 0:  # no counts: every depth alike
+        finished, total = [1.0] * (depth + 1), depth + 1.0
+    active, done = [], 0.0  # active[k]: share of the rows still moving after step k
+    for f in finished:
+        done += f
+        active.append(1 - done / total)
+    # cost[j]: the cheapest way on after setting aside at step j (plain Python:
+    # a few hundred numbers), after[j]: the next setting aside on it (depth: none).
+    cost, after = [0.0] * (depth + 1), [depth] * (depth + 1)
     for j in range(depth - 1, -1, -1):
-        k = np.arange(j + 1, depth)
-        options = (k - j) * active[j] + set_aside_cost(active[j], n_rows) + cost[k]
-        cost[j] = (depth - j) * active[j]  # never again: all steps with these rows
-        if k.size and options.min() < cost[j]:
-            cost[j], after[j] = options.min(), k[np.argmin(options)]
+        cost[j] = (depth - j) * active[j]  # never again: every step with these rows
+        fixed = set_aside_cost(active[j], n_rows)
+        for k in range(j + 1, depth):
+            option = (k - j) * active[j] + fixed + cost[k]
+            if option < cost[j]:
+                cost[j], after[j] = option, k
     steps, j = [], 0
     while after[j] < depth:
-        j = int(after[j])
+        j = after[j]
         steps.append(j)
     return np.array(steps, dtype=np.intp)
 
@@ -541,12 +548,15 @@ class Tree:
         Rows that reached a leaf keep stepping in place until they are set
         aside, after the steps that :func:`set_aside_steps` picks from the
         depths where the training rows ended.  Rows are processed in blocks of
-        about 4 MB of ``X`` (at least 32,768 rows).  The tables are built once
+        about 4 MB of ``X`` (at least 4,096 rows).  The tables are built once
         per tree (:meth:`flat_tables`).
 
         ``has_missing`` says whether ``X`` may hold NaN; ``None`` looks (one
-        pass over ``X``).  ``False`` skips the missing-value handling of every
-        step: pass it only when ``X`` has no NaN.
+        pass over each block).  ``False`` skips the missing-value handling of
+        every step: pass it only when ``X`` has no NaN.  It may also be a
+        function, called on each block of rows just before its descent and
+        returning whether that block may hold NaN: the estimators check the
+        values of ``X`` there, so that the descent finds the block in the cache.
 
         Examples
         --------
@@ -557,20 +567,27 @@ class Tree:
         [2, 3, 5, 6]
         """
         X = np.ascontiguousarray(X, dtype=float)
-        if has_missing is None:
-            has_missing = bool(np.isnan(X).any())
         n, d = X.shape
         tables = self.flat_tables()
         # Blocks of X: every step reads one value per row at a random column,
         # and a block that fits in the cache makes that cheap; but each block
         # pays the numpy calls of every step, so a block has many rows too.
-        n_blocks = -(-n // max(BLOCK_ROWS, BLOCK_BYTES // (8 * max(d, 1))))
-        if n_blocks <= 1:
-            return self._descend(X, tables, has_missing)
-        block = -(-n // n_blocks)
-        return np.concatenate(
-            [self._descend(X[i : i + block], tables, has_missing) for i in range(0, n, block)]
-        )
+        n_blocks = max(1, -(-n // max(BLOCK_ROWS, BLOCK_BYTES // (8 * max(d, 1)))))
+        block = max(1, -(-n // n_blocks))  # rows per block, the blocks of equal size
+        # Work arrays made once, for the largest block: 2 * slot, x, t, go_left, code.
+        work = (np.empty(block, dtype=np.intp), np.empty(block), np.empty(block))
+        work += (np.empty(block, dtype=bool), np.empty(block, dtype=np.int64))
+        leaves = np.empty(n, dtype=np.intp)
+        for start in range(0, n, block):
+            part = X[start : start + block]
+            if callable(has_missing):
+                missing = bool(has_missing(part))
+            elif has_missing is None:
+                missing = bool(np.isnan(part).any())
+            else:
+                missing = has_missing
+            leaves[start : start + block] = self._descend(part, tables, missing, work)
+        return leaves
 
     def flat_tables(self) -> FlatTables:
         """The lookup tables of :meth:`apply_flat`, built on first use and kept.
@@ -674,19 +691,20 @@ class Tree:
             self.surrogate_categories_levels = levels
         self._default_missing_fields()
 
-    def _descend(self, X: np.ndarray, tables: FlatTables, has_missing: bool) -> np.ndarray:
-        """The loop of :meth:`apply_flat` on one block of rows."""
+    def _descend(
+        self, X: np.ndarray, tables: FlatTables, has_missing: bool, work: tuple
+    ) -> np.ndarray:
+        """The loop of :meth:`apply_flat` on one block of rows, in the arrays ``work``."""
         n, d = X.shape
         flat = X.ravel()
         mask = (1 << tables.shift) - 1
         surrogates = has_missing and self.has_surrogates
         rows = np.arange(n)
         base = np.arange(0, n * d, d)  # flat index of each row's first value
-        code = np.full(n, tables.root, dtype=np.int64)
+        at, x, t, go_left, code = (w[:n] for w in work)
+        a, xs, ts, g = at, x, t, go_left  # the first m entries of each array
+        code.fill(tables.root)
         leaf_code = code  # until rows are set aside
-        at, index = np.empty(n, dtype=np.intp), np.empty(n, dtype=np.intp)
-        x, t, go_left = np.empty(n), np.empty(n), np.empty(n, dtype=bool)
-        a, i, xs, ts, g = at, index, x, t, go_left  # the first m entries of each buffer
         step, m = 0, n
         # mode="clip" lets take write straight into its output (indices are in range anyway).
         while m and step < tables.depth:
@@ -697,9 +715,9 @@ class Tree:
             else:
                 np.right_shift(code, tables.shift, out=a)  # 2 * slot
                 tables.threshold.take(a, out=ts, mode="clip")
-                np.bitwise_and(code, mask, out=i)  # the feature
-                np.add(i, base, out=i)
-                flat.take(i, out=xs, mode="clip")
+                np.bitwise_and(code, mask, out=code)  # the feature; the code is in a now
+                np.add(code, base, out=code)
+                flat.take(code, out=xs, mode="clip")
             np.less_equal(xs, ts, out=g)  # False wherever the threshold is NaN
             if has_missing:  # a NaN x goes its node's learned way (or its surrogates')
                 nan = np.flatnonzero(np.isnan(xs))
@@ -718,14 +736,16 @@ class Tree:
             if not tables.set_aside[step]:
                 continue
             done = np.greater_equal(code, tables.first_leaf, out=g)
-            if np.count_nonzero(done) * (tables.depth - step) > set_aside_cost(m, 1):
+            if np.count_nonzero(done) * (tables.depth - step) > set_aside_cost(m):
                 if leaf_code is code:
-                    leaf_code = np.empty(n, dtype=np.int64)
-                leaf_code[rows] = code  # the others are overwritten later
+                    leaf_code = code.copy()
+                else:
+                    leaf_code[rows] = code  # the others are overwritten later
                 keep = np.flatnonzero(~done)
-                rows, base, code = rows.take(keep), base.take(keep), code.take(keep)
                 m = keep.size
-                a, i, xs, ts, g = at[:m], index[:m], x[:m], t[:m], go_left[:m]
+                rows, base = rows.take(keep), base.take(keep)
+                code = code.take(keep)
+                a, xs, ts, g = at[:m], x[:m], t[:m], go_left[:m]
         if leaf_code is not code:
             leaf_code[rows] = code
         return tables.node.take(leaf_code >> (tables.shift + 1))

@@ -142,3 +142,35 @@ def test_numeric_levels_shortcut_keeps_a_pandas_category_order():
     assert model.categories_[0].tolist() == order
     X_new = np.column_stack([rng.choice(order + [2.0], size=n), rng.normal(size=n)])
     np.testing.assert_array_equal(model.apply(X_new), model.apply(X_new.astype(object)))
+
+
+@pytest.mark.parametrize("bad", [np.inf, np.nan])
+def test_values_checked_block_by_block(bad):
+    # 9,000 x 300: three blocks of rows, each checked just before its descent.
+    X, y = _data(9000, 300, seed=7)
+    model = ct.DecisionTreeRegressor(max_depth=6).fit(X[:500], y[:500])
+    X_bad = X.copy()
+    # In the last block only: infinity in a column the tree may not read, NaN in one it reads.
+    X_bad[-1, 299 if np.isinf(bad) else 1] = bad
+    if np.isinf(bad):
+        with pytest.raises(ValueError, match="(?i)inf"):
+            model.predict(X_bad)
+    else:
+        expected = model.tree_.apply_rowwise(X_bad)
+        np.testing.assert_array_equal(model.apply(X_bad), expected)
+        np.testing.assert_array_equal(model.tree_.apply_flat(X_bad), expected)
+
+
+def test_has_missing_may_be_a_function_of_each_block():
+    X, y = _data(9000, 300, seed=8)
+    X[4500, 1] = np.nan
+    tree = ct.DecisionTreeRegressor(max_depth=5).fit(X[:600], y[:600]).tree_
+    blocks = []
+
+    def look(block):
+        blocks.append(len(block))
+        return bool(np.isnan(block).any())
+
+    leaves = tree.apply_flat(X, has_missing=look)
+    assert len(blocks) > 1 and sum(blocks) == len(X)
+    np.testing.assert_array_equal(leaves, tree.apply_rowwise(X))
