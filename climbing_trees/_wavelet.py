@@ -335,11 +335,20 @@ def node_medians(y_sorted, w_sorted, starts, sizes):
     to an exact half is the next row of positive weight, as in
     :func:`weighted_median`.
     """
-    cumulative = np.cumsum(w_sorted)
-    before = np.where(starts > 0, cumulative[np.maximum(starts - 1, 0)], 0.0)
-    half = before + 0.5 * (cumulative[starts + sizes - 1] - before)
-    last = starts + sizes - 1
-    k = np.minimum(np.searchsorted(cumulative, half, side="left"), last)
-    after = np.minimum(np.searchsorted(cumulative, half, side="right"), last)
-    even = (cumulative[k] == half) & (after > k)
-    return np.where(even, (y_sorted[k] + y_sorted[after]) / 2, y_sorted[k])
+    # Each node's cumulative weights start from zero, as in weighted_median
+    # (a running sum over the whole level, minus what came before, rounds
+    # differently and can miss an exact half): nodes of equal size together.
+    medians = np.empty(len(sizes))
+    for size in np.unique(sizes):
+        group = np.flatnonzero(sizes == size)
+        rows = starts[group, None] + np.arange(size)
+        cumulative = np.cumsum(w_sorted[rows], axis=1)
+        half = 0.5 * cumulative[:, -1:]
+        k = np.argmax(cumulative >= half, axis=1)  # the first to reach half
+        above = cumulative > half
+        after = np.where(above.any(axis=1), np.argmax(above, axis=1), size - 1)
+        at = np.arange(len(group))
+        even = (cumulative[at, k] == half[:, 0]) & (after > k)
+        y_k, y_after = y_sorted[rows[at, k]], y_sorted[rows[at, after]]
+        medians[group] = np.where(even, (y_k + y_after) / 2, y_k)
+    return medians

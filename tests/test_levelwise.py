@@ -364,3 +364,18 @@ def test_absolute_error_estimator_uses_the_levelwise_builder(diabetes, monkeypat
 
     monkeypatch.setattr(classes, "grow_tree", None)  # the depth-first builder is not called
     ct.DecisionTreeRegressor(criterion="absolute_error", max_depth=2).fit(X, y)
+
+
+@pytest.mark.parametrize("seed", range(60))
+def test_absolute_error_medians_with_decimal_weights_agree(seed):
+    """Each node's weighted median from its own running weights: an exact half
+    reached by decimal weights (0.1 + 0.2 ...) is found by both builders."""
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(5, 40))
+    X = rng.integers(0, 4, size=(n, 2)).astype(float)
+    Y = rng.integers(0, 4, size=(n, 1)).astype(float)
+    w = rng.choice([0.1, 0.2, 0.3, 0.5, 1.0], size=n)
+    slow = ct.grow_tree(X, Y, w, criterion="absolute_error", max_depth=3)
+    fast = ct.grow_tree_levelwise(X, Y, w, criterion="absolute_error", max_depth=3)
+    np.testing.assert_array_equal(fast.value, slow.value)
+    assert_equivalent(fast, slow)
