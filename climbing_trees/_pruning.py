@@ -348,8 +348,8 @@ class BestFirstBound:
     be kept.  A child whose split cannot be kept need not be searched: growing
     it as a leaf leaves ``best_first_subtree``'s choice unchanged.
 
-    The bound.  Best-first growth keeps splits in decreasing order of
-    :func:`split_decrease`, a parent before its children.  Let ``p(M)`` be the
+    The bound.  Best-first growth keeps, at each step, the split of largest
+    :func:`split_decrease` among those whose parent is kept.  Let ``p(M)`` be the
     smallest decrease on the path from the root to a split node ``M`` (``M``
     included).  Every ``M`` with ``p(M) > g`` is kept before a split ``P`` of
     decrease ``g``: until then some ancestor of ``M`` (or ``M``) waits in the
@@ -361,7 +361,8 @@ class BestFirstBound:
 
     >>> bound = BestFirstBound(max_leaf_nodes=3)
     >>> w, impurity = np.array([4.0]), np.array([1.0])
-    >>> bound.update(w, impurity, np.array([True]), np.full(2, 2.0), np.full(2, 0.5)).tolist()
+    >>> kids_w, kids_impurity = np.full(2, 2.0), np.full(2, 0.5)
+    >>> bound.update(w, impurity, np.array([True]), kids_w, kids_impurity).tolist()
     [True, True]
     >>> BestFirstBound(2).update(w, impurity, np.array([True]), np.full(2, 2.0),
     ...                          np.full(2, 0.5)).tolist()  # one split: the root's
@@ -382,7 +383,8 @@ class BestFirstBound:
         i_l, i_r = impurity_children[:n], impurity_children[n:]
         decrease = split_decrease(w[split], impurity[split], w_l, i_l, w_r, i_r)
         # A NaN decrease has no place in the order: never counted as kept first.
-        path_min = np.where(np.isnan(decrease), -np.inf, np.minimum(self.path_min[split], decrease))
+        path_min = np.minimum(self.path_min[split], decrease)
+        path_min[np.isnan(decrease)] = -np.inf
         self.known = np.sort(np.concatenate([self.known, path_min]))
         # Known splits with p(M) > decrease: all kept before the parent.
         before = self.known.size - np.searchsorted(self.known, decrease, side="right")

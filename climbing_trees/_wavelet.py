@@ -134,7 +134,7 @@ class WaveletMatrix:
         self.w_last, self.y_last = self.w_last.ravel(), self.y_last.ravel()
 
     def median_sums(self, lo: np.ndarray, hi: np.ndarray, half: np.ndarray):
-        """Per range ``[lo, hi)`` of each row: the median entry's value, ``C_k`` and ``S_k``.
+        """Per range ``[lo, hi)`` of each row: its median's value, ``C_k`` and ``S_k``.
 
         ``lo``, ``hi`` and ``half`` (half the range's weight) are ``(s, q)``
         arrays.  Returns ``(y_k, C_k, S_k)``, each ``(s, q)``.
