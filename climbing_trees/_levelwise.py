@@ -681,7 +681,7 @@ def _absolute_error_summaries(Y_rows, w_rows, node_of_pos, starts, sizes, w_node
 
     ``ranks[:, k]`` is each row's rank by output ``k`` in its node (ties by
     row index, :func:`climbing_trees.node_ranks`), and ``shifted[:, k]`` its
-    target less the node's middle value (the row of rank ``m // 2``), as
+    target less the node's middle value (the row of rank ``sizes[i] // 2``), as
     :func:`climbing_trees.wavelet_best_split` shifts it.  The value is each
     output's :func:`climbing_trees.weighted_median`, the impurity the mean
     over outputs of ``sum w |y - median| / W``.

@@ -1,6 +1,6 @@
 """Absolute error of every candidate split at once: medians from a wavelet matrix.
 
-Chapter 3 of the book ("A criterion without an O(1) update") explains the
+Chapter 3 of the book ("Every median at once: a wavelet matrix") explains the
 running medians of :mod:`climbing_trees._median`, which feed one row at a
 time to two heaps; this module gives the same numbers for every candidate of
 every feature (and, in :func:`climbing_trees.grow_tree_levelwise`, of every
@@ -26,9 +26,9 @@ for many ranges at once.  Give every row its rank ``r`` by ``y`` in the
 node (``0 .. m-1``).  Level 1 reorders the rows by the top bit of ``r``:
 rows with bit 0 first, then rows with bit 1, each group in its old order (a
 stable partition).  Level 2 does the same with the next bit, on level 1's
-order; and so on for ``B = log2 m`` levels.  Each level stores, for every
-position ``i``, the count, weight and weighted sum of the rows with bit 0
-before ``i``.  A range ``[a, b)`` of positions at one level holds rows with
+order; and so on for ``B = ceil(log2 m)`` levels (``m`` rows).  Each level
+stores, for every position ``i``, the count, weight and weighted sum of the
+rows with bit 0 before ``i``.  A range ``[a, b)`` of positions at one level holds rows with
 bit 0 and rows with bit 1; their bit-0 rows sit together at the next level
 at ``[zeros before a, zeros before b)``, their bit-1 rows at the same
 offsets after all the level's zeros.  So the median of a range is found by
@@ -137,7 +137,9 @@ class WaveletMatrix:
         """Per range ``[lo, hi)`` of each row: its median's value, ``C_k`` and ``S_k``.
 
         ``lo``, ``hi`` and ``half`` (half the range's weight) are ``(s, q)``
-        arrays.  Returns ``(y_k, C_k, S_k)``, each ``(s, q)``.
+        arrays.  Returns ``(y_k, C_k, S_k)``, each ``(s, q)``.  Every range
+        must be non-empty with positive weight: otherwise the walk ends on an
+        arbitrary entry (or the padding), and its numbers mean nothing.
         """
         s, L = self.shape
         base = (np.arange(s) * (L + 1))[:, None]
@@ -256,7 +258,7 @@ def wavelet_best_split(
     ``criterion="absolute_error"`` only.  All features' scans (and, with
     missing values, their scans with the missing rows first) go through
     :func:`split_absolute_errors` together.  Each output's target is first
-    shifted by the node's middle value (the row of rank ``m // 2``), which
+    shifted by the node's middle value (the row of rank ``n_samples // 2``), which
     changes no absolute error but keeps the sums small;
     :func:`climbing_trees.grow_tree_levelwise` shifts by the same value.
 
@@ -277,7 +279,7 @@ def wavelet_best_split(
     Y = np.asarray(Y, dtype=float)
     n_outputs = Y.shape[1]
     ranks = np.stack([node_ranks(Y[:, k]) for k in range(n_outputs)], axis=1)
-    middle = np.argmax(ranks == n_samples // 2, axis=0)  # the row of rank m // 2
+    middle = np.argmax(ranks == n_samples // 2, axis=0)  # the row of rank n_samples // 2
     Y = Y - Y[middle, np.arange(n_outputs)]
     # The scans: each feature's present rows sorted, then its missing rows;
     # and, where there are missing rows, those first (the missing-left pass).
