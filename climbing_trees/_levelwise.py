@@ -817,12 +817,6 @@ def _store(winners, found, nodes, *values) -> None:
         array[nodes[found]] = value[found]
 
 
-def _presort(Xt: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Stable argsort of every row of ``Xt`` (one per feature), and which rows have ties."""
-    order, tie_share = _presort_runs(Xt)
-    return order, tie_share > 0
-
-
 def _presort_runs(Xt: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Stable argsort of every row of ``Xt``, and the share of its neighbours that are equal.
 

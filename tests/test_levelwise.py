@@ -301,8 +301,9 @@ def test_same_tree_with_ten_classes(criterion, categorical):
 
 @pytest.mark.parametrize("seed", range(6))
 @pytest.mark.parametrize("n_values", [1, 3, 50, None])
-def test_presort_is_a_stable_argsort(seed, n_values):
-    from climbing_trees._levelwise import _presort
+@pytest.mark.parametrize("with_nan", [False, True])
+def test_presort_is_a_stable_argsort(seed, n_values, with_nan):
+    from climbing_trees._levelwise import _presort_runs
 
     rng = np.random.default_rng(seed)
     shape = (4, int(rng.integers(1, 400)))
@@ -311,9 +312,12 @@ def test_presort_is_a_stable_argsort(seed, n_values):
     else:
         Xt = rng.integers(0, n_values, size=shape).astype(float)
     Xt[0, ::3] = -Xt[0, ::3] * 0.0  # -0.0 and 0.0 compare equal: a tie
-    order, has_ties = _presort(Xt)
+    if with_nan:  # missing values sort last, in row order, and are not ties
+        Xt[1:, rng.random(shape[1]) < 0.3] = np.nan
+    order, tie_share = _presort_runs(Xt)
     np.testing.assert_array_equal(order, np.argsort(Xt, axis=1, kind="stable"))
-    np.testing.assert_array_equal(has_ties, [len(np.unique(r)) < len(r) for r in Xt])
+    present = [r[~np.isnan(r)] for r in Xt]
+    np.testing.assert_array_equal(tie_share > 0, [len(np.unique(r)) < len(r) for r in present])
 
 
 def test_poisson_side_whose_sum_rounds_to_zero_is_skipped_by_both_builders():
