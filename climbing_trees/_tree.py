@@ -33,27 +33,28 @@ TREE_UNDEFINED = -2
 
 
 class FlatTables(NamedTuple):
-    """The lookup tables of :meth:`Tree.apply_flat`, indexed by slot (see there)."""
+    """The lookup tables of :meth:`Tree.apply_flat` (see there)."""
 
     #: ``next_code[2 s + go_left]``: code of the child of the node in slot ``s``.
     next_code: np.ndarray
-    #: ``threshold[2 s]`` and ``threshold[2 s + 1]``: its threshold (inf at leaves).
+    #: ``threshold[2 s]`` (and ``2 s + 1``): its threshold (inf at leaves).
     threshold: np.ndarray
     #: ``missing_left[2 s]``: where a row missing its feature goes (``missing_go_to_left``).
     missing_left: np.ndarray
-    #: ``node[s]``: the node id of slot ``s``.
+    #: ``node[2 s]``: its node id.
     node: np.ndarray
+    #: ``b`` and ``2**b - 1``: a code is ``(2 s) << b | feature``.  Both 0-d
+    #: arrays, which numpy combines with arrays faster than Python ints.
+    shift: np.ndarray
+    mask: np.ndarray
     #: Code of the root, where every row starts.
     root: int
     #: Codes from this one on are leaves.
     first_leaf: int
-    #: ``b``: the bits of the feature in a code.
-    shift: int
     #: Longest root-to-leaf path: after that many steps every row is at its leaf.
     depth: int
-    #: ``set_aside[k]``: whether to set finished rows aside after step ``k``
-    #: (:func:`set_aside_steps`).
-    set_aside: np.ndarray
+    #: The steps after which to set finished rows aside (:func:`set_aside_steps`).
+    set_aside: frozenset
     #: Routes rows at categorical nodes; None when the tree has none.
     router: SetRouter | None
 
@@ -89,9 +90,9 @@ def set_aside_steps(finished: np.ndarray, n_rows: int = 1 << 15) -> np.ndarray:
 
     ``finished[k]`` is the number of training rows whose leaf is at depth
     ``k``, for ``k = 0 .. depth``.  Rows to predict are expected to finish in
-    the same proportions; among ``n_rows`` of them, each step costs one unit
-    per row still in the arrays, finished or not, and setting finished rows
-    aside costs :func:`set_aside_cost`.  Dynamic programming over the step of
+    the same proportions; in a block of ``n_rows`` of them, each step costs
+    one unit per row still in the arrays, finished or not, and setting
+    finished rows aside costs :func:`set_aside_cost`.  Dynamic programming over the step of
     the next setting aside gives the cheapest schedule (``depth`` is at most a
     few dozen).  The schedule changes the time only, never the leaves found.
 
@@ -531,25 +532,24 @@ class Tree:
     def apply_flat(self, X: np.ndarray, has_missing: bool | None = None) -> np.ndarray:
         """Leaf id reached by each row of ``X``: :meth:`apply` on flat lookup tables.
 
-        Chapter 8 of the book ("Growing trees fast") explains it.  Each row
-        carries one integer, the *code* of the node it is at.  Internal nodes
-        take the slots ``0, 1, ...`` in id order and leaves the slots after
-        them; the code of the node in slot ``s`` testing feature ``f`` is
-        ``(2 s) << b | f``, with ``b`` the number of bits of the largest
-        feature index.  So ``code >> b`` is ``2 s``, where the node's
-        threshold sits in a table twice as long as the tree, and ``code &
-        (2**b - 1)`` is the feature to read: ``X`` is read at the flat index
-        ``row * n_features + f``.  The next code is ``next_code[2 s + 1]`` when
-        ``x <= threshold`` (left) and ``next_code[2 s]`` otherwise.  Leaves
-        lead to themselves, and their codes are the largest, so one comparison
-        finds the rows that reached a leaf.  A step is three gathers and five
-        arithmetic calls on flat arrays that write into buffers made once; the
-        first step, where every row is at the root, reads one column of ``X``.
-        Rows that reached a leaf keep stepping in place until they are set
-        aside, after the steps that :func:`set_aside_steps` picks from the
-        depths where the training rows ended.  Rows are processed in blocks of
-        about 4 MB of ``X`` (at least 4,096 rows).  The tables are built once
-        per tree (:meth:`flat_tables`).
+        Chapter 8 of the book ("Growing trees fast") explains it.  Internal
+        nodes take the slots ``0, 1, ...`` in id order, and leaves the slots
+        after them.  Each row carries one integer, the *code* of the node it
+        is at: ``(2 s) << b | f`` for the node in slot ``s`` testing feature
+        ``f``, where ``b`` is the number of bits of the largest feature index.
+        So ``code & (2**b - 1)`` is the feature to read, at the flat index
+        ``row * n_features + f`` of ``X``, and ``code >> b`` is ``2 s``, the
+        position of the node's threshold in tables twice as long as the tree;
+        the next code is ``next_code[2 s + 1]`` when ``x <= threshold`` (left)
+        and ``next_code[2 s]`` otherwise.  Leaves lead to themselves, so all
+        rows take the same step: eight numpy calls on flat arrays made once,
+        three of them gathers (the first step, where every row is at the root,
+        reads one column of ``X``).  Leaves have the largest codes, so one
+        comparison finds the rows that reached one; they keep stepping in place
+        until they are set aside, after the steps that :func:`set_aside_steps`
+        picks from the depths where the training rows ended.  Rows are
+        processed in blocks of about 4 MB of ``X`` (at least 4,096 rows).  The
+        tables are built once per tree (:meth:`flat_tables`).
 
         ``has_missing`` says whether ``X`` may hold NaN; ``None`` looks (one
         pass over each block).  ``False`` skips the missing-value handling of
@@ -574,19 +574,20 @@ class Tree:
         # pays the numpy calls of every step, so a block has many rows too.
         n_blocks = max(1, -(-n // max(BLOCK_ROWS, BLOCK_BYTES // (8 * max(d, 1)))))
         block = max(1, -(-n // n_blocks))  # rows per block, the blocks of equal size
-        # Work arrays made once, for the largest block: 2 * slot, x, t, go_left, code.
-        work = (np.empty(block, dtype=np.intp), np.empty(block), np.empty(block))
-        work += (np.empty(block, dtype=bool), np.empty(block, dtype=np.int64))
+        # Work arrays made once, for the largest block: 2 * slot, code, x, t, go_left.
+        work = (np.empty(block, dtype=np.intp), np.empty(block, dtype=np.intp))
+        work += (np.empty(block), np.empty(block), np.empty(block, dtype=bool))
         leaves = np.empty(n, dtype=np.intp)
         for start in range(0, n, block):
             part = X[start : start + block]
-            if callable(has_missing):
+            if callable(has_missing):  # the caller looks, at the block just read
                 missing = bool(has_missing(part))
-            elif has_missing is None:
-                missing = bool(np.isnan(part).any())
             else:
-                missing = has_missing
-            leaves[start : start + block] = self._descend(part, tables, missing, work)
+                missing = bool(np.isnan(part).any()) if has_missing is None else has_missing
+            found = self._descend(part, tables, missing, work)
+            if n_blocks == 1:
+                return found
+            leaves[start : start + block] = found
         return leaves
 
     def flat_tables(self) -> FlatTables:
@@ -610,12 +611,12 @@ class Tree:
         leaf = self.children_left == TREE_LEAF
         ids = np.arange(self.node_count)
         node = np.concatenate([ids[~leaf], ids[leaf]])  # node of each slot
-        slot = np.empty(self.node_count, dtype=np.int64)
+        slot = np.empty(self.node_count, dtype=np.intp)
         slot[node] = ids
-        feature = np.where(leaf, 0, self.feature).astype(np.int64)
+        feature = np.where(leaf, 0, self.feature).astype(np.intp)
         shift = int(feature.max()).bit_length()
         code = (2 * slot) << shift | feature  # of each node
-        next_code = np.empty(2 * self.node_count, dtype=np.int64)
+        next_code = np.empty(2 * self.node_count, dtype=np.intp)
         next_code[0::2] = code[np.where(leaf, ids, self.children_right)[node]]
         next_code[1::2] = code[np.where(leaf, ids, self.children_left)[node]]
         threshold = np.repeat(np.where(leaf, np.inf, self.threshold)[node], 2)
@@ -629,16 +630,16 @@ class Tree:
             level = level[~at_leaf]
             level = np.concatenate([self.children_left[level], self.children_right[level]])
         depth = len(finished) - 1
-        set_aside = np.zeros(depth + 1, dtype=bool)
-        set_aside[set_aside_steps(np.array(finished, dtype=float))] = True
+        set_aside = frozenset(set_aside_steps(finished).tolist())
         tables = FlatTables(
             next_code=next_code,
             threshold=threshold,
             missing_left=np.repeat(self.missing_go_to_left[node], 2),
-            node=node,
+            node=np.repeat(node, 2),
+            shift=np.array(shift),
+            mask=np.array((1 << shift) - 1),
             root=int(code[0]),
-            first_leaf=int(2 * np.count_nonzero(~leaf)) << shift,
-            shift=shift,
+            first_leaf=(2 * int(np.count_nonzero(~leaf))) << shift,
             depth=depth,
             set_aside=set_aside,
             router=self._router() if categorical else None,
@@ -697,58 +698,66 @@ class Tree:
         """The loop of :meth:`apply_flat` on one block of rows, in the arrays ``work``."""
         n, d = X.shape
         flat = X.ravel()
-        mask = (1 << tables.shift) - 1
         surrogates = has_missing and self.has_surrogates
-        rows = np.arange(n)
-        base = np.arange(0, n * d, d)  # flat index of each row's first value
-        at, x, t, go_left, code = (w[:n] for w in work)
+        if len(work[0]) != n:
+            work = tuple(w[:n] for w in work)
+        at, code, x, t, go_left = work
         a, xs, ts, g = at, x, t, go_left  # the first m entries of each array
-        code.fill(tables.root)
+        rows = None  # the rows still descending, when some have been set aside
+        base = np.arange(0, n * d, d)  # flat index of each row's first value
+        code.fill(tables.root)  # every row starts at the root
         leaf_code = code  # until rows are set aside
+        shift, mask = tables.shift, tables.mask
+        threshold, next_code = tables.threshold, tables.next_code
+        depth, set_aside, router = tables.depth, tables.set_aside, tables.router
         step, m = 0, n
         # mode="clip" lets take write straight into its output (indices are in range anyway).
-        while m and step < tables.depth:
+        while m and step < depth:
             if step == 0:  # every row is at the root: one column of X, one threshold
                 a.fill(0)
-                ts.fill(tables.threshold[0])
-                np.copyto(xs, X[:, tables.root & mask])
+                ts.fill(threshold[0])
+                np.copyto(xs, X[:, tables.root & int(mask)])
             else:
-                np.right_shift(code, tables.shift, out=a)  # 2 * slot
-                tables.threshold.take(a, out=ts, mode="clip")
-                np.bitwise_and(code, mask, out=code)  # the feature; the code is in a now
+                np.right_shift(code, shift, out=a)  # 2 * slot
+                threshold.take(a, out=ts, mode="clip")
+                np.bitwise_and(code, mask, out=code)  # the feature (the slot is in a)
                 np.add(code, base, out=code)
                 flat.take(code, out=xs, mode="clip")
             np.less_equal(xs, ts, out=g)  # False wherever the threshold is NaN
             if has_missing:  # a NaN x goes its node's learned way (or its surrogates')
                 nan = np.flatnonzero(np.isnan(xs))
                 if surrogates and nan.size:
-                    nodes = tables.node.take(a[nan] >> 1)
-                    g[nan] = self._missing_left(nodes, X[rows[nan]])
+                    at_rows = nan if rows is None else rows[nan]
+                    g[nan] = self._missing_left(tables.node.take(a[nan]), X[at_rows])
                 else:
                     g[nan] = tables.missing_left.take(a[nan])
-            if tables.router is not None:  # NaN threshold: a categorical node
+            if router is not None:  # NaN threshold: a categorical node
                 cat = np.flatnonzero(np.isnan(ts))
-                g[cat] = tables.router.goes_left(tables.node.take(a[cat] >> 1), xs[cat])
+                g[cat] = router.goes_left(tables.node.take(a[cat]), xs[cat])
             np.add(a, g, out=a)
-            tables.next_code.take(a, out=code, mode="clip")
+            next_code.take(a, out=code, mode="clip")
             step += 1
-            # Rows at a leaf keep stepping in place until they are set aside.
-            if not tables.set_aside[step]:
+            # Rows at a leaf keep stepping in place until they are set aside, at
+            # the steps planned, unless even all rows finished could not pay for it.
+            if step not in set_aside:
+                continue
+            cost = set_aside_cost(m)
+            if m * (depth - step) <= cost:
                 continue
             done = np.greater_equal(code, tables.first_leaf, out=g)
-            if np.count_nonzero(done) * (tables.depth - step) > set_aside_cost(m):
-                if leaf_code is code:
+            if np.count_nonzero(done) * (depth - step) > cost:
+                if rows is None:
                     leaf_code = code.copy()
                 else:
                     leaf_code[rows] = code  # the others are overwritten later
                 keep = np.flatnonzero(~done)
                 m = keep.size
-                rows, base = rows.take(keep), base.take(keep)
-                code = code.take(keep)
+                rows = keep if rows is None else rows.take(keep)
+                base, code = base.take(keep), code.take(keep)
                 a, xs, ts, g = at[:m], x[:m], t[:m], go_left[:m]
-        if leaf_code is not code:
+        if rows is not None:
             leaf_code[rows] = code
-        return tables.node.take(leaf_code >> (tables.shift + 1))
+        return tables.node.take(leaf_code >> shift)
 
     def predict(self, X: np.ndarray) -> np.ndarray:
         """Value of the leaf reached by each row, shape ``(n_rows, n_values)``."""
