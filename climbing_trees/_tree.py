@@ -92,9 +92,10 @@ def set_aside_steps(finished: np.ndarray, n_rows: int = 1 << 15) -> np.ndarray:
     ``k``, for ``k = 0 .. depth``.  Rows to predict are expected to finish in
     the same proportions; in a block of ``n_rows`` of them, each step costs
     one unit per row still in the arrays, finished or not, and setting
-    finished rows aside costs :func:`set_aside_cost`.  Dynamic programming over the step of
-    the next setting aside gives the cheapest schedule (``depth`` is at most a
-    few dozen).  The schedule changes the time only, never the leaves found.
+    finished rows aside costs :func:`set_aside_cost`.  Dynamic programming
+    over the step of the next setting aside gives the cheapest schedule
+    (``depth`` is at most a few dozen).  The schedule changes the time only,
+    never the leaves found.
 
     Half the rows finish at depth 2, the others at depth 6: set the first
     half aside after step 2.  Few finish early: not worth it.
