@@ -8,9 +8,11 @@ Run from the repository root::
                                          # cases, medians of 5 runs
     python -m benchmarks --repeats 9     # more runs per case
     python -m benchmarks --scaling       # 1,000 to 1,000,000 rows, exponent and peak memory
-    python -m benchmarks --memory        # high-cardinality categorical fits: peak memory
-                                         # of a fresh process, pickle size, fit time
-    python -m benchmarks --memory --cases 1000000:100000   # other rows:levels cases
+    python -m benchmarks --memory        # peak extra memory of a fit, both libraries,
+                                         # each fit in a fresh process
+    python -m benchmarks --high-cardinality   # high-cardinality categorical fits: peak
+                                         # memory of a fresh process, pickle size, fit time
+    python -m benchmarks --high-cardinality --cases 1000000:100000   # other rows:levels
 
 The timing code lives in :mod:`climbing_trees._benchmark` so that chapter 8
 of the book can run it too.
@@ -27,8 +29,10 @@ from sklearn.tree import DecisionTreeRegressor as SklearnRegressor
 
 from climbing_trees import DecisionTreeRegressor
 from climbing_trees._benchmark import (
+    FIT_MEMORY_CASES,
     benchmark_cases,
     benchmark_table,
+    fit_memory,
     fitted_exponent,
     memory_case,
     peak_memory,
@@ -108,11 +112,44 @@ def run_scaling(repeats: int, max_n: int) -> None:
     print(f"({_load()})")
 
 
-#: rows:levels of ``--memory`` (the table of the high-cardinality issue).
+def run_fit_memory() -> None:
+    libraries = ("climbing_trees", "scikit-learn")
+    rows = []
+    for name in FIT_MEMORY_CASES:
+        got = {library: fit_memory(name, library) for library in libraries}
+        ours, theirs = got["climbing_trees"], got["scikit-learn"]
+        row = {"case": name, "params": "full depth"}
+        if name == "categorical":
+            row["params"] += ", 50 levels (sklearn: one-hot)"
+        rows.append(
+            {
+                **row,
+                "our X (MiB)": ours["X"] / 2**20,
+                "our peak (MiB)": ours["extra"] / 2**20,
+                "sklearn peak (MiB)": theirs["extra"] / 2**20,
+                "ratio": ours["extra"] / theirs["extra"],
+                "our fit (s)": ours["seconds"],
+                "sklearn fit (s)": theirs["seconds"],
+            }
+        )
+        print(f"{name} done", flush=True)
+        if not (ours["reset"] and theirs["reset"]):
+            print("(the kernel's peak resident size could not be reset: the figures may")
+            print(" include memory taken while the data was built)")
+    table = pd.DataFrame(rows)
+    print("Peak extra memory during fit: the kernel's high-water mark of resident memory")
+    print("(ru_maxrss) after fit minus the resident size just before fit (data built, both")
+    print("libraries imported and warmed up, garbage collected), each fit in a fresh process")
+    with pd.option_context("display.width", 200, "display.max_columns", 20):
+        print(table.to_string(index=False, float_format=lambda x: f"{x:.4g}"))
+    print(f"({_load()})")
+
+
+#: rows:levels of ``--high-cardinality`` (the table of the high-cardinality issue).
 MEMORY_CASES = ("20000:1000", "50000:5000", "100000:20000")
 
 
-def run_memory(cases: list[str]) -> None:
+def run_high_cardinality(cases: list[str]) -> None:
     rows = []
     for case in cases:
         n, levels = (int(part) for part in case.split(":"))
@@ -134,15 +171,25 @@ def main() -> None:
     parser.add_argument("--scaling", action="store_true", help="fit 1,000 to 1,000,000 rows")
     parser.add_argument("--max-n", type=int, default=1_000_000, help="largest n of --scaling")
     parser.add_argument(
-        "--memory", action="store_true", help="high-cardinality fits: memory and pickle size"
+        "--memory", action="store_true", help="peak extra memory of a fit, both libraries"
     )
     parser.add_argument(
-        "--cases", nargs="+", default=list(MEMORY_CASES), help="rows:levels of --memory"
+        "--high-cardinality",
+        action="store_true",
+        help="high-cardinality fits: memory and pickle size",
+    )
+    parser.add_argument(
+        "--cases",
+        nargs="+",
+        default=list(MEMORY_CASES),
+        help="rows:levels of --high-cardinality",
     )
     args = parser.parse_args()
     np.seterr(all="ignore")
     if args.memory:
-        run_memory(args.cases)
+        run_fit_memory()
+    elif args.high_cardinality:
+        run_high_cardinality(args.cases)
     elif args.scaling:
         run_scaling(args.repeats, args.max_n)
     else:

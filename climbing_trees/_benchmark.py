@@ -9,7 +9,10 @@ on the machine hits both, and each time reported is a median over repeats.
 
 from __future__ import annotations
 
+import ctypes
+import gc
 import json
+import os
 import pickle
 import resource
 import subprocess
@@ -345,6 +348,104 @@ def peak_memory(fn: Callable[[], object]) -> int:
         return tracemalloc.get_traced_memory()[1]
     finally:
         tracemalloc.stop()
+
+
+#: The cases of :func:`fit_memory`: the 1,000,000 x 8 synthetic regression,
+#: and the full-depth classification and the categorical case of the suite.
+FIT_MEMORY_CASES = ("regression 1,000,000", "classification", "categorical")
+
+
+def fit_memory_case(name: str) -> Case:
+    """The case ``name`` of :data:`FIT_MEMORY_CASES`, full depth, as in the suite."""
+    if name == "regression 1,000,000":
+        X, y = synthetic_regression(1_000_000)
+        return Case("regression", X, y, "regression")
+    cases = [c for c in benchmark_cases() if c.name == name and not c.params]
+    if len(cases) != 1:
+        raise ValueError(f"unknown case {name!r}; use one of {FIT_MEMORY_CASES}")
+    return cases[0]
+
+
+def fit_memory(name: str, library: str) -> dict:
+    """Peak extra memory of one fit, measured in a fresh process.
+
+    The child process builds the case (:func:`fit_memory_case`), imports both
+    libraries and fits both once on a few rows (so that neither pays for
+    imports or caches during the measured fit), collects garbage, then reads
+    its resident size from ``/proc/self/statm`` just before the fit of
+    ``library`` (``"climbing_trees"`` or ``"scikit-learn"``), after handing
+    free heap memory back to the system (``malloc_trim``).  The kernel's
+    high-water mark of resident memory (``ru_maxrss``) is reset to the
+    current size first (``/proc/self/clear_refs``), so that building the data
+    does not count.  The extra memory is the high-water mark after the fit
+    minus the size before it: every allocation counts, numpy's as well as the
+    ``malloc`` of scikit-learn's Cython code.  Linux only.
+    """
+    code = (
+        "import json\n"
+        "from climbing_trees._benchmark import _fit_memory_child\n"
+        f"print(json.dumps(_fit_memory_child({name!r}, {library!r})))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def _resident_bytes() -> int:
+    """The current resident size of this process (Linux)."""
+    with open("/proc/self/statm") as statm:
+        return int(statm.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+
+
+def _release_free_memory() -> None:
+    """Hand memory that is free but still resident back to the system (glibc).
+
+    Freed blocks of the C heap stay resident until ``malloc_trim``; without
+    it the size before a fit would count memory that the fit then reuses.
+    """
+    try:
+        ctypes.CDLL(None).malloc_trim(0)
+    except (AttributeError, OSError):  # not glibc: nothing to release
+        pass
+
+
+def _reset_high_water_mark() -> bool:
+    """Set the kernel's peak resident size to the current one (Linux 4.0 and later)."""
+    try:
+        with open("/proc/self/clear_refs", "w") as clear_refs:
+            clear_refs.write("5")
+        return True
+    except OSError:
+        return False
+
+
+def _fit_memory_child(name: str, library: str) -> dict:
+    """The measurement of :func:`fit_memory`, run inside the child process."""
+    np.seterr(all="ignore")
+    case = fit_memory_case(name)
+    ours = library == "climbing_trees"
+    X = case.X if ours else case.X_sklearn
+    y = case.y
+    # One fit of each library on a few rows: imports and caches, paid before.
+    case.ours().fit(case.X[:200], y[:200])
+    case.sklearn().fit(case.X_sklearn[:200], y[:200])
+    model = case.ours() if ours else case.sklearn()
+    del case
+    gc.collect()
+    _release_free_memory()
+    reset = _reset_high_water_mark()
+    before = _resident_bytes()
+    start = time.perf_counter()
+    model.fit(X, y)
+    seconds = time.perf_counter() - start
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024  # KiB on Linux
+    return {
+        "extra": peak - before,
+        "before": before,
+        "X": X.nbytes,
+        "seconds": seconds,
+        "nodes": int(model.tree_.node_count),
+        "reset": reset,
+    }
 
 
 def memory_case(n: int, n_levels: int, min_samples_leaf: int = 5) -> dict:
