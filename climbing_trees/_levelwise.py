@@ -167,7 +167,7 @@ def grow_tree_levelwise(
             f"grow_tree_levelwise does not support criterion={criterion!r}, which has no "
             "sufficient statistics; grow the tree with grow_tree instead."
         )
-    X = np.asarray(X, dtype=float)
+    X = np.ascontiguousarray(X, dtype=float)  # read in place, never copied again
     Y = np.asarray(Y, dtype=float)
     w = np.asarray(sample_weight, dtype=float)
     n, d = X.shape
@@ -190,28 +190,48 @@ def grow_tree_levelwise(
             n_categories[j] = int(X[:, j].max()) + 1 if n else 0
     width = int(max(np.max(n_categories, initial=0), 0)) + 1  # max_levels + 1
     codes = {j: X[:, j].astype(np.intp) for j in cat_features}
-    X_flat = np.ascontiguousarray(X).ravel()
+    X_flat = X.ravel()
 
-    # Numerical features, transposed, with one extra column: padding is row n.
-    d_num = len(num_features)
-    Xt = np.empty((d_num, n + 1))
-    Xt[:, :n] = X[:, num_features].T
-    Xt[:, n] = -np.inf  # padding: never above its left neighbour
     # rows[j] (j < d_num): the level's rows, node by node, sorted by numerical
     # feature j.  rows[d_num]: the same rows node by node in index order (the
-    # order grow_tree keeps).  The extra last column is the padding row n.
-    # The random splitter scans no sorted order: it keeps the index order only.
+    # order grow_tree keeps).  After the level's m rows, position m holds the
+    # padding row n.  The random splitter scans no sorted order: it keeps the
+    # index order only.  Row ids are int32 when they fit (half the memory).
+    d_num = len(num_features)
     random_splitter = random_splits is not None and random_splits.splitter == "random"
     n_sorted = 0 if random_splitter else d_num
-    rows = np.empty((n_sorted + 1, n + 1), dtype=np.intp)
-    rows[:n_sorted, :n], has_ties = _presort(Xt[:n_sorted, :n])
-    has_missing = np.isnan(Xt[:, :n]).any(axis=1)  # per numerical feature
+    row_dtype = np.int32 if n < np.iinfo(np.int32).max else np.intp
+    rows = np.empty((n_sorted + 1, n + 1), dtype=row_dtype)
+    has_ties = np.zeros(d_num, dtype=bool)
+    has_missing = np.zeros(d_num, dtype=bool)  # per numerical feature
+    for j, column in enumerate(num_features):  # one feature at a time: small temporaries
+        has_missing[j] = np.isnan(X[:, column]).any()
+        if j < n_sorted:
+            rows[j, :n], has_ties[j] = _presort(X[:, column])
     rows[n_sorted, :n] = np.arange(n)
     rows[:, n] = n
     sizes = np.array([n], dtype=np.intp)  # rows of each node of the level
     keys = None if random_splits is None else random_splits.root_keys()  # per node
 
-    levels = []  # per level: dict of per-node arrays
+    # The nodes' arrays, level after level (breadth first): one buffer per
+    # array, long enough for any tree of n rows (memory pages are taken only
+    # where written), so that no per-level pieces are left to assemble.
+    capacity = max(2 * n - 1, 1)  # every leaf holds a row
+    if max_depth is not None:
+        capacity = min(capacity, 2 ** (max_depth + 1) - 1)
+    nodes = {
+        "feature": np.empty(capacity, dtype=np.intp),
+        "threshold": np.empty(capacity),
+        "value": np.empty((capacity, Y.shape[1])),
+        "impurity": np.empty(capacity),
+        "n": np.empty(capacity, dtype=np.intp),
+        "w": np.empty(capacity),
+        "split": np.empty(capacity, dtype=bool),
+        "unseen_left": np.empty(capacity, dtype=bool),
+        "missing_go_to_left": np.empty(capacity, dtype=bool),
+    }
+    level_sizes = []  # nodes of each level
+    set_nodes, set_levels = [], []  # categorical sets, per level (node ids of the buffers)
     depth = 0
     while sizes.size:
         n_nodes = sizes.size
@@ -236,6 +256,7 @@ def grow_tree_levelwise(
         else:  # one-hot rows: pure when at most one class has positive weight
             # (each output's block has a class of positive weight)
             pure = np.count_nonzero(node_stats > 0, axis=1) <= n_outputs(criterion)
+        del Y_rows  # per-row arrays are freed as soon as they are used (memory)
 
         searchable = (
             (depth < depth_limit)
@@ -280,9 +301,12 @@ def grow_tree_levelwise(
                 # Per-row statistics as flat columns, padded with a zero at row n.
                 cols = np.zeros((phi.shape[1], n + 1))
                 cols[:, index_rows] = phi.T
+                if not cat_features.size:
+                    phi = None  # cols holds the same numbers: free phi during the search
                 best_f, best_t, best_s, best_m = _best_splits(
                     rows,
-                    Xt,
+                    X,
+                    num_features,
                     has_ties,
                     has_missing,
                     cols,
@@ -296,6 +320,7 @@ def grow_tree_levelwise(
                     min_samples_leaf,
                     draws,
                 )
+                del cols
             if d_num:
                 best_f = np.where(best_f >= 0, num_features[np.maximum(best_f, 0)], -1)
             if cat_features.size:
@@ -329,21 +354,23 @@ def grow_tree_levelwise(
             # A categorical winner has threshold NaN: its missing level is a level.
             missing_left = split & best_m & ~np.isnan(best_t)
 
-        levels.append(
-            {
-                "feature": feature,
-                "threshold": threshold,
-                "value": value,
-                "impurity": impurity,
-                "n": sizes,
-                "w": w_node,
-                "split": split,
-                "unseen_left": unseen_left,
-                "set_node": set_node,
-                "set_level": set_level,
-                "missing_go_to_left": missing_left,
-            }
-        )
+        base = sum(level_sizes)
+        level_sizes.append(n_nodes)
+        for name, array in (
+            ("feature", feature),
+            ("threshold", threshold),
+            ("value", value),
+            ("impurity", impurity),
+            ("n", sizes),
+            ("w", w_node),
+            ("split", split),
+            ("unseen_left", unseen_left),
+            ("missing_go_to_left", missing_left),
+        ):
+            nodes[name][base : base + n_nodes] = array
+        set_nodes.append(base + set_node)
+        set_levels.append(set_level)
+        del phi, w_rows
         if not split.any():
             break
         # Which way each row of a split node goes: x <= threshold, or membership
@@ -352,7 +379,7 @@ def grow_tree_levelwise(
         kept_rows = np.compress(keep, index_rows)
         kept_node = np.compress(keep, node_of_pos)
         kept_feature = feature[kept_node]
-        x = X_flat.take(kept_rows * d + kept_feature)
+        x = X_flat.take(kept_rows.astype(np.intp) * d + kept_feature)
         kept_threshold = threshold.take(kept_node)
         go_left = x <= kept_threshold
         nan = np.flatnonzero(np.isnan(x))  # missing: the node's learned direction
@@ -366,11 +393,13 @@ def grow_tree_levelwise(
                 unseen_left, stop - n_listed, stop, set_level, width, np.unique(kept_node[i])
             )
             go_left[i] = router.goes_left(kept_node[i], x[i])
-        rows, sizes = _partition(rows, kept_rows, kept_node, go_left, sizes, split)
+        sizes = _partition(rows, kept_rows, kept_node, go_left, sizes, split)
+        del keep, kept_rows, kept_node, kept_feature, x, kept_threshold, go_left
         if keys is not None:  # the next level: left children, then right children
             keys = np.concatenate([child_keys(keys[split], True), child_keys(keys[split], False)])
         depth += 1
-    return _preorder_tree(levels, width, criterion)
+    del rows, codes  # the tree's arrays come next
+    return _preorder_tree(nodes, level_sizes, set_nodes, set_levels, width, criterion)
 
 
 def _node_draws(spec, keys, X, index_rows, starts, node_of_pos, num_features) -> dict:
@@ -445,8 +474,8 @@ def _random_numeric_splits(draws, phi, w_rows, node_of_pos, starts, node_stats, 
     )
 
 
-def _presort(Xt: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Stable argsort of every row of ``Xt`` (one per feature), and which rows have ties.
+def _presort(x: np.ndarray) -> tuple[np.ndarray, bool]:
+    """Stable argsort of one feature's values ``x``, and whether they have ties.
 
     numpy's default sort is several times faster than its stable sort; the
     two agree when a feature has no repeated value.  Where a feature has
@@ -454,21 +483,21 @@ def _presort(Xt: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     increasing order (the order a stable sort keeps, as in ``grow_tree``).
     NaN sorts last, and the missing values of a feature count as one run.
     """
-    order = np.argsort(Xt, axis=1)
-    values = np.take_along_axis(Xt, order, axis=1)
-    new_value = values[:, 1:] != values[:, :-1]
+    x = np.ascontiguousarray(x)
+    order = np.argsort(x)
+    values = x[order]
+    new_value = values[1:] != values[:-1]
     nan = np.isnan(values)
     if nan.any():  # NaN != NaN, yet missing values form one run of equal values
-        new_value &= ~(nan[:, 1:] & nan[:, :-1])
-    has_ties = ~new_value.all(axis=1)
-    if has_ties.any():
+        new_value &= ~(nan[1:] & nan[:-1])
+    has_ties = not new_value.all()
+    if has_ties:
         # Within each run of equal values, put the row ids in increasing order:
         # sort by (run number, row id), a unique integer key.
-        n = Xt.shape[1]
-        run = np.zeros((int(has_ties.sum()), n), dtype=np.intp)
-        np.cumsum(new_value[has_ties], axis=1, out=run[:, 1:])
-        key = run * n + order[has_ties]
-        order[has_ties] = np.take_along_axis(order[has_ties], np.argsort(key, axis=1), axis=1)
+        run = np.zeros(len(x), dtype=np.intp)
+        np.cumsum(new_value, out=run[1:])
+        key = run * len(x) + order
+        order = order[np.argsort(key)]
     return order, has_ties
 
 
@@ -648,7 +677,7 @@ def _gains(left, stats, w_left, w_right, criterion):
 
 
 #: Largest block of (node, feature, position) cells processed in one go.
-_CHUNK_CELLS = 1 << 21
+_CHUNK_CELLS = 1 << 17
 
 
 def _block_gains(
@@ -714,7 +743,8 @@ def _block_gains(
 
 def _best_splits(
     rows,
-    Xt,
+    X,
+    num_features,
     has_ties,
     has_missing,
     cols,
@@ -730,8 +760,11 @@ def _best_splits(
 ):
     """Best (feature, threshold, score, missing_go_to_left) of every searchable node.
 
-    With random ``draws`` (:func:`_node_draws`) only the drawn features are
-    searched (the random splitter has its own :func:`_random_numeric_splits`).
+    ``rows`` holds the level's sorted orders (:func:`grow_tree_levelwise`),
+    ``X`` the data (C order, read in place) and ``num_features`` its
+    numerical columns.  With random ``draws`` (:func:`_node_draws`) only the
+    drawn features are searched (the random splitter has its own
+    :func:`_random_numeric_splits`).
 
     Returns ``feature = -1`` (and score ``inf``) for nodes without an allowed
     split.  Candidates are ranked by :func:`_gains`; each node's winner is
@@ -740,18 +773,26 @@ def _best_splits(
     left, of :func:`climbing_trees.column_candidates`.
     """
     n_nodes = sizes.size
-    d, width = Xt.shape
-    dummy = rows.shape[1] - 1
+    d = len(num_features)
+    pad = cols.shape[1] - 1  # the padding row id n, whose statistics are zero
+    dummy = int(sizes.sum())  # its position in every order, after the level's rows
     regression = criterion not in CLASSIFICATION_CRITERIA
     best_f = np.full(n_nodes, -1, dtype=np.intp)
     best_t = np.full(n_nodes, np.nan)
     best_s = np.full(n_nodes, np.inf)
     best_m = np.zeros(n_nodes, dtype=bool)
-    Xflat = Xt.ravel()
+    orders = rows.ravel()
+    X_flat = X.ravel()
+
+    def values(row_ids, j):
+        """``X[row_ids, num_features[j]]``; the padding row reads some real value."""
+        index = row_ids.astype(np.intp) * X.shape[1]
+        index += num_features[j]
+        return X_flat.take(index, mode="clip")
+
     tied = np.flatnonzero(has_ties)
     with_missing = np.flatnonzero(has_missing)
     passes = 2 if with_missing.size else 1  # missing rows right, then left
-    order_offset = (np.arange(d) * rows.shape[1])[None, :, None]  # rows[j] in rows.ravel()
     # Columns scanned: class counts (all but the last with unit weights, whose
     # count is the row count minus the others), or the centred weighted target,
     # or (Poisson) the weighted target and the count of positive targets.
@@ -762,16 +803,19 @@ def _best_splits(
         scan = slice(1, 1 + k_out) if regression else (slice(0, -1) if unit else slice(None))
     needed = set(range(len(cols))[scan]) | ({0} if regression and not unit else set())
     candidates = np.flatnonzero(searchable)
-    for nodes in _size_classes(sizes[candidates], d * passes):
-        nodes = candidates[nodes]
+
+    def search(nodes):
+        """The winners of one block of nodes, for the nodes with an allowed split.
+
+        Returns their ids, features, thresholds, scores and missing_go_to_left.
+        """
         c = len(nodes)
         m = sizes[nodes]
         L = int(m.max())
         offset = np.arange(L)
-        pos = np.where(offset < m[:, None], starts[nodes, None] + offset, dummy)
-        # Rows of each node sorted by each numerical feature: (nodes, features, L).
-        idx = rows.ravel().take(pos[:, None, :] + order_offset)
-        left_idx = idx[:, :, :-1]
+        inside = offset < m[:, None]
+        # Positions in the orders of each node's rows, then of the padding: (nodes, L).
+        pos = np.where(inside, starts[nodes, None] + offset, dummy)
         i = offset[:-1]
         stats = node_stats[nodes].T[:, :, None, None]  # (columns, c, 1, 1)
         first_width = output_widths(criterion, len(stats))[0]
@@ -781,54 +825,58 @@ def _best_splits(
         high = m - min_samples_leaf - 1
         penalty = np.where((i >= min_samples_leaf - 1) & (i <= high[:, None]), 0.0, -np.inf)
         penalty = penalty[:, None, :]
-        # Missing rows end each segment: their count and summed statistics per
-        # (node, feature), the sums in row order with the present rows as zeros.
+        # Missing rows end each segment: their count per (node, feature).
         n_missing = np.zeros((c, d), dtype=np.intp)
-        # Only the columns the scan reads (the winners get all of theirs below).
-        missing = [np.zeros((c, d)) if k in needed else None for k in range(len(cols))]
-        if with_missing.size:
-            sub = idx[:, with_missing]
-            is_nan = np.isnan(Xflat.take(sub + (with_missing * width)[None, :, None]))
-            n_missing[:, with_missing] = is_nan.sum(axis=-1)
-            only_missing = np.where(is_nan, sub, width - 1)  # row width - 1: padding
-            for k in needed:
-                sums = np.cumsum(cols[k].take(only_missing), axis=-1)[..., -1]
-                missing[k][:, with_missing] = sums
-        n_present = m[:, None] - n_missing
-        # Features go through in chunks of at most _CHUNK_CELLS cells, so the
-        # temporaries stay small; only the gains of the whole block are kept.
-        step = max(1, _CHUNK_CELLS // (c * L * passes))
-        gains = np.empty((c, d, passes, L - 1))
-        for first_feature in range(0, d, step):
-            features = slice(first_feature, first_feature + step)
+
+        def gains_of(features):
+            """Gains of the block's candidates on ``features``: ``(c, f, passes, L - 1)``."""
+            first_feature = features.start
+            ids = np.arange(d)[features]
+            # Rows of each node sorted by each feature of the chunk: (nodes, f, L).
+            idx = orders.take(pos[:, None, :] + (ids * rows.shape[1])[None, :, None])
+            left_idx = idx[:, :, :-1].astype(np.intp)  # contiguous: faster gathers
+            # The missing rows' summed statistics, in row order with the present
+            # rows as zeros; only the columns the scan reads (the winners get all
+            # of theirs below).
+            missing = [np.zeros((c, len(ids))) if k in needed else None for k in range(len(cols))]
+            here = with_missing[(with_missing >= first_feature) & (with_missing < features.stop)]
+            if here.size:
+                sub = idx[:, here - first_feature]
+                is_nan = np.isnan(values(sub, here[None, :, None]))
+                is_nan &= inside[:, None, :]
+                n_missing[:, here] = is_nan.sum(axis=-1)
+                only_missing = np.where(is_nan, sub, pad)
+                for k in needed:
+                    sums = np.cumsum(cols[k].take(only_missing), axis=-1)[..., -1]
+                    missing[k][:, here - first_feature] = sums
+            n_present = m[:, None] - n_missing[:, features]
             args = (cols, scan, unit, stats, w_node)
-            part, prefix = _block_gains(
-                left_idx[:, features], i, *args, penalty, criterion, min_samples_leaf
-            )
-            here = tied[(tied >= first_feature) & (tied < first_feature + step)]
+            part, prefix = _block_gains(left_idx, i, *args, penalty, criterion, min_samples_leaf)
+            here = tied[(tied >= first_feature) & (tied < features.stop)]
             equal = None
             if here.size:
                 # A threshold never separates equal values (features with ties only).
-                xs = Xflat.take(idx[:, here] + (here * width)[None, :, None])
+                xs = values(idx[:, here - first_feature], here[None, :, None])
                 equal = xs[:, :, :-1] >= xs[:, :, 1:]
                 sub = part[:, here - first_feature]
                 np.putmask(sub, equal, -np.inf)
                 part[:, here - first_feature] = sub
-            gains[:, features, 0] = part
+            gains = np.empty((c, len(ids), passes, L - 1))
+            gains[:, :, 0] = part
             if passes == 1:
-                continue
-            gains[:, features, 1] = -np.inf
-            nm, n_p = n_missing[:, features, None], n_present[:, features, None]
+                return gains
+            gains[:, :, 1] = -np.inf
+            nm, n_p = n_missing[:, features, None], n_present[:, :, None]
             # Missing right: the last candidate is "present left, missing right".
-            np.copyto(gains[:, features, 0], -np.inf, where=i >= n_p)
+            np.copyto(gains[:, :, 0], -np.inf, where=i >= n_p)
             if not nm.any():
-                continue
+                return gains
             # Missing left: n_missing more rows on the left of every candidate.
             allowed = (nm > 0) & (i + 1 < n_p)
             allowed &= (i + 1 + nm >= min_samples_leaf) & (n_p - i - 1 >= min_samples_leaf)
-            extra = [None if a is None else a[:, features, None] for a in missing]
+            extra = [None if a is None else a[:, :, None] for a in missing]
             part, _ = _block_gains(
-                left_idx[:, features],
+                left_idx,
                 i,
                 *args,
                 np.where(allowed, 0.0, -np.inf),
@@ -842,39 +890,75 @@ def _best_splits(
                 sub = part[:, here - first_feature]
                 np.putmask(sub, equal, -np.inf)
                 part[:, here - first_feature] = sub
-            gains[:, features, 1] = part
-        if draws is not None:  # features a node did not draw: refused, both passes
-            _keep_drawn(gains, draws, nodes)
-        # A node's candidates in tie-break order: by feature, then missing
-        # right before missing left, then position.
-        flat = gains.reshape(c, -1)
-        best = flat.max(axis=1)
-        found = np.isfinite(best)
-        w_t = w_node.ravel()
+            gains[:, :, 1] = part
+            return gains
+
+        # The tie rule of grow_tree: the first candidate within the tolerance of
+        # the best.  Tolerances are relative to the node and to the score.
+        w_t = w_node.ravel()[:, None]
         const = 0.0
         if criterion == "gini":
             const = w_t
         elif criterion == "squared_error":  # the mean of the outputs' sums of squares
             const = output_mean(_sum_last([s.ravel() for s in stats[1 + k_out :]]), criterion)
-        best_score = (const - best) / w_t
-        tol = TIE_RTOL * np.maximum(np.abs(impurity[nodes]), np.abs(best_score)) * w_t
-        first = np.argmax(flat >= (best - tol)[:, None], axis=1)
-        j, rest = np.divmod(first, passes * (L - 1))
-        goes_left, k = np.divmod(rest, L - 1)
-        goes_left = goes_left.astype(bool)
+            const = const[:, None]
+        node_impurity = impurity[nodes][:, None]
+
+        def lowest_allowed(gain):
+            """The lowest gain within the tie tolerance of ``gain`` (of shape (c, ...))."""
+            flat_gain = gain.reshape(c, -1)
+            score = (const - flat_gain) / w_t
+            tol = TIE_RTOL * np.maximum(np.abs(node_impurity), np.abs(score)) * w_t
+            return (flat_gain - tol).reshape(gain.shape)
+
+        # Features go through in chunks of at most _CHUNK_CELLS cells, so the
+        # temporaries stay small.  Each (feature, pass) keeps its best gain and
+        # its first position within the tolerance of that best.
+        step = max(1, _CHUNK_CELLS // (c * L * passes))
+        group_best = np.empty((c, d, passes))
+        group_first = np.empty((c, d, passes), dtype=np.intp)
+        for first_feature in range(0, d, step):
+            features = slice(first_feature, min(first_feature + step, d))
+            gains = gains_of(features)
+            best_here = gains.max(axis=-1)
+            group_best[:, features] = best_here
+            near = gains >= lowest_allowed(best_here)[..., None]
+            group_first[:, features] = np.argmax(near, axis=-1)
+            del gains, near
+        if draws is not None:  # features a node did not draw: refused, both passes
+            _keep_drawn(group_best, draws, nodes)
+        # A node's candidates in tie-break order: by feature, then missing
+        # right before missing left, then position.
+        flat = group_best.reshape(c, -1)
+        best = flat.max(axis=1)
+        found = np.isfinite(best)
+        threshold_gain = lowest_allowed(best)
+        group = np.argmax(flat >= threshold_gain[:, None], axis=1)
+        j, missing_pass = np.divmod(group, passes)
+        goes_left = missing_pass.astype(bool)
         block = np.arange(c)
-        lower = Xflat[j * width + idx[block, j, k]]
-        upper = Xflat[j * width + idx[block, j, k + 1]]
+        k = group_first.reshape(c, -1)[block, group]
+        # Rare: the first (feature, pass) within the tolerance of the node's best
+        # holds a lower best of its own (a near tie between features): its first
+        # position within the tolerance of the node's best, from its gains again.
+        again = found & (flat[block, group] < best)
+        for feature in np.unique(j[again]):
+            redo = np.flatnonzero(again & (j == feature))
+            gains = gains_of(slice(feature, feature + 1))[redo, 0, missing_pass[redo]]
+            k[redo] = np.argmax(gains >= threshold_gain[redo, None], axis=1)
+        # The winners' rows, sorted by their feature: (c, L).
+        rows_j = orders.take(pos + (j * rows.shape[1])[:, None])
+        lower = values(rows_j[block, k], j)
+        upper = values(rows_j[block, k + 1], j)
         nm = n_missing[block, j]
         # Score each winner again with grow_tree's formula from exact prefix sums
         # (same order of additions), so min_impurity_decrease sees the same number.
-        slices = idx[block, j, :-1]
+        slices = rows_j[:, :-1]
         win_left = [np.cumsum(col.take(slices), axis=-1)[block, k] for col in cols]
         if passes == 2:
             # The winners' missing sums, every column, in the same order of additions.
-            rows_j = idx[block, j]
-            nan_j = np.isnan(Xflat.take(rows_j + (j * width)[:, None]))
-            only = np.where(nan_j, rows_j, width - 1)
+            nan_j = np.isnan(values(rows_j, j[:, None])) & inside
+            only = np.where(nan_j, rows_j, pad)
             win_left = [
                 np.where(goes_left, part + np.cumsum(col.take(only), axis=-1)[:, -1], part)
                 for part, col in zip(win_left, cols, strict=True)
@@ -889,9 +973,10 @@ def _best_splits(
         # Where missing values go: learned, or (none here) the child with more rows.
         n_left = k + 1 + np.where(goes_left, nm, 0)
         direction = np.where(nm > 0, goes_left, n_left > m - n_left)
-        nodes, j, threshold, score, direction = (
-            a[found] for a in (nodes, j, threshold, score, direction)
-        )
+        return (a[found] for a in (nodes, j, threshold, score, direction))
+
+    for nodes in _size_classes(sizes[candidates], d * passes):
+        nodes, j, threshold, score, direction = search(candidates[nodes])
         best_f[nodes] = j
         best_t[nodes] = threshold
         best_s[nodes] = score
@@ -1311,17 +1396,17 @@ def _categorical_block(level_stats, counts, criterion, msl, method, max_candidat
 
 
 def _partition(rows, kept_rows, kept_node, go_left, sizes, split):
-    """Stable partition of every order: split nodes' rows into their children.
+    """Stable partition of every order, in place: split nodes' rows into their children.
 
     ``kept_rows`` are the rows of split nodes (``kept_node`` their nodes) and
     ``go_left`` says where each goes.  Rows of nodes that became leaves leave
-    the arrays.  The next level lists the left children of the split nodes, in
+    the orders.  The next level lists the left children of the split nodes, in
     the parents' order, then their right children:
-    ``[left_0, left_1, ..., right_0, right_1, ...]``.
+    ``[left_0, left_1, ..., right_0, right_1, ...]``, and the padding row
+    after them.  Returns the children's sizes.
     """
-    n_orders = rows.shape[0]
     m = int(sizes.sum())
-    pad_row = rows[0, -1]  # row id n, the padding
+    pad_row = rows.shape[1] - 1  # row id n, the padding
     to_left = np.zeros(pad_row + 1, dtype=bool)
     to_left[kept_rows] = go_left
     is_kept = np.zeros(pad_row + 1, dtype=bool)
@@ -1329,82 +1414,105 @@ def _partition(rows, kept_rows, kept_node, go_left, sizes, split):
     n_left = np.bincount(kept_node, weights=go_left, minlength=sizes.size)[split]
     n_left = n_left.astype(np.intp)
     child_sizes = np.concatenate([n_left, sizes[split] - n_left])
+    lefts_end = int(n_left.sum())
+    rights_end = int(child_sizes.sum())
     # Stable partition: boolean selection keeps the order, and every order has
     # the same number of left (right) rows, so the selections stay rectangular.
-    current = rows[:, :m]
-    left_mask = to_left.take(current)
-    right_mask = is_kept.take(current)
-    right_mask &= ~left_mask
-    flat = current.ravel()  # np.compress on flat arrays is much faster than a[mask]
-    lefts = np.compress(left_mask.ravel(), flat).reshape(n_orders, -1)
-    rights = np.compress(right_mask.ravel(), flat).reshape(n_orders, -1)
-    pad = np.full((n_orders, 1), pad_row, dtype=rows.dtype)
-    new_rows = np.concatenate([lefts, rights, pad], axis=1)  # last column: padding
-    return new_rows, child_sizes
+    # A few orders at a time (_CHUNK_CELLS cells), so the temporaries stay small.
+    step = max(1, _CHUNK_CELLS // max(m, 1))
+    for first in range(0, rows.shape[0], step):
+        current = rows[first : first + step, :m]
+        left_mask = to_left[current]
+        right_mask = is_kept[current]
+        right_mask &= ~left_mask
+        # np.compress on flat arrays is much faster than a[mask]
+        flat = current.ravel()
+        lefts = np.compress(left_mask.ravel(), flat).reshape(len(current), -1)
+        rights = np.compress(right_mask.ravel(), flat).reshape(len(current), -1)
+        current[:, :lefts_end] = lefts
+        current[:, lefts_end:rights_end] = rights
+    rows[:, rights_end] = pad_row  # the padding, after the next level's rows
+    return child_sizes
 
 
-def _preorder_tree(levels: list[dict], width: int, criterion: str = "") -> Tree:
-    """Assemble the Tree, renumbering nodes from level order to preorder."""
-    counts = [lv["n"].size for lv in levels]
-    base = np.cumsum([0] + counts)
-    # Children in level-order ids.
-    lefts, rights = [], []
-    for li, lv in enumerate(levels):
-        split = lv["split"]
-        left = np.full(split.size, TREE_LEAF, dtype=np.intp)
-        right = np.full(split.size, TREE_LEAF, dtype=np.intp)
-        if li + 1 < len(levels):
-            n_split = int(split.sum())
-            left[split] = base[li + 1] + np.arange(n_split)
-            right[split] = base[li + 1] + n_split + np.arange(n_split)
-        lefts.append(left)
-        rights.append(right)
-    left = np.concatenate(lefts)
-    right = np.concatenate(rights)
-    total = int(base[-1])
+def _preorder_tree(
+    nodes: dict, level_sizes: list, set_nodes: list, set_levels: list, width: int, criterion=""
+) -> Tree:
+    """Assemble the Tree, renumbering nodes from level order to preorder.
+
+    ``nodes`` holds the nodes' arrays level after level (``level_sizes``
+    nodes each); ``set_nodes`` and ``set_levels`` the categorical sets of
+    each level.  The buffers of ``nodes`` are emptied as the Tree's arrays
+    are made.
+    """
+    total = int(sum(level_sizes))
+    base = np.cumsum([0] + level_sizes)
+    # Children in level-order ids: the split nodes of a level have their left
+    # children first in the next level, in order, then their right children.
+    split = nodes.pop("split")[:total]
+    left = np.full(total, TREE_LEAF, dtype=np.intp)
+    right = np.full(total, TREE_LEAF, dtype=np.intp)
+    for li in range(len(level_sizes) - 1):
+        parents = base[li] + np.flatnonzero(split[base[li] : base[li + 1]])
+        n_split = len(parents)
+        left[parents] = base[li + 1] + np.arange(n_split)
+        right[parents] = base[li + 1] + n_split + np.arange(n_split)
+    del split
     # Subtree sizes, bottom-up one level at a time.
     subtree = np.ones(total, dtype=np.intp)
-    for li in range(len(levels) - 1, -1, -1):
+    for li in range(len(level_sizes) - 1, -1, -1):
         ids = np.arange(base[li], base[li + 1])
         inner = ids[left[ids] != TREE_LEAF]
         subtree[inner] += subtree[left[inner]] + subtree[right[inner]]
     # Preorder ids, top-down: left child right after its parent.
     pre = np.zeros(total, dtype=np.intp)
-    for li in range(len(levels)):
+    for li in range(len(level_sizes)):
         ids = np.arange(base[li], base[li + 1])
         inner = ids[left[ids] != TREE_LEAF]
         pre[left[inner]] = pre[inner] + 1
         pre[right[inner]] = pre[inner] + 1 + subtree[left[inner]]
-
-    def arrange(key, dtype):
-        out = np.concatenate([lv[key] for lv in levels]).astype(dtype)
-        result = np.empty_like(out)
-        result[pre] = out
-        return result
 
     children_left = np.full(total, TREE_LEAF, dtype=np.intp)
     children_right = np.full(total, TREE_LEAF, dtype=np.intp)
     inner = left != TREE_LEAF
     children_left[pre[inner]] = pre[left[inner]]
     children_right[pre[inner]] = pre[right[inner]]
-    value = arrange("value", float)
+    del left, right, subtree, inner
+
+    def arrange(key, dtype):
+        # Each buffer is dropped once copied: the Tree's arrays replace the
+        # buffers instead of adding to them.
+        out = nodes.pop(key)[:total].astype(dtype, copy=False)
+        result = np.empty_like(out)
+        result[pre] = out
+        return result
+
     # Categorical sets: level-order node ids to preorder, then packed by node.
-    set_nodes = np.concatenate([base[li] + lv["set_node"] for li, lv in enumerate(levels)])
-    set_levels = np.concatenate([lv["set_level"] for lv in levels])
-    start, stop, set_levels = pack(pre[set_nodes], set_levels, total)
+    set_nodes, set_levels = np.concatenate(set_nodes), np.concatenate(set_levels)
+    # Without categorical splits, the Tree's own empty sets (lazily zero pages).
+    start = stop = packed = None
+    if set_nodes.size:
+        start, stop, packed = pack(pre[set_nodes], set_levels, total)
+    arrays = {
+        name: arrange(key, dtype)
+        for name, key, dtype in (
+            ("feature", "feature", np.intp),
+            ("threshold", "threshold", float),
+            ("value", "value", float),
+            ("impurity", "impurity", float),
+            ("n_node_samples", "n", np.intp),
+            ("weighted_n_node_samples", "w", float),
+            ("categories_unseen_left", "unseen_left", bool),
+            ("missing_go_to_left", "missing_go_to_left", bool),
+        )
+    }
+    arrays["value"] = value_by_output(arrays["value"], criterion)
     return Tree(
         children_left=children_left,
         children_right=children_right,
-        feature=arrange("feature", np.intp),
-        threshold=arrange("threshold", float),
-        value=value_by_output(value, criterion),
-        impurity=arrange("impurity", float),
-        n_node_samples=arrange("n", np.intp),
-        weighted_n_node_samples=arrange("w", float),
-        categories_unseen_left=arrange("unseen_left", bool),
+        **arrays,
         categories_start=start,
         categories_stop=stop,
-        categories_levels=set_levels,
+        categories_levels=packed,
         categories_width=width,
-        missing_go_to_left=arrange("missing_go_to_left", bool),
     )

@@ -482,13 +482,20 @@ class Tree:
         if cached is not None and all(a is b for a, b in zip(cached[0], sources, strict=True)):
             return cached[1]
         leaf = self.children_left == TREE_LEAF
-        ids = np.arange(self.node_count)
-        next_pos = np.empty(2 * self.node_count, dtype=np.intp)
-        next_pos[0::2] = 2 * np.where(leaf, ids, self.children_right)
-        next_pos[1::2] = 2 * np.where(leaf, ids, self.children_left)
-        feature = np.repeat(np.where(leaf, 0, self.feature), 2).astype(np.intp)
-        threshold = np.repeat(np.where(leaf, np.inf, self.threshold), 2)
         at_leaf = np.repeat(leaf, 2)
+        # Filled in place, without temporaries of the tables' size (big trees).
+        next_pos = np.empty(2 * self.node_count, dtype=np.intp)
+        next_pos[0::2] = self.children_right
+        next_pos[1::2] = self.children_left
+        leaves = np.flatnonzero(leaf)
+        next_pos[2 * leaves] = leaves
+        next_pos[2 * leaves + 1] = leaves
+        next_pos *= 2
+        del leaves
+        feature = np.repeat(self.feature, 2).astype(np.intp, copy=False)
+        feature[at_leaf] = 0
+        threshold = np.repeat(self.threshold, 2)
+        threshold[at_leaf] = np.inf
         categorical = np.repeat(~leaf & np.isnan(self.threshold), 2)
         categorical = categorical if categorical.any() else None
         # Depth of the tree, one level at a time (ids are not ordered by depth).
