@@ -234,7 +234,7 @@ class BaseDecisionTree(BaseEstimator):
             random_splits=randomness,
         )
         tree = learner.tree_  # report the caller's weights, not the rescaled ones
-        tree.weighted_n_node_samples = tree.weighted_n_node_samples * weight_scale
+        tree.weighted_n_node_samples *= weight_scale  # the builder's own array
         # Pruning (chapter 9): the full tree first, cut back afterwards.
         if max_leaf_nodes is not None and tree.n_leaves > max_leaf_nodes:
             tree = prune(tree, best_first_subtree(tree, max_leaf_nodes))

@@ -1447,45 +1447,50 @@ def _preorder_tree(
     """
     total = int(sum(level_sizes))
     base = np.cumsum([0] + level_sizes)
-    # Children in level-order ids: the split nodes of a level have their left
-    # children first in the next level, in order, then their right children.
-    split = nodes.pop("split")[:total]
-    left = np.full(total, TREE_LEAF, dtype=np.intp)
-    right = np.full(total, TREE_LEAF, dtype=np.intp)
-    for li in range(len(level_sizes) - 1):
-        parents = base[li] + np.flatnonzero(split[base[li] : base[li + 1]])
-        n_split = len(parents)
-        left[parents] = base[li + 1] + np.arange(n_split)
-        right[parents] = base[li + 1] + n_split + np.arange(n_split)
+    # The split nodes of each level, in level-order ids.  Their children make
+    # the next level: the left children first, in order, then the right ones.
+    split = nodes.pop("split")
+    parents = [
+        base[li] + np.flatnonzero(split[base[li] : base[li + 1]])
+        for li in range(len(level_sizes) - 1)
+    ]
     del split
+    n_split = [len(here) for here in parents]
+
+    def children(li):
+        """The level-order ids of the left and right children of level ``li``'s parents."""
+        first, k = base[li + 1], n_split[li]
+        return slice(first, first + k), slice(first + k, first + 2 * k)
+
     # Subtree sizes, bottom-up one level at a time.
     subtree = np.ones(total, dtype=np.intp)
-    for li in range(len(level_sizes) - 1, -1, -1):
-        ids = np.arange(base[li], base[li + 1])
-        inner = ids[left[ids] != TREE_LEAF]
-        subtree[inner] += subtree[left[inner]] + subtree[right[inner]]
-    # Preorder ids, top-down: left child right after its parent.
+    for li in range(len(parents) - 1, -1, -1):
+        left, right = children(li)
+        subtree[parents[li]] += subtree[left] + subtree[right]
+    # Preorder ids, top-down: left child right after its parent, right child
+    # after the left child's subtree.
     pre = np.zeros(total, dtype=np.intp)
-    for li in range(len(level_sizes)):
-        ids = np.arange(base[li], base[li + 1])
-        inner = ids[left[ids] != TREE_LEAF]
-        pre[left[inner]] = pre[inner] + 1
-        pre[right[inner]] = pre[inner] + 1 + subtree[left[inner]]
-
     children_left = np.full(total, TREE_LEAF, dtype=np.intp)
     children_right = np.full(total, TREE_LEAF, dtype=np.intp)
-    inner = left != TREE_LEAF
-    children_left[pre[inner]] = pre[left[inner]]
-    children_right[pre[inner]] = pre[right[inner]]
-    del left, right, subtree, inner
+    for li, here in enumerate(parents):
+        left, right = children(li)
+        pre[left] = pre[here] + 1
+        pre[right] = pre[left] + subtree[left]
+        children_left[pre[here]] = pre[left]
+        children_right[pre[here]] = pre[right]
+    del subtree, parents
 
-    def arrange(key, dtype):
-        # Each buffer is dropped once copied: the Tree's arrays replace the
-        # buffers instead of adding to them.
-        out = nodes.pop(key)[:total].astype(dtype, copy=False)
-        result = np.empty_like(out)
-        result[pre] = out
-        return result
+    def arrange(key):
+        # In preorder.  A buffer not much longer than the tree becomes the
+        # Tree's array, reordered in place: the Tree takes no memory of its own.
+        buffer = nodes.pop(key)
+        out = buffer[:total]
+        if 2 * total < len(buffer):  # a small tree: an array of its own size
+            result = np.empty_like(out)
+            result[pre] = out
+            return result
+        out[pre] = out.copy()
+        return out
 
     # Categorical sets: level-order node ids to preorder, then packed by node.
     set_nodes, set_levels = np.concatenate(set_nodes), np.concatenate(set_levels)
@@ -1493,19 +1498,17 @@ def _preorder_tree(
     start = stop = packed = None
     if set_nodes.size:
         start, stop, packed = pack(pre[set_nodes], set_levels, total)
-    arrays = {
-        name: arrange(key, dtype)
-        for name, key, dtype in (
-            ("feature", "feature", np.intp),
-            ("threshold", "threshold", float),
-            ("value", "value", float),
-            ("impurity", "impurity", float),
-            ("n_node_samples", "n", np.intp),
-            ("weighted_n_node_samples", "w", float),
-            ("categories_unseen_left", "unseen_left", bool),
-            ("missing_go_to_left", "missing_go_to_left", bool),
-        )
+    names = {
+        "feature": "feature",
+        "threshold": "threshold",
+        "value": "value",
+        "impurity": "impurity",
+        "n_node_samples": "n",
+        "weighted_n_node_samples": "w",
+        "categories_unseen_left": "unseen_left",
+        "missing_go_to_left": "missing_go_to_left",
     }
+    arrays = {name: arrange(key) for name, key in names.items()}
     arrays["value"] = value_by_output(arrays["value"], criterion)
     return Tree(
         children_left=children_left,
