@@ -43,6 +43,8 @@ depth-first preorder so the :class:`Tree` equals ``grow_tree``'s.
 
 from __future__ import annotations
 
+import mmap
+
 import numpy as np
 
 from ._categorical import (
@@ -214,21 +216,22 @@ def grow_tree_levelwise(
     keys = None if random_splits is None else random_splits.root_keys()  # per node
 
     # The nodes' arrays, level after level (breadth first): one buffer per
-    # array, long enough for any tree of n rows (memory pages are taken only
-    # where written), so that no per-level pieces are left to assemble.
-    capacity = max(2 * n - 1, 1)  # every leaf holds a row
+    # array, long enough for any tree of n rows (a binary tree of n rows has
+    # at most 2 n - 1 nodes), so that no per-level pieces are left to
+    # assemble.  Memory is taken only where a buffer is written.
+    capacity = max(2 * n - 1, 1)
     if max_depth is not None:
         capacity = min(capacity, 2 ** (max_depth + 1) - 1)
     nodes = {
-        "feature": np.empty(capacity, dtype=np.intp),
-        "threshold": np.empty(capacity),
-        "value": np.empty((capacity, Y.shape[1])),
-        "impurity": np.empty(capacity),
-        "n": np.empty(capacity, dtype=np.intp),
-        "w": np.empty(capacity),
-        "split": np.empty(capacity, dtype=bool),
-        "unseen_left": np.empty(capacity, dtype=bool),
-        "missing_go_to_left": np.empty(capacity, dtype=bool),
+        "feature": _lazy_empty(capacity, np.intp),
+        "threshold": _lazy_empty(capacity, float),
+        "value": _lazy_empty((capacity, Y.shape[1]), float),
+        "impurity": _lazy_empty(capacity, float),
+        "n": _lazy_empty(capacity, np.intp),
+        "w": _lazy_empty(capacity, float),
+        "split": _lazy_empty(capacity, bool),
+        "unseen_left": _lazy_empty(capacity, bool),
+        "missing_go_to_left": _lazy_empty(capacity, bool),
     }
     level_sizes = []  # nodes of each level
     set_nodes, set_levels = [], []  # categorical sets, per level (node ids of the buffers)
@@ -245,10 +248,17 @@ def grow_tree_levelwise(
         w_rows = w[index_rows]
         Y_rows = Y[index_rows]
         w_node = np.bincount(node_of_pos, weights=w_rows, minlength=n_nodes)
-        value = _segment_sum(w_rows[:, None] * Y_rows, node_of_pos, n_nodes) / w_node[:, None]
-        # Squared error centres each node's targets at its mean, as grow_tree does.
-        centred = criterion == "squared_error"
-        phi = node_statistics(Y_rows - value[node_of_pos] if centred else Y_rows, w_rows, criterion)
+        if regression:
+            value = _segment_sum(w_rows[:, None] * Y_rows, node_of_pos, n_nodes)
+            value /= w_node[:, None]
+            # Squared error centres each node's targets at its mean, as grow_tree does.
+            centred = criterion == "squared_error"
+            phi = node_statistics(
+                Y_rows - value[node_of_pos] if centred else Y_rows, w_rows, criterion
+            )
+        else:  # the statistics are the weighted one-hot rows themselves
+            phi = node_statistics(Y_rows, w_rows, criterion)
+            value = _segment_sum(phi, node_of_pos, n_nodes) / w_node[:, None]
         node_stats = _segment_sum(phi, node_of_pos, n_nodes)
         impurity = impurity_from_statistics(node_stats, criterion)
         if regression:
@@ -400,6 +410,19 @@ def grow_tree_levelwise(
         depth += 1
     del rows, codes  # the tree's arrays come next
     return _preorder_tree(nodes, level_sizes, set_nodes, set_levels, width, criterion)
+
+
+def _lazy_empty(shape, dtype) -> np.ndarray:
+    """An uninitialised array whose memory the system gives only where it is written.
+
+    An anonymous memory map: untouched pages take no memory, and all of it
+    goes back to the system when the array is freed (memory that ``malloc``
+    hands out may be recycled, hence resident, or backed by huge pages).
+    """
+    shape = (shape,) if np.isscalar(shape) else tuple(shape)
+    dtype = np.dtype(dtype)
+    size = max(int(np.prod(shape)) * dtype.itemsize, 1)
+    return np.frombuffer(mmap.mmap(-1, size), dtype=dtype, count=int(np.prod(shape))).reshape(shape)
 
 
 def _node_draws(spec, keys, X, index_rows, starts, node_of_pos, num_features) -> dict:
@@ -680,40 +703,43 @@ def _gains(left, stats, w_left, w_right, criterion):
 _CHUNK_CELLS = 1 << 17
 
 
+def _prefix_sums(left_idx, cols, scan, weighted):
+    """The segmented prefix sums of a block: each block row restarts at zero.
+
+    One array per column ``cols[scan]`` over the rows ``left_idx`` (shape
+    ``(c, features, positions)``), and the weights' (``cols[0]``) when
+    ``weighted``, else None.
+    """
+    weights = np.cumsum(cols[0].take(left_idx), axis=-1) if weighted else None
+    return [np.cumsum(col.take(left_idx), axis=-1) for col in cols[scan]], weights
+
+
 def _block_gains(
-    left_idx,
+    prefix,
     i,
-    cols,
     scan,
     unit,
     stats,
     w_node,
-    penalty,
+    refused,
     criterion,
     msl=1,
     missing=None,
     n_missing=0,
-    prefix=None,
 ):
     """Gains of every candidate of a block (some of its features), -inf if refused.
 
-    ``cols[scan]`` are the statistic columns scanned.  A side without weight,
-    or lighter than ``leaf_weight(msl)`` (``min_weight_fraction_leaf``), is
-    refused.  With ``missing`` (the missing rows' sums, one
-    ``(c, features, 1)`` array per column of ``cols``) and their count
-    ``n_missing``, the missing rows join every left child.  Returns the gains
-    and the segmented prefix sums, which a second call on the same block (the
-    missing-left scan) passes back as ``prefix``.
+    ``prefix`` holds the block's segmented prefix sums (:func:`_prefix_sums`)
+    of the statistic columns scanned (``scan``).  Candidates where
+    ``refused`` is True, and those with a side without weight, or lighter
+    than ``leaf_weight(msl)`` (``min_weight_fraction_leaf``), are refused.
+    With ``missing`` (the missing rows' sums, one ``(c, features, 1)`` array
+    per statistic column) and their count ``n_missing``, the missing rows
+    join every left child.
     """
     regression = criterion not in CLASSIFICATION_CRITERIA
-    c, d, positions = left_idx.shape
-    # The segmented prefix sums: each block row restarts at zero.
-    if prefix is None:
-        weights = None
-        if regression and not unit:
-            weights = np.cumsum(cols[0].take(left_idx), axis=-1)
-        prefix = ([np.cumsum(col.take(left_idx), axis=-1) for col in cols[scan]], weights)
     left, w_left = list(prefix[0]), prefix[1]
+    c, d, positions = left[0].shape
     if unit:
         w_left = i + 1.0 + n_missing  # total weight of a prefix = its row count
     elif regression and missing is not None:
@@ -728,17 +754,17 @@ def _block_gains(
     w_right = w_node - w_left
     empty = None
     if unit:
-        w_right = np.maximum(w_right, 0.5)  # only refused positions are clamped
+        np.maximum(w_right, 0.5, out=w_right)  # only refused positions are clamped
     else:
         # A side without weight is refused; give it weight 1 so no 0/0 appears.
         empty = refused_weights(w_left, w_right, msl)  # min_weight_leaf too
         w_left = np.where(w_left > 0, w_left, 1.0)
         w_right = np.where(w_right > 0, w_right, 1.0)
     gains = _gains(left, stats, w_left, w_right, criterion)
-    gains += penalty
+    np.copyto(gains, -np.inf, where=refused)
     if empty is not None:
         np.putmask(gains, empty, -np.inf)
-    return gains, prefix
+    return gains
 
 
 def _best_splits(
@@ -820,11 +846,11 @@ def _best_splits(
         stats = node_stats[nodes].T[:, :, None, None]  # (columns, c, 1, 1)
         first_width = output_widths(criterion, len(stats))[0]
         w_node = stats[0] if regression else _sum_last(list(stats[:first_width]))
-        # Positions the row counts allow (min_samples_leaf each side; this also
-        # rules out the last position and the padding): 0 there, -inf elsewhere.
+        # Positions the row counts refuse (min_samples_leaf each side; this also
+        # rules out the last position and the padding).
         high = m - min_samples_leaf - 1
-        penalty = np.where((i >= min_samples_leaf - 1) & (i <= high[:, None]), 0.0, -np.inf)
-        penalty = penalty[:, None, :]
+        refused = (i < min_samples_leaf - 1) | (i > high[:, None])
+        refused = refused[:, None, :]
         # Missing rows end each segment: their count per (node, feature).
         n_missing = np.zeros((c, d), dtype=np.intp)
 
@@ -834,7 +860,10 @@ def _best_splits(
             ids = np.arange(d)[features]
             # Rows of each node sorted by each feature of the chunk: (nodes, f, L).
             idx = orders.take(pos[:, None, :] + (ids * rows.shape[1])[None, :, None])
-            left_idx = idx[:, :, :-1].astype(np.intp)  # contiguous: faster gathers
+            # Contiguous intp row ids make the gathers fast.
+            left_idx = idx[:, :, :-1].astype(np.intp)
+            prefix = _prefix_sums(left_idx, cols, scan, regression and not unit)
+            del left_idx
             # The missing rows' summed statistics, in row order with the present
             # rows as zeros; only the columns the scan reads (the winners get all
             # of theirs below).
@@ -849,22 +878,26 @@ def _best_splits(
                 for k in needed:
                     sums = np.cumsum(cols[k].take(only_missing), axis=-1)[..., -1]
                     missing[k][:, here - first_feature] = sums
+                del sub, is_nan, only_missing
             n_present = m[:, None] - n_missing[:, features]
-            args = (cols, scan, unit, stats, w_node)
-            part, prefix = _block_gains(left_idx, i, *args, penalty, criterion, min_samples_leaf)
-            here = tied[(tied >= first_feature) & (tied < features.stop)]
+            tied_here = tied[(tied >= first_feature) & (tied < features.stop)]
             equal = None
-            if here.size:
+            if tied_here.size:
                 # A threshold never separates equal values (features with ties only).
-                xs = values(idx[:, here - first_feature], here[None, :, None])
+                xs = values(idx[:, tied_here - first_feature], tied_here[None, :, None])
                 equal = xs[:, :, :-1] >= xs[:, :, 1:]
-                sub = part[:, here - first_feature]
+                del xs
+            del idx
+            args = (scan, unit, stats, w_node)
+            part = _block_gains(prefix, i, *args, refused, criterion, min_samples_leaf)
+            if equal is not None:
+                sub = part[:, tied_here - first_feature]
                 np.putmask(sub, equal, -np.inf)
-                part[:, here - first_feature] = sub
+                part[:, tied_here - first_feature] = sub
+            if passes == 1:
+                return part[:, :, None]
             gains = np.empty((c, len(ids), passes, L - 1))
             gains[:, :, 0] = part
-            if passes == 1:
-                return gains
             gains[:, :, 1] = -np.inf
             nm, n_p = n_missing[:, features, None], n_present[:, :, None]
             # Missing right: the last candidate is "present left, missing right".
@@ -875,21 +908,11 @@ def _best_splits(
             allowed = (nm > 0) & (i + 1 < n_p)
             allowed &= (i + 1 + nm >= min_samples_leaf) & (n_p - i - 1 >= min_samples_leaf)
             extra = [None if a is None else a[:, :, None] for a in missing]
-            part, _ = _block_gains(
-                left_idx,
-                i,
-                *args,
-                np.where(allowed, 0.0, -np.inf),
-                criterion,
-                min_samples_leaf,
-                extra,
-                nm,
-                prefix,
-            )
+            part = _block_gains(prefix, i, *args, ~allowed, criterion, min_samples_leaf, extra, nm)
             if equal is not None:
-                sub = part[:, here - first_feature]
+                sub = part[:, tied_here - first_feature]
                 np.putmask(sub, equal, -np.inf)
-                part[:, here - first_feature] = sub
+                part[:, tied_here - first_feature] = sub
             gains[:, :, 1] = part
             return gains
 
