@@ -206,10 +206,14 @@ def grow_tree_levelwise(
     rows = np.empty((n_sorted + 1, n + 1), dtype=row_dtype)
     has_ties = np.zeros(d_num, dtype=bool)
     has_missing = np.zeros(d_num, dtype=bool)  # per numerical feature
-    for j, column in enumerate(num_features):  # one feature at a time: small temporaries
-        has_missing[j] = np.isnan(X[:, column]).any()
-        if j < n_sorted:
-            rows[j, :n], has_ties[j] = _presort(X[:, column])
+    # A few features at a time (_CHUNK_CELLS values), so the temporaries stay small.
+    step = max(1, _CHUNK_CELLS // max(n, 1))
+    for first in range(0, d_num, step):
+        chunk = slice(first, min(first + step, d_num))
+        Xt = np.ascontiguousarray(X[:, num_features[chunk]].T)  # one feature per row
+        has_missing[chunk] = np.isnan(Xt).any(axis=1)
+        if n_sorted:
+            rows[chunk, :n], has_ties[chunk] = _presort(Xt)
     rows[n_sorted, :n] = np.arange(n)
     rows[:, n] = n
     sizes = np.array([n], dtype=np.intp)  # rows of each node of the level
@@ -415,14 +419,17 @@ def grow_tree_levelwise(
 def _lazy_empty(shape, dtype) -> np.ndarray:
     """An uninitialised array whose memory the system gives only where it is written.
 
-    An anonymous memory map: untouched pages take no memory, and all of it
-    goes back to the system when the array is freed (memory that ``malloc``
-    hands out may be recycled, hence resident, or backed by huge pages).
+    An anonymous memory map (from 1 MiB on): untouched pages take no memory,
+    and all of it goes back to the system when the array is freed (memory
+    that ``malloc`` hands out may be recycled, hence resident, or backed by
+    huge pages).
     """
     shape = (shape,) if np.isscalar(shape) else tuple(shape)
     dtype = np.dtype(dtype)
-    size = max(int(np.prod(shape)) * dtype.itemsize, 1)
-    return np.frombuffer(mmap.mmap(-1, size), dtype=dtype, count=int(np.prod(shape))).reshape(shape)
+    count = int(np.prod(shape))
+    if count * dtype.itemsize < 1 << 20:  # small: not worth a system call
+        return np.empty(shape, dtype=dtype)
+    return np.frombuffer(mmap.mmap(-1, count * dtype.itemsize), dtype=dtype).reshape(shape)
 
 
 def _node_draws(spec, keys, X, index_rows, starts, node_of_pos, num_features) -> dict:
@@ -497,8 +504,8 @@ def _random_numeric_splits(draws, phi, w_rows, node_of_pos, starts, node_stats, 
     )
 
 
-def _presort(x: np.ndarray) -> tuple[np.ndarray, bool]:
-    """Stable argsort of one feature's values ``x``, and whether they have ties.
+def _presort(Xt: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Stable argsort of every row of ``Xt`` (one per feature), and which rows have ties.
 
     numpy's default sort is several times faster than its stable sort; the
     two agree when a feature has no repeated value.  Where a feature has
@@ -506,21 +513,21 @@ def _presort(x: np.ndarray) -> tuple[np.ndarray, bool]:
     increasing order (the order a stable sort keeps, as in ``grow_tree``).
     NaN sorts last, and the missing values of a feature count as one run.
     """
-    x = np.ascontiguousarray(x)
-    order = np.argsort(x)
-    values = x[order]
-    new_value = values[1:] != values[:-1]
+    order = np.argsort(Xt, axis=1)
+    values = np.take_along_axis(Xt, order, axis=1)
+    new_value = values[:, 1:] != values[:, :-1]
     nan = np.isnan(values)
     if nan.any():  # NaN != NaN, yet missing values form one run of equal values
-        new_value &= ~(nan[1:] & nan[:-1])
-    has_ties = not new_value.all()
-    if has_ties:
+        new_value &= ~(nan[:, 1:] & nan[:, :-1])
+    has_ties = ~new_value.all(axis=1)
+    if has_ties.any():
         # Within each run of equal values, put the row ids in increasing order:
         # sort by (run number, row id), a unique integer key.
-        run = np.zeros(len(x), dtype=np.intp)
-        np.cumsum(new_value, out=run[1:])
-        key = run * len(x) + order
-        order = order[np.argsort(key)]
+        n = Xt.shape[1]
+        run = np.zeros((int(has_ties.sum()), n), dtype=np.intp)
+        np.cumsum(new_value[has_ties], axis=1, out=run[:, 1:])
+        key = run * n + order[has_ties]
+        order[has_ties] = np.take_along_axis(order[has_ties], np.argsort(key, axis=1), axis=1)
     return order, has_ties
 
 
@@ -934,41 +941,52 @@ def _best_splits(
             tol = TIE_RTOL * np.maximum(np.abs(node_impurity), np.abs(score)) * w_t
             return (flat_gain - tol).reshape(gain.shape)
 
-        # Features go through in chunks of at most _CHUNK_CELLS cells, so the
-        # temporaries stay small.  Each (feature, pass) keeps its best gain and
-        # its first position within the tolerance of that best.
-        step = max(1, _CHUNK_CELLS // (c * L * passes))
-        group_best = np.empty((c, d, passes))
-        group_first = np.empty((c, d, passes), dtype=np.intp)
-        for first_feature in range(0, d, step):
-            features = slice(first_feature, min(first_feature + step, d))
-            gains = gains_of(features)
-            best_here = gains.max(axis=-1)
-            group_best[:, features] = best_here
-            near = gains >= lowest_allowed(best_here)[..., None]
-            group_first[:, features] = np.argmax(near, axis=-1)
-            del gains, near
-        if draws is not None:  # features a node did not draw: refused, both passes
-            _keep_drawn(group_best, draws, nodes)
         # A node's candidates in tie-break order: by feature, then missing
-        # right before missing left, then position.
-        flat = group_best.reshape(c, -1)
-        best = flat.max(axis=1)
+        # right before missing left, then position.  Features go through in
+        # chunks of at most _CHUNK_CELLS cells, so the temporaries stay small.
+        block = np.arange(c)
+        step = max(1, _CHUNK_CELLS // (c * L * passes))
+        if step >= d:  # one chunk: every candidate's gain at once
+            gains = gains_of(slice(0, d))
+            if draws is not None:  # features a node did not draw: refused, both passes
+                _keep_drawn(gains, draws, nodes)
+            flat = gains.reshape(c, -1)
+            best = flat.max(axis=1)
+            threshold_gain = lowest_allowed(best)
+            group, k = np.divmod(np.argmax(flat >= threshold_gain[:, None], axis=1), L - 1)
+            del gains, flat
+        else:
+            # Each (feature, pass) keeps its best gain and its first position
+            # within the tolerance of that best.
+            group_best = np.empty((c, d, passes))
+            group_first = np.empty((c, d, passes), dtype=np.intp)
+            for first_feature in range(0, d, step):
+                features = slice(first_feature, min(first_feature + step, d))
+                gains = gains_of(features)
+                best_here = gains.max(axis=-1)
+                group_best[:, features] = best_here
+                near = gains >= lowest_allowed(best_here)[..., None]
+                group_first[:, features] = np.argmax(near, axis=-1)
+                del gains, near
+            if draws is not None:
+                _keep_drawn(group_best, draws, nodes)
+            flat = group_best.reshape(c, -1)
+            best = flat.max(axis=1)
+            threshold_gain = lowest_allowed(best)
+            group = np.argmax(flat >= threshold_gain[:, None], axis=1)
+            k = group_first.reshape(c, -1)[block, group]
+            # Rare: the first (feature, pass) within the tolerance of the node's
+            # best holds a lower best of its own (a near tie between features): its
+            # first position within the tolerance of the node's best, from its
+            # gains again.
+            again = np.isfinite(best) & (flat[block, group] < best)
+            for feature in np.unique(group[again] // passes):
+                redo = np.flatnonzero(again & (group // passes == feature))
+                gains = gains_of(slice(feature, feature + 1))[redo, 0, group[redo] % passes]
+                k[redo] = np.argmax(gains >= threshold_gain[redo, None], axis=1)
         found = np.isfinite(best)
-        threshold_gain = lowest_allowed(best)
-        group = np.argmax(flat >= threshold_gain[:, None], axis=1)
         j, missing_pass = np.divmod(group, passes)
         goes_left = missing_pass.astype(bool)
-        block = np.arange(c)
-        k = group_first.reshape(c, -1)[block, group]
-        # Rare: the first (feature, pass) within the tolerance of the node's best
-        # holds a lower best of its own (a near tie between features): its first
-        # position within the tolerance of the node's best, from its gains again.
-        again = found & (flat[block, group] < best)
-        for feature in np.unique(j[again]):
-            redo = np.flatnonzero(again & (j == feature))
-            gains = gains_of(slice(feature, feature + 1))[redo, 0, missing_pass[redo]]
-            k[redo] = np.argmax(gains >= threshold_gain[redo, None], axis=1)
         # The winners' rows, sorted by their feature: (c, L).
         rows_j = orders.take(pos + (j * rows.shape[1])[:, None])
         lower = values(rows_j[block, k], j)
@@ -1445,8 +1463,8 @@ def _partition(rows, kept_rows, kept_node, go_left, sizes, split):
     step = max(1, _CHUNK_CELLS // max(m, 1))
     for first in range(0, rows.shape[0], step):
         current = rows[first : first + step, :m]
-        left_mask = to_left[current]
-        right_mask = is_kept[current]
+        left_mask = to_left.take(current)
+        right_mask = is_kept.take(current)
         right_mask &= ~left_mask
         # np.compress on flat arrays is much faster than a[mask]
         flat = current.ravel()
