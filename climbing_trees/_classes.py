@@ -233,6 +233,7 @@ class BaseDecisionTree(BaseEstimator):
             min_weight_leaf=min_weight_leaf(weight_fraction, sample_weight),
             random_splits=randomness,
         )
+        del X, y, Y, sample_weight, keep  # the training arrays: freed before the tables
         tree = learner.tree_  # report the caller's weights, not the rescaled ones
         tree.weighted_n_node_samples *= weight_scale  # the builder's own array
         # Pruning (chapter 9): the full tree first, cut back afterwards.

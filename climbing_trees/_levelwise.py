@@ -707,18 +707,30 @@ def _gains(left, stats, w_left, w_right, criterion):
 
 
 #: Largest block of (node, feature, position) cells processed in one go.
-_CHUNK_CELLS = 1 << 17
+_CHUNK_CELLS = 1 << 15
 
 
-def _prefix_sums(left_idx, cols, scan, weighted):
+def _prefix_sums(left_idx, cols, scan, weighted, carry=None):
     """The segmented prefix sums of a block: each block row restarts at zero.
 
     One array per column ``cols[scan]`` over the rows ``left_idx`` (shape
     ``(c, features, positions)``), and the weights' (``cols[0]``) when
-    ``weighted``, else None.
+    ``weighted``, else None.  ``carry`` (the last sums of the previous
+    positions, in the same form) continues a block cut into pieces: it is
+    added to the first value, so the sums are added in the same order.
     """
-    weights = np.cumsum(cols[0].take(left_idx), axis=-1) if weighted else None
-    return [np.cumsum(col.take(left_idx), axis=-1) for col in cols[scan]], weights
+    carried, carried_weight = carry if carry is not None else (None, None)
+
+    def running(col, start):
+        values = col.take(left_idx)
+        if start is not None:
+            values[..., 0] += start
+        return np.cumsum(values, axis=-1)
+
+    weights = running(cols[0], carried_weight) if weighted else None
+    columns = cols[scan]
+    starts = carried if carried is not None else [None] * len(columns)
+    return [running(col, start) for col, start in zip(columns, starts, strict=True)], weights
 
 
 def _block_gains(
@@ -867,10 +879,6 @@ def _best_splits(
             ids = np.arange(d)[features]
             # Rows of each node sorted by each feature of the chunk: (nodes, f, L).
             idx = orders.take(pos[:, None, :] + (ids * rows.shape[1])[None, :, None])
-            # Contiguous intp row ids make the gathers fast.
-            left_idx = idx[:, :, :-1].astype(np.intp)
-            prefix = _prefix_sums(left_idx, cols, scan, regression and not unit)
-            del left_idx
             # The missing rows' summed statistics, in row order with the present
             # rows as zeros; only the columns the scan reads (the winners get all
             # of theirs below).
@@ -886,31 +894,65 @@ def _best_splits(
                     sums = np.cumsum(cols[k].take(only_missing), axis=-1)[..., -1]
                     missing[k][:, here - first_feature] = sums
                 del sub, is_nan, only_missing
-            n_present = m[:, None] - n_missing[:, features]
-            tied_here = tied[(tied >= first_feature) & (tied < features.stop)]
+            nm = n_missing[:, features, None]
+            n_p = m[:, None, None] - nm
+            extra = [None if a is None else a[:, :, None] for a in missing]
+            tied_here = tied[(tied >= first_feature) & (tied < features.stop)] - first_feature
             equal = None
             if tied_here.size:
                 # A threshold never separates equal values (features with ties only).
-                xs = values(idx[:, tied_here - first_feature], tied_here[None, :, None])
+                xs = values(idx[:, tied_here], tied_here[None, :, None] + first_feature)
                 equal = xs[:, :, :-1] >= xs[:, :, 1:]
                 del xs
-            del idx
-            args = (scan, unit, stats, w_node)
-            part = _block_gains(prefix, i, *args, refused, criterion, min_samples_leaf)
-            if equal is not None:
-                sub = part[:, tied_here - first_feature]
-                np.putmask(sub, equal, -np.inf)
-                part[:, tied_here - first_feature] = sub
-            if passes == 1:
-                return part[:, :, None]
             gains = np.empty((c, len(ids), passes, L - 1))
-            gains[:, :, 0] = part
-            gains[:, :, 1] = -np.inf
-            nm, n_p = n_missing[:, features, None], n_present[:, :, None]
-            # Missing right: the last candidate is "present left, missing right".
-            np.copyto(gains[:, :, 0], -np.inf, where=i >= n_p)
-            if not nm.any():
-                return gains
+            # Positions go through in pieces of at most _CHUNK_CELLS cells too;
+            # each piece's prefix sums go on from the previous piece's last ones.
+            width = max(1, _CHUNK_CELLS // (c * len(ids)))
+            carry = None
+            args = (scan, unit, stats, w_node)
+            for start in range(0, L - 1, width):
+                at = slice(start, min(start + width, L - 1))
+                # Contiguous intp row ids make the gathers fast.
+                prefix = _prefix_sums(
+                    idx[:, :, at].astype(np.intp), cols, scan, regression and not unit, carry
+                )
+                weights = None if prefix[1] is None else prefix[1][..., -1]
+                carry = ([p[..., -1] for p in prefix[0]], weights)
+                here_i = i[at]
+                for missing_left in range(passes):
+                    out = gains[:, :, missing_left, at]
+                    if missing_left == 0:
+                        # Missing rows (if any) on the right.
+                        part = _block_gains(
+                            prefix, here_i, *args, refused[..., at], criterion, min_samples_leaf
+                        )
+                        if passes == 2:  # the last candidate: present left, missing right
+                            np.copyto(part, -np.inf, where=here_i >= n_p)
+                    elif not nm.any():
+                        out[...] = -np.inf
+                        continue
+                    else:
+                        # Missing left: n_missing more rows on the left of every candidate.
+                        allowed = (nm > 0) & (here_i + 1 < n_p)
+                        allowed &= (here_i + 1 + nm >= min_samples_leaf) & (
+                            n_p - here_i - 1 >= min_samples_leaf
+                        )
+                        part = _block_gains(
+                            prefix,
+                            here_i,
+                            *args,
+                            ~allowed,
+                            criterion,
+                            min_samples_leaf,
+                            extra,
+                            nm,
+                        )
+                    if equal is not None:
+                        sub = part[:, tied_here]
+                        np.putmask(sub, equal[..., at], -np.inf)
+                        part[:, tied_here] = sub
+                    out[...] = part
+            return gains
             # Missing left: n_missing more rows on the left of every candidate.
             allowed = (nm > 0) & (i + 1 < n_p)
             allowed &= (i + 1 + nm >= min_samples_leaf) & (n_p - i - 1 >= min_samples_leaf)

@@ -284,6 +284,22 @@ def test_same_tree_when_features_are_processed_in_chunks(monkeypatch, seed, crit
     assert_equivalent(fast, slow)
 
 
+@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("criterion", CRITERIA)
+def test_same_tree_with_missing_values_in_small_chunks(monkeypatch, seed, criterion):
+    """Features and positions in pieces of a few cells: the prefix sums carried from
+    piece to piece, the missing rows' sums and the tie rule give the same tree."""
+    import climbing_trees._levelwise as levelwise
+
+    monkeypatch.setattr(levelwise, "_CHUNK_CELLS", 24 + 16 * (seed % 3))
+    X, Y, w = make_problem(seed, criterion, weights=["unit", "zeros"][seed % 2], ties=seed < 3)
+    X = np.column_stack([X, X[:, ::-1]])
+    X[np.random.default_rng(seed).random(X.shape) < 0.2] = np.nan
+    slow = ct.grow_tree(X, Y, w, criterion=criterion, min_samples_leaf=1 + seed % 2)
+    fast = grow_tree_levelwise(X, Y, w, criterion=criterion, min_samples_leaf=1 + seed % 2)
+    assert_equivalent(fast, slow)
+
+
 @pytest.mark.parametrize("criterion", ["gini", "entropy"])
 @pytest.mark.parametrize("categorical", [False, True])
 def test_same_tree_with_ten_classes(criterion, categorical):
