@@ -43,6 +43,7 @@ depth-first preorder so the :class:`Tree` equals ``grow_tree``'s.
 
 from __future__ import annotations
 
+import math
 import mmap
 
 import numpy as np
@@ -424,9 +425,9 @@ def _lazy_empty(shape, dtype) -> np.ndarray:
     that ``malloc`` hands out may be recycled, hence resident, or backed by
     huge pages).
     """
-    shape = (shape,) if np.isscalar(shape) else tuple(shape)
+    shape = (shape,) if isinstance(shape, int) else tuple(shape)
     dtype = np.dtype(dtype)
-    count = int(np.prod(shape))
+    count = math.prod(shape)
     if count * dtype.itemsize < 1 << 20:  # small: not worth a system call
         return np.empty(shape, dtype=dtype)
     return np.frombuffer(mmap.mmap(-1, count * dtype.itemsize), dtype=dtype).reshape(shape)
@@ -835,9 +836,7 @@ def _best_splits(
         index += num_features[j]
         return X_flat.take(index, mode="clip")
 
-    tied = np.flatnonzero(has_ties)
-    with_missing = np.flatnonzero(has_missing)
-    passes = 2 if with_missing.size else 1  # missing rows right, then left
+    passes = 2 if has_missing.any() else 1  # missing rows right, then left
     # Columns scanned: class counts (all but the last with unit weights, whose
     # count is the row count minus the others), or the centred weighted target,
     # or (Poisson) the weighted target and the count of positive targets.
@@ -875,43 +874,47 @@ def _best_splits(
 
         def gains_of(features):
             """Gains of the block's candidates on ``features``: ``(c, f, passes, L - 1)``."""
-            first_feature = features.start
-            ids = np.arange(d)[features]
+            first_feature, f = features.start, features.stop - features.start
             # Rows of each node sorted by each feature of the chunk: (nodes, f, L).
+            ids = np.arange(first_feature, features.stop)
             idx = orders.take(pos[:, None, :] + (ids * rows.shape[1])[None, :, None])
-            # The missing rows' summed statistics, in row order with the present
-            # rows as zeros; only the columns the scan reads (the winners get all
-            # of theirs below).
-            missing = [np.zeros((c, len(ids))) if k in needed else None for k in range(len(cols))]
-            here = with_missing[(with_missing >= first_feature) & (with_missing < features.stop)]
-            if here.size:
-                sub = idx[:, here - first_feature]
-                is_nan = np.isnan(values(sub, here[None, :, None]))
-                is_nan &= inside[:, None, :]
-                n_missing[:, here] = is_nan.sum(axis=-1)
-                only_missing = np.where(is_nan, sub, pad)
-                for k in needed:
-                    sums = np.cumsum(cols[k].take(only_missing), axis=-1)[..., -1]
-                    missing[k][:, here - first_feature] = sums
-                del sub, is_nan, only_missing
-            nm = n_missing[:, features, None]
-            n_p = m[:, None, None] - nm
-            extra = [None if a is None else a[:, :, None] for a in missing]
-            tied_here = tied[(tied >= first_feature) & (tied < features.stop)] - first_feature
+            nm = n_p = extra = None
+            if passes == 2:
+                # The missing rows' summed statistics, in row order with the present
+                # rows as zeros; only the columns the scan reads (the winners get all
+                # of theirs below).
+                missing = [np.zeros((c, f)) if k in needed else None for k in range(len(cols))]
+                here = np.flatnonzero(has_missing[features])
+                if here.size:
+                    sub = idx[:, here]
+                    is_nan = np.isnan(values(sub, here[None, :, None] + first_feature))
+                    is_nan &= inside[:, None, :]
+                    n_missing[:, here + first_feature] = is_nan.sum(axis=-1)
+                    only_missing = np.where(is_nan, sub, pad)
+                    for k in needed:
+                        sums = np.cumsum(cols[k].take(only_missing), axis=-1)[..., -1]
+                        missing[k][:, here] = sums
+                    del sub, is_nan, only_missing
+                nm = n_missing[:, features, None]
+                n_p = m[:, None, None] - nm
+                extra = [None if a is None else a[:, :, None] for a in missing]
+            tied_here = np.flatnonzero(has_ties[features])
             equal = None
             if tied_here.size:
                 # A threshold never separates equal values (features with ties only).
                 xs = values(idx[:, tied_here], tied_here[None, :, None] + first_feature)
                 equal = xs[:, :, :-1] >= xs[:, :, 1:]
                 del xs
-            gains = np.empty((c, len(ids), passes, L - 1))
             # Positions go through in pieces of at most _CHUNK_CELLS cells too;
             # each piece's prefix sums go on from the previous piece's last ones.
-            width = max(1, _CHUNK_CELLS // (c * len(ids)))
+            pieces = range(0, L - 1, max(1, _CHUNK_CELLS // (c * f)))
+            gains = None  # one piece and one pass: its gains are all the gains
+            if passes == 2 or len(pieces) > 1:
+                gains = np.empty((c, f, passes, L - 1))
             carry = None
             args = (scan, unit, stats, w_node)
-            for start in range(0, L - 1, width):
-                at = slice(start, min(start + width, L - 1))
+            for start in pieces:
+                at = slice(start, min(start + pieces.step, L - 1))
                 # Contiguous intp row ids make the gathers fast.
                 prefix = _prefix_sums(
                     idx[:, :, at].astype(np.intp), cols, scan, regression and not unit, carry
@@ -920,7 +923,6 @@ def _best_splits(
                 carry = ([p[..., -1] for p in prefix[0]], weights)
                 here_i = i[at]
                 for missing_left in range(passes):
-                    out = gains[:, :, missing_left, at]
                     if missing_left == 0:
                         # Missing rows (if any) on the right.
                         part = _block_gains(
@@ -929,7 +931,7 @@ def _best_splits(
                         if passes == 2:  # the last candidate: present left, missing right
                             np.copyto(part, -np.inf, where=here_i >= n_p)
                     elif not nm.any():
-                        out[...] = -np.inf
+                        gains[:, :, 1, at] = -np.inf
                         continue
                     else:
                         # Missing left: n_missing more rows on the left of every candidate.
@@ -951,7 +953,9 @@ def _best_splits(
                         sub = part[:, tied_here]
                         np.putmask(sub, equal[..., at], -np.inf)
                         part[:, tied_here] = sub
-                    out[...] = part
+                    if gains is None:
+                        return part[:, :, None]
+                    gains[:, :, missing_left, at] = part
             return gains
             # Missing left: n_missing more rows on the left of every candidate.
             allowed = (nm > 0) & (i + 1 < n_p)
