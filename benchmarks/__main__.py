@@ -108,7 +108,8 @@ def run_scaling(repeats: int, max_n: int) -> None:
             f"({peak / data:.1f}x the {data / 2**20:.0f} MiB of X and y)"
         )
     print("(tracemalloc counts numpy arrays; memory that scikit-learn's Cython code takes")
-    print(" with malloc is not seen, so its figure is a lower bound)")
+    print(" with malloc, and climbing_trees' memory-mapped node buffers, are not seen, so")
+    print(" the figures are lower bounds; --memory measures resident memory)")
     print(f"({_load()})")
 
 
