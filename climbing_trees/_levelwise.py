@@ -425,7 +425,7 @@ def _lazy_empty(shape, dtype) -> np.ndarray:
     that ``malloc`` hands out may be recycled, hence resident, or backed by
     huge pages).
     """
-    shape = (shape,) if isinstance(shape, int) else tuple(shape)
+    shape = (int(shape),) if np.ndim(shape) == 0 else tuple(int(k) for k in shape)
     dtype = np.dtype(dtype)
     count = math.prod(shape)
     if count * dtype.itemsize < 1 << 20:  # small: not worth a system call
