@@ -10,7 +10,7 @@ Run from the repository root::
     python -m benchmarks --repeats 9     # more runs per case
     python -m benchmarks --scaling       # 1,000 to 1,000,000 rows, exponent and peak memory
     python -m benchmarks --memory        # peak extra memory of a fit, both libraries,
-                                         # each fit in a fresh process
+                                         # each fit in a fresh process (medians of 3)
     python -m benchmarks --high-cardinality   # high-cardinality categorical fits: peak
                                          # memory of a fresh process, pickle size, fit time
     python -m benchmarks --high-cardinality --cases 1000000:100000   # other rows:levels
@@ -99,38 +99,46 @@ def run_scaling(repeats: int, max_n: int) -> None:
             f"({peak / data:.1f}x the {data / 2**20:.0f} MiB of X and y)"
         )
     print("(tracemalloc counts numpy arrays; memory that scikit-learn's Cython code takes")
-    print(" with malloc is not seen, so its figure is a lower bound)")
+    print(" with malloc, and climbing_trees' memory-mapped node buffers, are not seen, so")
+    print(" the figures are lower bounds; --memory measures resident memory)")
     print(f"({_load()})")
 
 
-def run_fit_memory() -> None:
+def run_fit_memory(runs: int) -> None:
     libraries = ("climbing_trees", "scikit-learn")
     rows = []
     for name in FIT_MEMORY_CASES:
-        got = {library: fit_memory(name, library) for library in libraries}
-        ours, theirs = got["climbing_trees"], got["scikit-learn"]
-        row = {"case": name, "params": "full depth"}
-        if name == "categorical":
-            row["params"] += ", 50 levels (sklearn: one-hot)"
+        got = {library: [] for library in libraries}
+        for _ in range(runs):  # alternately, each fit in a fresh process
+            for library in libraries:
+                got[library].append(fit_memory(name, library))
+
+        def median(library, key, got=got):
+            return float(np.median([run[key] for run in got[library]]))
+
+        if not all(run["reset"] for done in got.values() for run in done):
+            print("(the kernel's peak resident size could not be reset: the figures may")
+            print(" include memory taken while the data was built)")
+        params = "full depth" + (", 50 levels (sklearn: one-hot)" if name == "categorical" else "")
+        ours, theirs = median("climbing_trees", "extra"), median("scikit-learn", "extra")
         rows.append(
             {
-                **row,
-                "our X (MiB)": ours["X"] / 2**20,
-                "our peak (MiB)": ours["extra"] / 2**20,
-                "sklearn peak (MiB)": theirs["extra"] / 2**20,
-                "ratio": ours["extra"] / theirs["extra"],
-                "our fit (s)": ours["seconds"],
-                "sklearn fit (s)": theirs["seconds"],
+                "case": name,
+                "params": params,
+                "our X (MiB)": median("climbing_trees", "X") / 2**20,
+                "our peak (MiB)": ours / 2**20,
+                "sklearn peak (MiB)": theirs / 2**20,
+                "ratio": ours / theirs,
+                "our fit (s)": median("climbing_trees", "seconds"),
+                "sklearn fit (s)": median("scikit-learn", "seconds"),
             }
         )
         print(f"{name} done", flush=True)
-        if not (ours["reset"] and theirs["reset"]):
-            print("(the kernel's peak resident size could not be reset: the figures may")
-            print(" include memory taken while the data was built)")
     table = pd.DataFrame(rows)
     print("Peak extra memory during fit: the kernel's high-water mark of resident memory")
     print("(ru_maxrss) after fit minus the resident size just before fit (data built, both")
-    print("libraries imported and warmed up, garbage collected), each fit in a fresh process")
+    print("libraries imported and warmed up, garbage collected), each fit in a fresh process;")
+    print(f"medians of {runs} runs per library and case")
     with pd.option_context("display.width", 200, "display.max_columns", 20):
         print(table.to_string(index=False, float_format=lambda x: f"{x:.4g}"))
     print(f"({_load()})")
@@ -165,6 +173,9 @@ def main() -> None:
         "--memory", action="store_true", help="peak extra memory of a fit, both libraries"
     )
     parser.add_argument(
+        "--memory-runs", type=int, default=3, help="fresh processes per library and case"
+    )
+    parser.add_argument(
         "--high-cardinality",
         action="store_true",
         help="high-cardinality fits: memory and pickle size",
@@ -178,7 +189,7 @@ def main() -> None:
     args = parser.parse_args()
     np.seterr(all="ignore")
     if args.memory:
-        run_fit_memory()
+        run_fit_memory(args.memory_runs)
     elif args.high_cardinality:
         run_high_cardinality(args.cases)
     elif args.scaling:

@@ -339,8 +339,9 @@ def peak_memory(fn: Callable[[], object]) -> int:
     """Peak bytes allocated (numpy arrays included) while ``fn`` runs, via tracemalloc.
 
     tracemalloc sees Python objects and numpy arrays, not memory that compiled
-    code takes with ``malloc`` (scikit-learn's Cython trees): for scikit-learn
-    the figure is a lower bound.
+    code takes with ``malloc`` (scikit-learn's Cython trees) nor memory maps
+    (the node buffers of :func:`climbing_trees.grow_tree_levelwise`): the
+    figures are lower bounds.  :func:`fit_memory` measures resident memory.
     """
     tracemalloc.start()
     try:

@@ -246,8 +246,9 @@ class BaseDecisionTree(BaseEstimator):
             min_weight_leaf=min_weight_leaf(weight_fraction, sample_weight),
             random_splits=randomness,
         )
+        del X, y, Y, sample_weight, keep  # the training arrays: freed before the tables
         tree = learner.tree_  # report the caller's weights, not the rescaled ones
-        tree.weighted_n_node_samples = tree.weighted_n_node_samples * weight_scale
+        tree.weighted_n_node_samples *= weight_scale  # the builder's own array
         # Pruning (chapter 9): the full tree first, cut back afterwards.
         if max_leaf_nodes is not None and tree.n_leaves > max_leaf_nodes:
             tree = prune(tree, best_first_subtree(tree, max_leaf_nodes))

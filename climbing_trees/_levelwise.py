@@ -43,6 +43,9 @@ depth-first preorder so the :class:`Tree` equals ``grow_tree``'s.
 
 from __future__ import annotations
 
+import math
+import mmap
+
 import numpy as np
 
 from ._categorical import (
@@ -190,7 +193,7 @@ def grow_tree_levelwise(
             "grow_tree_levelwise searches criterion='absolute_error' on numerical "
             "features with splitter='best' only; grow this tree with grow_tree instead."
         )
-    X = np.asarray(X, dtype=float)
+    X = np.ascontiguousarray(X, dtype=float)  # read in place, never copied whole
     Y = np.asarray(Y, dtype=float)
     w = np.asarray(sample_weight, dtype=float)
     n, d = X.shape
@@ -213,38 +216,67 @@ def grow_tree_levelwise(
             n_categories[j] = int(X[:, j].max()) + 1 if n else 0
     width = int(max(np.max(n_categories, initial=0), 0)) + 1  # max_levels + 1
     codes = {j: X[:, j].astype(np.intp) for j in cat_features}
-    X_flat = np.ascontiguousarray(X).ravel()
+    X_flat = X.ravel()
     row_class = None  # unit weights, one output's classes: each row's class
     if unit and not regression and n_outputs(criterion) == 1:
         row_class = np.append(Y.argmax(axis=1), Y.shape[1])  # the padding row: no class
 
-    # Numerical features, transposed, with one extra column: padding is row n.
-    d_num = len(num_features)
-    Xt = np.empty((d_num, n + 1))
-    Xt[:, :n] = X[:, num_features].T
-    Xt[:, n] = -np.inf  # padding: never above its left neighbour
     # rows[j] (j < d_num): the level's rows, node by node, sorted by numerical
     # feature j.  rows[d_num]: the same rows node by node in index order (the
-    # order grow_tree keeps).  The extra last column is the padding row n.
-    # The random splitter scans no sorted order: it keeps the index order only.
+    # order grow_tree keeps).  The last column holds the padding row n, and
+    # so does the position after the level's rows.  The random splitter scans
+    # no sorted order: it keeps the index order only.  Row ids are int32 when
+    # they fit (half the memory).
+    d_num = len(num_features)
     random_splitter = random_splits is not None and random_splits.splitter == "random"
     n_sorted = 0 if random_splitter else d_num
-    rows = np.empty((n_sorted + 1, n + 1), dtype=np.intp)
-    rows[:n_sorted, :n], tie_share = _presort_runs(Xt[:n_sorted, :n])
-    has_missing = np.isnan(Xt[:, :n]).any(axis=1)  # per numerical feature
-    # Every feature by row, for the random draws (Xt itself without categorical features).
-    X_by_feature = Xt
-    if random_splits is not None and cat_features.size:
-        X_by_feature = np.empty((d, n + 1))
-        X_by_feature[num_features] = Xt
-        X_by_feature[cat_features, :n] = X[:, cat_features].T
+    row_dtype = np.int32 if n < np.iinfo(np.int32).max else np.intp
+    rows = np.empty((n_sorted + 1, n + 1), dtype=row_dtype)
+    tie_share = np.zeros(d_num)
+    has_missing = np.zeros(d_num, dtype=bool)  # per numerical feature
+    # A few features at a time (_CHUNK_CELLS values), so the temporaries stay small.
+    step = max(1, _CHUNK_CELLS // max(n, 1))
+    for first in range(0, d_num, step):
+        chunk = slice(first, min(first + step, d_num))
+        Xt = np.ascontiguousarray(X[:, num_features[chunk]].T)  # one feature per row
+        has_missing[chunk] = np.isnan(Xt).any(axis=1)
+        if n_sorted:
+            rows[chunk, :n], tie_share[chunk] = _presort_runs(Xt)
+        del Xt
     rows[n_sorted, :n] = np.arange(n)
     rows[:, n] = n
+    # The random draws and the absolute-error search read every feature by row
+    # (a transposed copy, padded at row n with -inf: never above its left
+    # neighbour); the other searches read X in place.
+    X_by_feature = None
+    if random_splits is not None or absolute:
+        X_by_feature = np.empty((d, n + 1))
+        X_by_feature[:, :n] = X.T
+        X_by_feature[:, n] = -np.inf
     sizes = np.array([n], dtype=np.intp)  # rows of each node of the level
     keys = None if random_splits is None else random_splits.root_keys()  # per node
 
     bound = None if max_leaf_nodes is None else BestFirstBound(max_leaf_nodes)
-    levels = []  # per level: dict of per-node arrays
+    # The nodes' arrays, level after level (breadth first): one buffer per
+    # array, long enough for any tree of n rows (a binary tree of n rows has
+    # at most 2 n - 1 nodes), so that no per-level pieces are left to
+    # assemble.  Memory is taken only where a buffer is written.
+    capacity = max(2 * n - 1, 1)
+    if max_depth is not None and max_depth < 62:
+        capacity = min(capacity, 2 ** (int(max_depth) + 1) - 1)
+    nodes = {
+        "feature": _lazy_empty(capacity, np.intp),
+        "threshold": _lazy_empty(capacity, float),
+        "value": _lazy_empty((capacity, Y.shape[1]), float),
+        "impurity": _lazy_empty(capacity, float),
+        "n": _lazy_empty(capacity, np.intp),
+        "w": _lazy_empty(capacity, float),
+        "split": _lazy_empty(capacity, bool),
+        "unseen_left": _lazy_empty(capacity, bool),
+        "missing_go_to_left": _lazy_empty(capacity, bool),
+    }
+    level_sizes = []  # nodes of each level
+    set_nodes, set_levels = [], []  # categorical sets, per level (node ids of the buffers)
     depth = 0
     while sizes.size:
         n_nodes = sizes.size
@@ -262,7 +294,8 @@ def grow_tree_levelwise(
             value, impurity, ranks, shifted = _absolute_error_summaries(
                 Y_rows, w_rows, node_of_pos, starts, sizes, w_node
             )
-        else:
+            phi = None  # no sufficient statistics
+        elif regression:
             value = _segment_sum(w_rows[:, None] * Y_rows, node_of_pos, n_nodes)
             value /= w_node[:, None]
             # Squared error centres each node's targets at its mean, as grow_tree does.
@@ -271,11 +304,17 @@ def grow_tree_levelwise(
             phi = node_statistics(phi, w_rows, criterion)
             node_stats = _segment_sum(phi, node_of_pos, n_nodes)
             impurity = impurity_from_statistics(node_stats, criterion)
+        else:  # the statistics are the weighted one-hot rows: their sums give the value
+            phi = node_statistics(Y_rows, w_rows, criterion)
+            node_stats = _segment_sum(phi, node_of_pos, n_nodes)
+            value = node_stats / w_node[:, None]
+            impurity = impurity_from_statistics(node_stats, criterion)
         if regression:
             pure = _is_pure(Y_rows, w_rows, node_of_pos, starts, n_nodes)
         else:  # one-hot rows: pure when at most one class has positive weight
             # (each output's block has a class of positive weight)
             pure = np.count_nonzero(node_stats > 0, axis=1) <= n_outputs(criterion)
+        del Y_rows  # per-row arrays are freed as soon as they are used (memory)
 
         searchable = (
             (depth < depth_limit)
@@ -285,8 +324,10 @@ def grow_tree_levelwise(
             & ~pure
         )
         if bound is not None and depth:  # splits best-first growth surely cuts
-            last = levels[-1]
-            searchable &= bound.update(last["w"], last["impurity"], last["split"], w_node, impurity)
+            last = slice(sum(level_sizes[:-1]), sum(level_sizes))  # the previous level
+            w_last, impurity_last = nodes["w"][last], nodes["impurity"][last]
+            split_last = nodes["split"][last]
+            searchable &= bound.update(w_last, impurity_last, split_last, w_node, impurity)
         feature = np.full(n_nodes, TREE_UNDEFINED, dtype=np.intp)
         threshold = np.full(n_nodes, float(TREE_UNDEFINED))
         # Categorical sets, compact: where unseen levels go, and the (node, level)
@@ -335,7 +376,7 @@ def grow_tree_levelwise(
             elif d_num and absolute:
                 best_f, best_t, best_s, best_m = _absolute_error_splits(
                     rows,
-                    Xt,
+                    X_by_feature,
                     has_missing,
                     ranks,
                     shifted,
@@ -353,9 +394,12 @@ def grow_tree_levelwise(
                 # Per-row statistics as flat columns, padded with a zero at row n.
                 cols = np.zeros((phi.shape[1], n + 1))
                 cols[:, index_rows] = phi.T
+                if not cat_features.size:
+                    phi = None  # cols holds the same numbers: free phi during the search
                 best_f, best_t, best_s, best_m = _best_splits(
                     rows,
-                    Xt,
+                    X,
+                    num_features,
                     tie_share,
                     has_missing,
                     cols,
@@ -370,6 +414,7 @@ def grow_tree_levelwise(
                     draws,
                     row_class,
                 )
+                del cols
             if d_num:
                 best_f = np.where(best_f >= 0, num_features[np.maximum(best_f, 0)], -1)
             if cat_features.size:
@@ -403,21 +448,23 @@ def grow_tree_levelwise(
             # A categorical winner has threshold NaN: its missing level is a level.
             missing_left = split & best_m & ~np.isnan(best_t)
 
-        levels.append(
-            {
-                "feature": feature,
-                "threshold": threshold,
-                "value": value,
-                "impurity": impurity,
-                "n": sizes,
-                "w": w_node,
-                "split": split,
-                "unseen_left": unseen_left,
-                "set_node": set_node,
-                "set_level": set_level,
-                "missing_go_to_left": missing_left,
-            }
-        )
+        base = sum(level_sizes)
+        level_sizes.append(n_nodes)
+        for name, array in (
+            ("feature", feature),
+            ("threshold", threshold),
+            ("value", value),
+            ("impurity", impurity),
+            ("n", sizes),
+            ("w", w_node),
+            ("split", split),
+            ("unseen_left", unseen_left),
+            ("missing_go_to_left", missing_left),
+        ):
+            nodes[name][base : base + n_nodes] = array
+        set_nodes.append(base + set_node)
+        set_levels.append(set_level)
+        del phi, w_rows
         if not split.any():
             break
         # Which way each row of a split node goes: x <= threshold, or membership
@@ -426,7 +473,7 @@ def grow_tree_levelwise(
         kept_rows = np.compress(keep, index_rows)
         kept_node = np.compress(keep, node_of_pos)
         kept_feature = feature[kept_node]
-        x = X_flat.take(kept_rows * d + kept_feature)
+        x = X_flat.take(kept_rows.astype(np.intp) * d + kept_feature)
         kept_threshold = threshold.take(kept_node)
         go_left = x <= kept_threshold
         nan = np.flatnonzero(np.isnan(x))  # missing: the node's learned direction
@@ -440,11 +487,29 @@ def grow_tree_levelwise(
                 unseen_left, stop - n_listed, stop, set_level, width, np.unique(kept_node[i])
             )
             go_left[i] = router.goes_left(kept_node[i], x[i])
-        rows, sizes = _partition(rows, kept_rows, kept_node, go_left, sizes, split)
+        sizes = _partition(rows, kept_rows, kept_node, go_left, sizes, split)
+        del keep, kept_rows, kept_node, kept_feature, x, kept_threshold, go_left
         if keys is not None:  # the next level: left children, then right children
             keys = np.concatenate([child_keys(keys[split], True), child_keys(keys[split], False)])
         depth += 1
-    return _preorder_tree(levels, width, criterion)
+    del rows, codes, X_by_feature  # the tree's arrays come next
+    return _preorder_tree(nodes, level_sizes, set_nodes, set_levels, width, criterion)
+
+
+def _lazy_empty(shape, dtype) -> np.ndarray:
+    """An uninitialised array whose memory the system gives only where it is written.
+
+    An anonymous memory map (from 1 MiB on): untouched pages take no memory,
+    and all of it goes back to the system when the array is freed (memory
+    that ``malloc`` hands out may be recycled, hence resident, or backed by
+    huge pages).
+    """
+    shape = (int(shape),) if np.ndim(shape) == 0 else tuple(int(k) for k in shape)
+    dtype = np.dtype(dtype)
+    count = math.prod(shape)
+    if count * dtype.itemsize < 1 << 20:  # small: not worth a system call
+        return np.empty(shape, dtype=dtype)
+    return np.frombuffer(mmap.mmap(-1, count * dtype.itemsize), dtype=dtype).reshape(shape)
 
 
 def _node_draws(spec, keys, X_by_feature, rows, index_rows, starts, sizes, node_of_pos,
@@ -1043,18 +1108,40 @@ def _gains(left, stats, w_left, w_right, criterion):
 
 
 #: Features with more equal neighbours than this share (in the sorted column)
-#: have the positions between equal values refused before each node's choice;
-#: the others are checked at the winners only (see :func:`_best_splits`).
+#: have the positions between equal values refused before the choice; the
+#: others are checked at the chosen positions only (see :func:`_best_splits`).
 _FEW_TIES = 1 / 32
 
 #: Largest block of (node, feature, position) cells processed in one go.
-_CHUNK_CELLS = 1 << 21
+_CHUNK_CELLS = 1 << 15
+
+
+def _prefix_sums(left_idx, cols, scan, weighted, carry=None):
+    """The segmented prefix sums of a block: each block row restarts at zero.
+
+    One array per column ``cols[scan]`` over the rows ``left_idx`` (shape
+    ``(c, features, positions)``), and the weights' (``cols[0]``) when
+    ``weighted``, else None.  ``carry`` (the last sums of the previous
+    positions, in the same form) continues a block cut into pieces: it is
+    added to the first value, so the sums are added in the same order.
+    """
+    carried, carried_weight = carry if carry is not None else (None, None)
+
+    def running(col, start):
+        values = col.take(left_idx)
+        if start is not None:
+            values[..., 0] += start
+        return np.cumsum(values, axis=-1)
+
+    weights = running(cols[0], carried_weight) if weighted else None
+    columns = cols[scan]
+    starts = carried if carried is not None else [None] * len(columns)
+    return [running(col, start) for col, start in zip(columns, starts, strict=True)], weights
 
 
 def _block_gains(
-    left_idx,
+    prefix,
     i,
-    cols,
     scan,
     unit,
     stats,
@@ -1064,26 +1151,19 @@ def _block_gains(
     msl=1,
     missing=None,
     n_missing=0,
-    prefix=None,
 ):
     """Gains of every candidate of a block (some of its features), -inf if refused.
 
-    ``cols[scan]`` are the statistic columns scanned.  A side without weight,
-    or lighter than ``leaf_weight(msl)`` (``min_weight_fraction_leaf``), is
-    refused.  With ``missing`` (the missing rows' sums, one
-    ``(c, features, 1)`` array per column of ``cols``) and their count
-    ``n_missing``, the missing rows join every left child.  Returns the gains
-    and the segmented prefix sums, which a second call on the same block (the
-    missing-left scan) passes back as ``prefix``.
+    ``prefix`` holds the block's segmented prefix sums (:func:`_prefix_sums`)
+    of the statistic columns scanned (``scan``), each ``(c, features,
+    positions)``, at the positions ``i``.  ``penalty`` is 0 where the row
+    counts allow a candidate and -inf elsewhere; a side without weight, or
+    lighter than ``leaf_weight(msl)`` (``min_weight_fraction_leaf``), is
+    refused too.  With ``missing`` (the missing rows' sums, one
+    ``(c, features, 1)`` array per statistic column) and their count
+    ``n_missing``, the missing rows join every left child.
     """
     regression = criterion not in CLASSIFICATION_CRITERIA
-    c, d, positions = left_idx.shape
-    # The segmented prefix sums: each block row restarts at zero.
-    if prefix is None:
-        weights = None
-        if regression and not unit:
-            weights = np.cumsum(cols[0].take(left_idx), axis=-1)
-        prefix = ([np.cumsum(col.take(left_idx), axis=-1) for col in cols[scan]], weights)
     left, w_left = list(prefix[0]), prefix[1]
     if unit:
         w_left = i + 1.0 + n_missing  # total weight of a prefix = its row count
@@ -1094,8 +1174,7 @@ def _block_gains(
     if not regression and unit:
         # The last class's count: the prefix's rows minus the others' counts,
         # whole numbers, so any order of additions gives the same bits.
-        last = np.broadcast_to(w_left, (c, d, positions)) - sum(left) if left else None
-        left.append(np.broadcast_to(w_left, (c, d, positions)) if last is None else last)
+        left.append(np.broadcast_to(w_left, left[0].shape) - sum(left))
     elif not regression:  # one output's class counts (the first's) sum to the weight
         w_left = _sum_last(left[: output_widths(criterion, len(left))[0]])
     w_right = w_node - w_left
@@ -1111,7 +1190,7 @@ def _block_gains(
     gains += penalty
     if empty is not None:
         np.putmask(gains, empty, -np.inf)
-    return gains, prefix
+    return gains
 
 
 def _run_gains(idx, ends, row_class, penalty, args, criterion, msl):
@@ -1153,51 +1232,70 @@ def _run_gains(idx, ends, row_class, penalty, args, criterion, msl):
     # A prefix's counts: the running counts minus those before its (node, feature).
     prefix = (running[:, 1:] - running[:, first[ci * f + fi]]).astype(float)
     left = [part.reshape(1, 1, E) for part in prefix[:n_classes][scan]]
-    at_end = (
-        cols,
+    part = _block_gains(
+        (left, None),
+        p.reshape(1, 1, E),
         scan,
         unit,
         stats[:, ci].reshape(len(stats), 1, 1, E),
         w_node[ci].reshape(1, 1, E),
-    )
-    part, _ = _block_gains(
-        p.reshape(1, 1, E),
-        p.reshape(1, 1, E),
-        *at_end,
         penalty[ci, 0, p].reshape(1, 1, E),
         criterion,
         msl,
-        prefix=(left, None),
     )
     gains[ci, fi, p] = part.ravel()
     return gains
 
 
-def _missing_sums(rows, Xflat, width, with_missing, cols, sizes):
+def _feature_reader(X, num_features):
+    """``values(row_ids, j)``: ``X[row_ids, num_features[j]]`` (broadcast), read in place.
+
+    ``X`` is C-ordered.  The padding row (id ``n``) reads some real value;
+    it only ever sits at positions that cannot split.
+    """
+    X_flat, n_columns = X.ravel(), X.shape[1]
+
+    def values(row_ids, j):
+        index = np.multiply(row_ids, n_columns, dtype=np.intp)
+        return X_flat.take(index + num_features[j], mode="clip")
+
+    return values
+
+
+def _missing_sums(rows, values, with_missing, cols, sizes):
     """Per node of the level and feature of ``with_missing``: its missing rows'
     count and, per statistic column, their sum.
 
     Rows are added one by one in increasing row id (``bincount`` in index
     order), the order in which they end the node's segment of the feature's
-    sorted order, so the sums are those of the prefix scans.
+    sorted order, so the sums are those of the prefix scans.  ``values``
+    reads X (:func:`_feature_reader`); a few features at a time.
     """
     n_nodes, f = sizes.size, with_missing.size
-    index_rows = rows[-1, : int(sizes.sum())]
+    m = int(sizes.sum())
+    index_rows = rows[-1, :m]
     node_of_pos = np.repeat(np.arange(n_nodes), sizes)
-    feature, pos = np.nonzero(np.isnan(Xflat.take(with_missing[:, None] * width + index_rows)))
-    key = node_of_pos[pos] * f + feature
-    count = np.bincount(key, minlength=n_nodes * f).reshape(n_nodes, f)
-    rows_missing = index_rows[pos]
-    sums = [
-        np.bincount(key, weights=col.take(rows_missing), minlength=n_nodes * f).reshape(n_nodes, f)
-        for col in cols
-    ]
+    count = np.empty((n_nodes, f), dtype=np.intp)
+    sums = [np.empty((n_nodes, f)) for _ in cols]
+    step = max(1, _CHUNK_CELLS // max(m, 1))
+    for first in range(0, f, step):
+        chunk = slice(first, min(first + step, f))
+        here = with_missing[chunk]
+        feature, pos = np.nonzero(np.isnan(values(index_rows, here[:, None])))
+        key = node_of_pos[pos] * len(here) + feature
+        size = n_nodes * len(here)
+        count[:, chunk] = np.bincount(key, minlength=size).reshape(n_nodes, -1)
+        rows_missing = index_rows[pos]
+        for total, col in zip(sums, cols, strict=True):
+            part = np.bincount(key, weights=col.take(rows_missing), minlength=size)
+            total[:, chunk] = part.reshape(n_nodes, -1)
     return count, sums
 
 
 def _best_splits(
     rows,
-    Xt,
+    X,
+    num_features,
     tie_share,
     has_missing,
     cols,
@@ -1214,11 +1312,13 @@ def _best_splits(
 ):
     """Best (feature, threshold, score, missing_go_to_left) of every searchable node.
 
-    With random ``draws`` (:func:`_node_draws`) only the drawn features are
-    searched (the random splitter has its own :func:`_random_numeric_splits`).
-    ``row_class`` (unit weights, one output's classes) holds each row's class
-    (the padding row: the number of classes); tied features are then scored
-    run by run (:func:`_run_gains`).
+    ``rows`` holds the level's sorted orders (:func:`grow_tree_levelwise`),
+    ``X`` the data (C order, read in place) and ``num_features`` its
+    numerical columns.  With random ``draws`` (:func:`_node_draws`) only the
+    drawn features are searched (the random splitter has its own
+    :func:`_random_numeric_splits`).  ``row_class`` (unit weights, one
+    output's classes) holds each row's class (the padding row: the number of
+    classes); tied features are then scored run by run (:func:`_run_gains`).
 
     Returns ``feature = -1`` (and score ``inf``) for nodes without an allowed
     split.  Candidates are ranked by :func:`_gains`; each node's winner is
@@ -1226,24 +1326,37 @@ def _best_splits(
     with missing values (``has_missing``) get the second scan, missing rows
     left, of :func:`climbing_trees.column_candidates`.
 
+    Memory: a block of nodes goes through its features a few at a time, and
+    through positions in pieces whose prefix sums go on from the previous
+    piece's last ones (the same additions), so that no temporary holds much
+    more than ``_CHUNK_CELLS`` cells.  Each *group* (a node's feature and
+    pass) keeps only its best gain and its first position within the tie
+    tolerance of that best.  A node takes the first group within the
+    tolerance of its best; where that group's own best is lower (a near tie
+    between features, rare), its first position within the node's tolerance
+    is found from its gains again.
+
     A position between two equal values cannot split.  Features with many
     such positions (``tie_share``, from :func:`_presort_runs`) have them
-    refused before the choice.  For features with a few, only each node's
-    maximum and winner are checked, and the nodes where one of them sits
-    between equal values choose again with those positions refused: the
-    same winner, without comparing every pair of neighbours.
+    refused before the choice.  For features with a few, only each group's
+    maximum and first position are checked, and the groups where one of
+    them sits between equal values choose again with those positions
+    refused: the same choice, without comparing every pair of neighbours.
     """
     n_nodes = sizes.size
-    d, width = Xt.shape
-    dummy = rows.shape[1] - 1
+    d = len(num_features)
+    stride = rows.shape[1]
+    pad = stride - 1  # the padding row n, in the last column of every order
     regression = criterion not in CLASSIFICATION_CRITERIA
     best_f = np.full(n_nodes, -1, dtype=np.intp)
     best_t = np.full(n_nodes, np.nan)
     best_s = np.full(n_nodes, np.inf)
     best_m = np.zeros(n_nodes, dtype=bool)
-    Xflat = Xt.ravel()
+    orders = rows.ravel()
+    values = _feature_reader(X, num_features)
+    has_ties = tie_share > 0
     refused_first = tie_share > _FEW_TIES  # ties refused before the choice
-    checked_after = (tie_share > 0) & ~refused_first
+    checked_after = has_ties & ~refused_first
     passes = 2 if has_missing.any() else 1  # missing rows right, then left
     # Columns scanned: class counts (all but the last with unit weights, whose
     # count is the row count minus the others), or the centred weighted target,
@@ -1254,13 +1367,14 @@ def _best_splits(
     else:  # squared error: each output's centred sum (columns 1..K)
         scan = slice(1, 1 + k_out) if regression else (slice(0, -1) if unit else slice(None))
     needed = set(range(len(cols))[scan]) | ({0} if regression and not unit else set())
+    weighted = regression and not unit
     # Unit weights, one output's classes: counts are whole numbers, so tied
     # features may be summed run by run (see _run_gains).
-    if passes == 2 or not (tie_share > 0).any():
+    if passes == 2 or not has_ties.any():
         row_class = None
     with_missing = np.flatnonzero(has_missing)
     if with_missing.size:
-        missing_count, missing_sums = _missing_sums(rows, Xflat, width, with_missing, cols, sizes)
+        missing_count, missing_sums = _missing_sums(rows, values, with_missing, cols, sizes)
         # Each feature's column in those tables (features without missing values:
         # column 0, never read where they count).
         column = np.zeros(d, dtype=np.intp)
@@ -1282,9 +1396,11 @@ def _best_splits(
         slot = np.arange(len(node)) - (np.cumsum(n_drawn) - n_drawn)[node]
         slot_features = np.zeros((n_nodes, int(n_drawn.max())), dtype=np.intp)  # padding: 0
         slot_features[node, slot] = feature
-    for nodes in _size_classes(sizes[candidates], slots * passes):
-        nodes = candidates[nodes]
+
+    def search(nodes):
+        """The winners of one block of nodes (of similar sizes), stored in place."""
         c = len(nodes)
+        block = np.arange(c)
         m = sizes[nodes]
         L = int(m.max())
         if draws is None:
@@ -1293,10 +1409,8 @@ def _best_splits(
             feat = slot_features[nodes, : int(n_drawn[nodes].max())]
         n_slots = feat.shape[1]
         offset = np.arange(L)
-        pos = np.where(offset < m[:, None], starts[nodes, None] + offset, dummy)
-        # Rows of each node sorted by each searched feature: (nodes, slots, L).
-        idx = rows.ravel().take(pos[:, None, :] + (feat * rows.shape[1])[:, :, None])
-        left_idx = idx[:, :, :-1]
+        # Positions in the orders of each node's rows, then of the padding: (nodes, L).
+        pos = np.where(offset < m[:, None], starts[nodes, None] + offset, pad)
         i = offset[:-1]
         stats = node_stats[nodes].T[:, :, None, None]  # (columns, c, 1, 1)
         first_width = output_widths(criterion, len(stats))[0]
@@ -1318,132 +1432,148 @@ def _best_splits(
             for k in needed:
                 missing[k][counted] = missing_sums[k][at]
         n_present = m[:, None] - n_missing
-        # Slots go through in chunks of at most _CHUNK_CELLS cells, so the
-        # temporaries stay small; only the gains of the whole block are kept.
-        step = max(1, _CHUNK_CELLS // (c * L * passes))
-        if passes == 1 and step >= n_slots:
-            gains = None  # one chunk: its gains are the block's
-        else:
-            gains = np.empty((c, n_slots, passes, L - 1))
-        for first_slot in range(0, n_slots, step):
-            chunk = slice(first_slot, first_slot + step)
-            args = (cols, scan, unit, stats, w_node)
-            if row_class is not None and (tie_share[feat[:, chunk]] > 0).all():
-                xs = Xflat.take(idx[:, chunk] + (feat[:, chunk] * width)[:, :, None])
-                part = _run_gains(
-                    idx[:, chunk],
-                    xs[..., :-1] < xs[..., 1:],
-                    row_class,
-                    penalty,
-                    args,
-                    criterion,
-                    min_samples_leaf,
-                )
-                if part is not None:
-                    if gains is None:
-                        gains = part[:, :, None]
-                    else:
-                        gains[:, chunk, 0] = part
-                    continue
-            part, prefix = _block_gains(
-                left_idx[:, chunk], i, *args, penalty, criterion, min_samples_leaf
-            )
-            # A threshold never separates equal values (features with many ties).
-            tied = refused_first[feat[:, chunk]]
-            equal = None
-            if tied.all():
-                xs = Xflat.take(idx[:, chunk] + (feat[:, chunk] * width)[:, :, None])
-                equal = xs[..., :-1] >= xs[..., 1:]
-                np.putmask(part, equal, -np.inf)
-            elif tied.any():
-                xs = Xflat.take(idx[:, chunk][tied] + (feat[:, chunk][tied] * width)[:, None])
-                equal = xs[:, :-1] >= xs[:, 1:]
-                sub = part[tied]
-                np.putmask(sub, equal, -np.inf)
-                part[tied] = sub
-            if gains is None:
-                gains = part[:, :, None]
-                continue
-            gains[:, chunk, 0] = part
-            if passes == 1:
-                continue
-            gains[:, chunk, 1] = -np.inf
-            nm, n_p = n_missing[:, chunk, None], n_present[:, chunk, None]
-            # Missing right: the last candidate is "present left, missing right".
-            np.copyto(gains[:, chunk, 0], -np.inf, where=i >= n_p)
-            if not nm.any():
-                continue
-            # Missing left: n_missing more rows on the left of every candidate.
-            allowed = (nm > 0) & (i + 1 < n_p)
-            allowed &= (i + 1 + nm >= min_samples_leaf) & (n_p - i - 1 >= min_samples_leaf)
-            extra = [None if a is None else a[:, chunk, None] for a in missing]
-            part, _ = _block_gains(
-                left_idx[:, chunk],
-                i,
-                *args,
-                np.where(allowed, 0.0, -np.inf),
-                criterion,
-                min_samples_leaf,
-                extra,
-                nm,
-                prefix,
-            )
-            if equal is not None and tied.all():
-                np.putmask(part, equal, -np.inf)
-            elif equal is not None:
-                sub = part[tied]
-                np.putmask(sub, equal, -np.inf)
-                part[tied] = sub
-            gains[:, chunk, 1] = part
-        if draws is not None:  # padding slots: refused, both passes
-            gains[np.arange(n_slots) >= n_drawn[nodes, None]] = -np.inf
-        # A node's candidates in tie-break order: by feature, then missing
-        # right before missing left, then position.
-        flat = gains.reshape(c, -1)
+        args = (cols, scan, unit, stats, w_node)
+        # The tie rule of grow_tree: the first candidate within the tolerance of
+        # the best, relative to the node and to the score (see _lowest_allowed).
         w_t = w_node.ravel()
         const = 0.0
         if criterion == "gini":
             const = w_t
         elif criterion == "squared_error":  # the mean of the outputs' sums of squares
             const = output_mean(_sum_last([s.ravel() for s in stats[1 + k_out :]]), criterion)
+        node_impurity = impurity[nodes]
 
-        block = np.arange(c)
-        best, first = _tie_choice(flat, const, w_t, impurity[nodes])
-        if checked_after[feat].any():
-            # Nodes whose maximum or winner sits between equal values choose again.
-            between = np.zeros(c, dtype=bool)
-            for position in (flat.argmax(axis=1), first):
-                s_, k_ = position // (passes * (L - 1)), position % (L - 1)
-                j_ = feat[block, s_]
-                x_k = Xflat[j_ * width + idx[block, s_, k_]]
-                x_next = Xflat[j_ * width + idx[block, s_, k_ + 1]]
-                between |= checked_after[j_] & (x_k >= x_next)
-            again = np.flatnonzero(between & np.isfinite(best))
-            if again.size:
-                sub = gains[again]
-                tied = checked_after[feat[again]]
-                values = Xflat.take(idx[again][tied] + (feat[again][tied] * width)[:, None])
-                equal = values[:, None, :-1] >= values[:, None, 1:]  # both passes
-                refused = sub[tied]
-                np.putmask(refused, np.broadcast_to(equal, refused.shape), -np.inf)
-                sub[tied] = refused
-                gains[again] = sub
-                const_again = const[again] if np.ndim(const) else const
-                best[again], first[again] = _tie_choice(
-                    flat[again], const_again, w_t[again], impurity[nodes[again]]
+        def lowest_allowed(gain, which=block):
+            """The lowest gain within the tie tolerance of ``gain`` (first axis: ``which``)."""
+            here = const[which] if np.ndim(const) else const
+            return _lowest_allowed(gain, here, w_t[which], node_impurity[which])
+
+        def gains_of(s, refuse):
+            """Gains of the slots ``s`` (a slice): ``(c, f, passes, L - 1)``, and the
+            rows sorted by their features ``(c, f, L)``.  Positions between equal
+            values are refused on the features where ``refuse`` holds."""
+            fs = feat[:, s]
+            f = fs.shape[1]
+            idx = orders.take(pos[:, None, :] + (fs * stride)[:, :, None])
+            if row_class is not None and has_ties[fs].all():
+                xs = values(idx, fs[:, :, None])
+                part = _run_gains(
+                    idx, xs[..., :-1] < xs[..., 1:], row_class, penalty, args, criterion,
+                    min_samples_leaf,
+                )  # fmt: skip
+                if part is not None:
+                    return part[:, :, None], idx
+            # Positions go through in pieces of at most _CHUNK_CELLS cells too;
+            # each piece's prefix sums go on from the previous piece's last ones.
+            piece = max(1, _CHUNK_CELLS // (c * f))
+            gains = None  # one piece and one pass: its gains are all the gains
+            if passes == 2 or piece < L - 1:
+                gains = np.empty((c, f, passes, L - 1))
+            nm, n_p = n_missing[:, s, None], n_present[:, s, None]
+            extra = [None if a is None else a[:, s, None] for a in missing]
+            carry = None
+            for start in range(0, L - 1, piece):
+                at = slice(start, min(start + piece, L - 1))
+                # Contiguous intp row ids make the gathers fast.
+                prefix = _prefix_sums(idx[:, :, at].astype(np.intp), cols, scan, weighted, carry)
+                weights = None if prefix[1] is None else prefix[1][..., -1]
+                carry = ([p[..., -1] for p in prefix[0]], weights)
+                i_at = i[at]
+                part = _block_gains(
+                    prefix, i_at, *args[1:], penalty[..., at], criterion, min_samples_leaf
                 )
+                if gains is None:
+                    gains = part[:, :, None]
+                    break
+                gains[:, :, 0, at] = part
+                if passes == 1:
+                    continue
+                # Missing right: the last candidate is "present left, missing right".
+                np.copyto(gains[:, :, 0, at], -np.inf, where=i_at >= n_p)
+                if not nm.any():
+                    gains[:, :, 1, at] = -np.inf
+                    continue
+                # Missing left: n_missing more rows on the left of every candidate.
+                allowed = (nm > 0) & (i_at + 1 < n_p)
+                allowed &= i_at + 1 + nm >= min_samples_leaf
+                allowed &= n_p - i_at - 1 >= min_samples_leaf
+                gains[:, :, 1, at] = _block_gains(
+                    prefix,
+                    i_at,
+                    *args[1:],
+                    np.where(allowed, 0.0, -np.inf),
+                    criterion,
+                    min_samples_leaf,
+                    extra,
+                    nm,
+                )
+            # A threshold never separates equal values (features with many ties).
+            _refuse_equal(gains, refuse[fs], idx, fs, values)
+            return gains, idx
+
+        def group_choice(s):
+            """Each group's best gain and first position within its tolerance, slots ``s``."""
+            gains, idx = gains_of(s, refused_first)
+            best = gains.max(axis=-1)  # (c, f, passes)
+            first = np.argmax(gains >= lowest_allowed(best)[..., None], axis=-1)
+            fs = feat[:, s]
+            check = checked_after[fs][:, :, None] & np.isfinite(best)
+            if check.any():
+                # Groups whose maximum or first position sits between equal values
+                # (features with a few ties) choose again with those refused.
+                cc, ff, _ = np.nonzero(check)
+                between = np.zeros(best.shape, dtype=bool)
+                for position in (gains.argmax(axis=-1), first):
+                    k = position[check]
+                    x_k = values(idx[cc, ff, k], fs[cc, ff])
+                    between[check] |= x_k >= values(idx[cc, ff, k + 1], fs[cc, ff])
+                again = between.any(axis=-1)  # (c, f): both passes again
+                if again.any():
+                    sub = gains[again]  # (groups, passes, L - 1)
+                    _refuse_equal(
+                        sub[:, None], True, idx[again][:, None], fs[again][:, None], values
+                    )
+                    best[again] = sub.max(axis=-1)
+                    which = np.nonzero(again)[0]
+                    near = sub >= lowest_allowed(best[again], which)[..., None]
+                    first[again] = np.argmax(near, axis=-1)
+            return best, first
+
+        # A node's candidates in tie-break order: by slot, then missing right
+        # before missing left, then position.  Slots go through a few at a time.
+        group_best = np.empty((c, n_slots, passes))
+        group_first = np.empty((c, n_slots, passes), dtype=np.intp)
+        step = max(1, _CHUNK_CELLS // (c * L * passes))
+        for first_slot in range(0, n_slots, step):
+            s = slice(first_slot, min(first_slot + step, n_slots))
+            group_best[:, s], group_first[:, s] = group_choice(s)
+        if draws is not None:  # padding slots: refused, both passes
+            group_best[np.arange(n_slots) >= n_drawn[nodes, None]] = -np.inf
+        flat = group_best.reshape(c, -1)
+        best, group = _tie_choice(flat, const, w_t, node_impurity)
+        k = group_first.reshape(c, -1)[block, group]
+        # Rare: the chosen group's own best is lower than the node's (a near tie
+        # between features): its first position within the node's tolerance,
+        # from its gains again, with every position between equal values refused.
+        again = np.isfinite(best) & (flat[block, group] < best)
+        for s in np.unique(group[again] // passes):
+            redo = np.flatnonzero(again & (group // passes == s))
+            gains, _ = gains_of(slice(s, s + 1), has_ties)
+            gains = gains[redo, 0, group[redo] % passes]
+            k[redo] = np.argmax(gains >= lowest_allowed(best[redo], redo)[:, None], axis=1)
         found = np.isfinite(best)
-        slot, rest = np.divmod(first, passes * (L - 1))
-        goes_left, k = np.divmod(rest, L - 1)
+        slot, goes_left = np.divmod(group, passes)
         goes_left = goes_left.astype(bool)
         j = feat[block, slot]
-        lower = Xflat[j * width + idx[block, slot, k]]
-        upper = Xflat[j * width + idx[block, slot, k + 1]]
+        # The winners' rows, sorted by their feature: (c, L).
+        rows_j = orders.take(pos + (j * stride)[:, None])
+        lower = values(rows_j[block, k], j)
+        upper = values(rows_j[block, k + 1], j)
         nm = n_missing[block, slot]
         # Score each winner again with grow_tree's formula from exact prefix sums
         # (same order of additions), so min_impurity_decrease sees the same number.
         # A bincount adds each winner's first k + 1 rows one by one, in order.
-        win_rows = idx[block, slot, :-1][i <= k[:, None]]
+        win_rows = rows_j[:, :-1][i <= k[:, None]]
         owner = np.repeat(block, k + 1)
         win_left = [np.bincount(owner, weights=col.take(win_rows), minlength=c) for col in cols]
         if passes == 2:  # the winners' missing sums, every column, if they go left
@@ -1464,20 +1594,55 @@ def _best_splits(
         direction = np.where(nm > 0, goes_left, n_left > m - n_left)
         winners = (best_f, best_t, best_s, best_m)
         _store(winners, found, nodes, j, threshold, score, direction)
+
+    for nodes in _size_classes(sizes[candidates], slots * passes):
+        search(candidates[nodes])
     return best_f, best_t, best_s, best_m
+
+
+def _refuse_equal(gains, refuse, idx, features, values) -> None:
+    """Refuse (gain ``-inf``) the positions between two equal values, in place.
+
+    ``gains`` is ``(c, f, passes, L - 1)``, ``idx`` the rows sorted by the
+    ``features`` ``(c, f)`` it scores, and ``refuse`` (per (node, feature), or
+    True) says where to look.
+    """
+    refuse = np.broadcast_to(refuse, features.shape)
+    if not refuse.any():
+        return
+    if refuse.all():
+        xs = values(idx, features[:, :, None])
+        np.copyto(gains, -np.inf, where=(xs[..., :-1] >= xs[..., 1:])[:, :, None])
+        return
+    xs = values(idx[refuse], features[refuse][:, None])
+    sub = gains[refuse]  # (groups, passes, L - 1)
+    np.copyto(sub, -np.inf, where=(xs[:, :-1] >= xs[:, 1:])[:, None])
+    gains[refuse] = sub
+
+
+def _lowest_allowed(gain, const, w_t, impurity):
+    """The lowest gain within the tie tolerance of ``gain``, node by node (first axis).
+
+    ``const - gain`` over ``w_t`` is the score (:func:`_gains`); the
+    tolerance is relative to the node's ``impurity`` and to that score, as in
+    :func:`climbing_trees.choose_best`.
+    """
+    shape = (-1,) + (1,) * (np.ndim(gain) - 1)
+    w_t = np.reshape(w_t, shape)
+    score = (np.reshape(const, shape) if np.ndim(const) else const) - gain
+    score /= w_t
+    tol = TIE_RTOL * np.maximum(np.abs(np.reshape(impurity, shape)), np.abs(score)) * w_t
+    return gain - tol
 
 
 def _tie_choice(flat, const, w_t, impurity):
     """Each node's best gain, and its first candidate within the tie tolerance of it.
 
-    ``flat`` holds a node's gains per row in tie-break order; ``const - gain``
-    over ``w_t`` is the score (:func:`_gains`), compared to the node's
-    ``impurity`` as :func:`climbing_trees.choose_best` does.
+    ``flat`` holds a node's gains per row in tie-break order
+    (:func:`_lowest_allowed`).
     """
     best = flat.max(axis=1)
-    best_score = (const - best) / w_t
-    tol = TIE_RTOL * np.maximum(np.abs(impurity), np.abs(best_score)) * w_t
-    return best, np.argmax(flat >= (best - tol)[:, None], axis=1)
+    return best, np.argmax(flat >= _lowest_allowed(best, const, w_t, impurity)[:, None], axis=1)
 
 
 def _mixed_splits(
@@ -1892,17 +2057,17 @@ def _categorical_block(level_stats, counts, criterion, msl, method, max_candidat
 
 
 def _partition(rows, kept_rows, kept_node, go_left, sizes, split):
-    """Stable partition of every order: split nodes' rows into their children.
+    """Stable partition of every order, in place: split nodes' rows into their children.
 
     ``kept_rows`` are the rows of split nodes (``kept_node`` their nodes) and
     ``go_left`` says where each goes.  Rows of nodes that became leaves leave
-    the arrays.  The next level lists the left children of the split nodes, in
+    the orders.  The next level lists the left children of the split nodes, in
     the parents' order, then their right children:
-    ``[left_0, left_1, ..., right_0, right_1, ...]``.
+    ``[left_0, left_1, ..., right_0, right_1, ...]``, and the padding row
+    after them.  Returns the children's sizes.
     """
-    n_orders = rows.shape[0]
     m = int(sizes.sum())
-    pad_row = rows[0, -1]  # row id n, the padding
+    pad_row = rows.shape[1] - 1  # row id n, the padding
     to_left = np.zeros(pad_row + 1, dtype=bool)
     to_left[kept_rows] = go_left
     is_kept = np.zeros(pad_row + 1, dtype=bool)
@@ -1910,82 +2075,108 @@ def _partition(rows, kept_rows, kept_node, go_left, sizes, split):
     n_left = np.bincount(kept_node, weights=go_left, minlength=sizes.size)[split]
     n_left = n_left.astype(np.intp)
     child_sizes = np.concatenate([n_left, sizes[split] - n_left])
+    lefts_end = int(n_left.sum())
+    rights_end = int(child_sizes.sum())
     # Stable partition: boolean selection keeps the order, and every order has
     # the same number of left (right) rows, so the selections stay rectangular.
-    current = rows[:, :m]
-    left_mask = to_left.take(current)
-    right_mask = is_kept.take(current)
-    right_mask &= ~left_mask
-    flat = current.ravel()  # np.compress on flat arrays is much faster than a[mask]
-    lefts = np.compress(left_mask.ravel(), flat).reshape(n_orders, -1)
-    rights = np.compress(right_mask.ravel(), flat).reshape(n_orders, -1)
-    pad = np.full((n_orders, 1), pad_row, dtype=rows.dtype)
-    new_rows = np.concatenate([lefts, rights, pad], axis=1)  # last column: padding
-    return new_rows, child_sizes
+    # A few orders at a time (_CHUNK_CELLS cells), so the temporaries stay small.
+    step = max(1, _CHUNK_CELLS // max(m, 1))
+    for first in range(0, rows.shape[0], step):
+        current = rows[first : first + step, :m]
+        left_mask = to_left.take(current)
+        right_mask = is_kept.take(current)
+        right_mask &= ~left_mask
+        # np.compress on flat arrays is much faster than a[mask]
+        flat = current.ravel()
+        lefts = np.compress(left_mask.ravel(), flat).reshape(len(current), -1)
+        rights = np.compress(right_mask.ravel(), flat).reshape(len(current), -1)
+        current[:, :lefts_end] = lefts
+        current[:, lefts_end:rights_end] = rights
+    rows[:, rights_end] = pad_row  # the padding, after the next level's rows
+    return child_sizes
 
 
-def _preorder_tree(levels: list[dict], width: int, criterion: str = "") -> Tree:
-    """Assemble the Tree, renumbering nodes from level order to preorder."""
-    counts = [lv["n"].size for lv in levels]
-    base = np.cumsum([0] + counts)
-    # Children in level-order ids.
-    lefts, rights = [], []
-    for li, lv in enumerate(levels):
-        split = lv["split"]
-        left = np.full(split.size, TREE_LEAF, dtype=np.intp)
-        right = np.full(split.size, TREE_LEAF, dtype=np.intp)
-        if li + 1 < len(levels):
-            n_split = int(split.sum())
-            left[split] = base[li + 1] + np.arange(n_split)
-            right[split] = base[li + 1] + n_split + np.arange(n_split)
-        lefts.append(left)
-        rights.append(right)
-    left = np.concatenate(lefts)
-    right = np.concatenate(rights)
-    total = int(base[-1])
+def _preorder_tree(
+    nodes: dict, level_sizes: list, set_nodes: list, set_levels: list, width: int, criterion=""
+) -> Tree:
+    """Assemble the Tree, renumbering nodes from level order to preorder.
+
+    ``nodes`` holds the nodes' arrays level after level (``level_sizes``
+    nodes each); ``set_nodes`` and ``set_levels`` the categorical sets of
+    each level.  The buffers of ``nodes`` are emptied as the Tree's arrays
+    are made.
+    """
+    total = int(sum(level_sizes))
+    base = np.cumsum([0] + level_sizes)
+    # The split nodes of each level, in level-order ids.  Their children make
+    # the next level: the left children first, in order, then the right ones.
+    split = nodes.pop("split")
+    parents = [
+        base[li] + np.flatnonzero(split[base[li] : base[li + 1]])
+        for li in range(len(level_sizes) - 1)
+    ]
+    del split
+    n_split = [len(here) for here in parents]
+
+    def children(li):
+        """The level-order ids of the left and right children of level ``li``'s parents."""
+        first, k = base[li + 1], n_split[li]
+        return slice(first, first + k), slice(first + k, first + 2 * k)
+
     # Subtree sizes, bottom-up one level at a time.
     subtree = np.ones(total, dtype=np.intp)
-    for li in range(len(levels) - 1, -1, -1):
-        ids = np.arange(base[li], base[li + 1])
-        inner = ids[left[ids] != TREE_LEAF]
-        subtree[inner] += subtree[left[inner]] + subtree[right[inner]]
-    # Preorder ids, top-down: left child right after its parent.
+    for li in range(len(parents) - 1, -1, -1):
+        left, right = children(li)
+        subtree[parents[li]] += subtree[left] + subtree[right]
+    # Preorder ids, top-down: left child right after its parent, right child
+    # after the left child's subtree.
     pre = np.zeros(total, dtype=np.intp)
-    for li in range(len(levels)):
-        ids = np.arange(base[li], base[li + 1])
-        inner = ids[left[ids] != TREE_LEAF]
-        pre[left[inner]] = pre[inner] + 1
-        pre[right[inner]] = pre[inner] + 1 + subtree[left[inner]]
-
-    def arrange(key, dtype):
-        out = np.concatenate([lv[key] for lv in levels]).astype(dtype)
-        result = np.empty_like(out)
-        result[pre] = out
-        return result
-
     children_left = np.full(total, TREE_LEAF, dtype=np.intp)
     children_right = np.full(total, TREE_LEAF, dtype=np.intp)
-    inner = left != TREE_LEAF
-    children_left[pre[inner]] = pre[left[inner]]
-    children_right[pre[inner]] = pre[right[inner]]
-    value = arrange("value", float)
+    for li, here in enumerate(parents):
+        left, right = children(li)
+        pre[left] = pre[here] + 1
+        pre[right] = pre[left] + subtree[left]
+        children_left[pre[here]] = pre[left]
+        children_right[pre[here]] = pre[right]
+    del subtree, parents
+
+    def arrange(key):
+        # In preorder.  A buffer not much longer than the tree becomes the
+        # Tree's array, reordered in place: the Tree takes no memory of its own.
+        buffer = nodes.pop(key)
+        out = buffer[:total]
+        if 2 * total < len(buffer):  # a small tree: an array of its own size
+            result = np.empty_like(out)
+            result[pre] = out
+            return result
+        out[pre] = out.copy()
+        return out
+
     # Categorical sets: level-order node ids to preorder, then packed by node.
-    set_nodes = np.concatenate([base[li] + lv["set_node"] for li, lv in enumerate(levels)])
-    set_levels = np.concatenate([lv["set_level"] for lv in levels])
-    start, stop, set_levels = pack(pre[set_nodes], set_levels, total)
+    set_nodes, set_levels = np.concatenate(set_nodes), np.concatenate(set_levels)
+    # Without categorical splits, the Tree's own empty sets (lazily zero pages).
+    start = stop = packed = None
+    if set_nodes.size:
+        start, stop, packed = pack(pre[set_nodes], set_levels, total)
+    names = {
+        "feature": "feature",
+        "threshold": "threshold",
+        "value": "value",
+        "impurity": "impurity",
+        "n_node_samples": "n",
+        "weighted_n_node_samples": "w",
+        "categories_unseen_left": "unseen_left",
+        "missing_go_to_left": "missing_go_to_left",
+    }
+    arrays = {name: arrange(key) for name, key in names.items()}
+    arrays["value"] = value_by_output(arrays["value"], criterion)
     return Tree(
         children_left=children_left,
         children_right=children_right,
-        feature=arrange("feature", np.intp),
-        threshold=arrange("threshold", float),
-        value=value_by_output(value, criterion),
-        impurity=arrange("impurity", float),
-        n_node_samples=arrange("n", np.intp),
-        weighted_n_node_samples=arrange("w", float),
-        categories_unseen_left=arrange("unseen_left", bool),
+        **arrays,
         categories_start=start,
         categories_stop=stop,
-        categories_levels=set_levels,
+        categories_levels=packed,
         categories_width=width,
-        missing_go_to_left=arrange("missing_go_to_left", bool),
     )

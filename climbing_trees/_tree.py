@@ -158,7 +158,9 @@ class Tree:
         absent from the node's training rows go left when
         ``categories_unseen_left[node]`` is True; the levels listed in
         ``categories_levels[categories_start[node]:categories_stop[node]]``
-        go the other way.  Other nodes: False and an empty slice.
+        go the other way.  Other nodes: False and an empty slice.  Left as
+        ``None``, ``categories_start`` and ``categories_stop`` become read-only
+        zeros that take no memory (a tree without categorical splits).
     categories_levels : ndarray of int32
         The listed levels of all nodes, node after node, each node's sorted.
     categories_width : int
@@ -223,8 +225,10 @@ class Tree:
         if self.categories_unseen_left is None:
             self.categories_unseen_left = np.zeros(self.node_count, dtype=bool)
         if self.categories_start is None:
-            self.categories_start = np.zeros(self.node_count, dtype=np.intp)
-            self.categories_stop = np.zeros(self.node_count, dtype=np.intp)
+            # No categorical split: every slice is empty.  Read-only zeros that
+            # take no memory (a big tree would spend 16 bytes per node on them).
+            zeros = np.broadcast_to(np.zeros(1, dtype=np.intp), (self.node_count,))
+            self.categories_start = self.categories_stop = zeros
         if self.categories_levels is None:
             self.categories_levels = np.zeros(0, dtype=LEVEL_DTYPE)
         self.categories_width = int(self.categories_width)

@@ -284,6 +284,22 @@ def test_same_tree_when_features_are_processed_in_chunks(monkeypatch, seed, crit
     assert_equivalent(fast, slow)
 
 
+@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("criterion", CRITERIA)
+def test_same_tree_with_missing_values_in_small_chunks(monkeypatch, seed, criterion):
+    """Features and positions in pieces of a few cells: the prefix sums carried from
+    piece to piece, the missing rows' sums and the tie rule give the same tree."""
+    import climbing_trees._levelwise as levelwise
+
+    monkeypatch.setattr(levelwise, "_CHUNK_CELLS", 24 + 16 * (seed % 3))
+    X, Y, w = make_problem(seed, criterion, weights=["unit", "zeros"][seed % 2], ties=seed < 3)
+    X = np.column_stack([X, X[:, ::-1]])
+    X[np.random.default_rng(seed).random(X.shape) < 0.2] = np.nan
+    slow = ct.grow_tree(X, Y, w, criterion=criterion, min_samples_leaf=1 + seed % 2)
+    fast = grow_tree_levelwise(X, Y, w, criterion=criterion, min_samples_leaf=1 + seed % 2)
+    assert_equivalent(fast, slow)
+
+
 @pytest.mark.parametrize("criterion", ["gini", "entropy"])
 @pytest.mark.parametrize("categorical", [False, True])
 def test_same_tree_with_ten_classes(criterion, categorical):
@@ -383,3 +399,35 @@ def test_absolute_error_medians_with_decimal_weights_agree(seed):
     fast = ct.grow_tree_levelwise(X, Y, w, criterion="absolute_error", max_depth=3)
     np.testing.assert_array_equal(fast.value, slow.value)
     assert_equivalent(fast, slow)
+
+
+@pytest.mark.parametrize("chunk", [None, 40])
+@pytest.mark.parametrize("criterion", ["gini", "squared_error"])
+@pytest.mark.parametrize("seed", range(4))
+def test_few_ties_at_the_best_position_are_refused(monkeypatch, chunk, criterion, seed):
+    """A feature with a few ties (checked at the chosen positions only, not before)
+    whose best position falls between two equal values: the position is refused
+    and the group chooses again, as grow_tree does."""
+    import climbing_trees._levelwise as levelwise
+
+    if chunk is not None:
+        monkeypatch.setattr(levelwise, "_CHUNK_CELLS", chunk)
+    rng = np.random.default_rng(seed)
+    n = 200
+    x = rng.permutation(n).astype(float)
+    cut = n // 2 + int(rng.integers(-20, 20))
+    step = (x >= cut).astype(float)
+    x[x == cut] = cut - 1  # the step of y now falls between two equal values
+    noise = rng.normal(size=n)
+    X = np.column_stack([x, noise])
+    _, tie_share = levelwise._presort_runs(np.ascontiguousarray(X.T))
+    assert 0 < tie_share[0] <= levelwise._FEW_TIES
+    if criterion == "gini":
+        Y = ct.one_hot(step.astype(int), 2)
+    else:
+        Y = (step + 0.01 * noise)[:, None]
+    w = np.ones(n)
+    slow = ct.grow_tree(X, Y, w, criterion=criterion, max_depth=3)
+    fast = grow_tree_levelwise(X, Y, w, criterion=criterion, max_depth=3)
+    assert_equivalent(fast, slow)
+    assert slow.feature[0] == 0 and slow.threshold[0] != cut - 1  # not between the tie
