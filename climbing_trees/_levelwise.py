@@ -1539,28 +1539,63 @@ def _best_splits(
                     first[again] = np.argmax(near, axis=-1)
             return best, first
 
+        def direct_choice(unused):
+            """Each node's winning group and position, from all its gains at once.
+
+            Features with a few ties: only each node's maximum and winner are
+            checked, and the nodes where one of them sits between equal values
+            choose again with those positions refused.
+            """
+            gains, idx = gains_of(slice(None), refused_first)
+            if draws is not None:
+                gains[unused] = -np.inf
+            flat = gains.reshape(c, -1)
+            best, first = _tie_choice(flat, const, w_t, node_impurity)
+            if checked_after[feat].any():
+                between = np.zeros(c, dtype=bool)
+                for position in (flat.argmax(axis=1), first):
+                    s_, k_ = position // (passes * (L - 1)), position % (L - 1)
+                    j_ = feat[block, s_]
+                    x_k = values(idx[block, s_, k_], j_)
+                    between |= checked_after[j_] & (x_k >= values(idx[block, s_, k_ + 1], j_))
+                again = np.flatnonzero(between & np.isfinite(best))
+                if again.size:
+                    sub = gains[again]
+                    _refuse_equal(sub, checked_after[feat[again]], idx[again], feat[again], values)
+                    best[again], first[again] = _tie_choice(
+                        sub.reshape(again.size, -1),
+                        const[again] if np.ndim(const) else const,
+                        w_t[again],
+                        node_impurity[again],
+                    )
+            return best, *np.divmod(first, L - 1)
+
         # A node's candidates in tie-break order: by slot, then missing right
-        # before missing left, then position.  Slots go through a few at a time.
-        group_best = np.empty((c, n_slots, passes))
-        group_first = np.empty((c, n_slots, passes), dtype=np.intp)
+        # before missing left, then position.
+        unused = np.arange(n_slots) >= n_drawn[nodes, None]  # padding slots (draws)
         step = max(1, _CHUNK_CELLS // (c * L * passes))
-        for first_slot in range(0, n_slots, step):
-            s = slice(first_slot, min(first_slot + step, n_slots))
-            group_best[:, s], group_first[:, s] = group_choice(s)
-        if draws is not None:  # padding slots: refused, both passes
-            group_best[np.arange(n_slots) >= n_drawn[nodes, None]] = -np.inf
-        flat = group_best.reshape(c, -1)
-        best, group = _tie_choice(flat, const, w_t, node_impurity)
-        k = group_first.reshape(c, -1)[block, group]
-        # Rare: the chosen group's own best is lower than the node's (a near tie
-        # between features): its first position within the node's tolerance,
-        # from its gains again, with every position between equal values refused.
-        again = np.isfinite(best) & (flat[block, group] < best)
-        for s in np.unique(group[again] // passes):
-            redo = np.flatnonzero(again & (group // passes == s))
-            gains, _ = gains_of(slice(s, s + 1), has_ties)
-            gains = gains[redo, 0, group[redo] % passes]
-            k[redo] = np.argmax(gains >= lowest_allowed(best[redo], redo)[:, None], axis=1)
+        if step >= n_slots:  # one chunk: all the candidates at once, the direct rule
+            best, group, k = direct_choice(unused)
+        else:  # a few slots at a time, each group keeping its best
+            group_best = np.empty((c, n_slots, passes))
+            group_first = np.empty((c, n_slots, passes), dtype=np.intp)
+            for first_slot in range(0, n_slots, step):
+                s = slice(first_slot, min(first_slot + step, n_slots))
+                group_best[:, s], group_first[:, s] = group_choice(s)
+            if draws is not None:
+                group_best[unused] = -np.inf  # both passes
+            flat = group_best.reshape(c, -1)
+            best, group = _tie_choice(flat, const, w_t, node_impurity)
+            k = group_first.reshape(c, -1)[block, group]
+            # Rare: the chosen group's own best is lower than the node's (a near
+            # tie between features): its first position within the node's
+            # tolerance, from its gains again, every tie refused.
+            again = np.isfinite(best) & (flat[block, group] < best)
+            for s in np.unique(group[again] // passes):
+                redo = np.flatnonzero(again & (group // passes == s))
+                gains, _ = gains_of(slice(s, s + 1), has_ties)
+                gains = gains[redo, 0, group[redo] % passes]
+                k[redo] = np.argmax(gains >= lowest_allowed(best[redo], redo)[:, None], axis=1)
         found = np.isfinite(best)
         slot, goes_left = np.divmod(group, passes)
         goes_left = goes_left.astype(bool)
