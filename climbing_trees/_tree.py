@@ -53,6 +53,8 @@ class FlatTables(NamedTuple):
     first_leaf: int
     #: Longest root-to-leaf path: after that many steps every row is at its leaf.
     depth: int
+    #: Columns ``X`` needs: one more than the largest feature a split or surrogate reads.
+    n_columns: int
     #: The steps after which to set finished rows aside (:func:`set_aside_steps`).
     set_aside: frozenset
     #: Routes rows at categorical nodes; None when the tree has none.
@@ -574,6 +576,11 @@ class Tree:
         X = np.ascontiguousarray(X, dtype=float)
         n, d = X.shape
         tables = self.flat_tables()
+        if d < tables.n_columns:  # the flat index would read the next row's values
+            raise ValueError(
+                f"X has {d} columns, but the tree reads column {tables.n_columns - 1}: "
+                "pass the columns the tree was grown on, in the same order."
+            )
         # Blocks of X: every step reads one value per row at a random column,
         # and a block that fits in the cache makes that cheap; but each block
         # pays the numpy calls of every step, so a block has many rows too.
@@ -636,6 +643,7 @@ class Tree:
             level = np.concatenate([self.children_left[level], self.children_right[level]])
         depth = len(finished) - 1
         set_aside = frozenset(set_aside_steps(finished).tolist())
+        read = max(self.feature[~leaf].max(initial=-1), self.surrogate_feature.max(initial=-1))
         tables = FlatTables(
             next_code=next_code,
             threshold=threshold,
@@ -646,6 +654,7 @@ class Tree:
             root=int(code[0]),
             first_leaf=(2 * int(np.count_nonzero(~leaf))) << shift,
             depth=depth,
+            n_columns=int(read) + 1,
             set_aside=set_aside,
             router=self._router() if categorical else None,
         )

@@ -174,3 +174,27 @@ def test_has_missing_may_be_a_function_of_each_block():
     leaves = tree.apply_flat(X, has_missing=look)
     assert len(blocks) > 1 and sum(blocks) == len(X)
     np.testing.assert_array_equal(leaves, tree.apply_rowwise(X))
+
+
+@pytest.mark.parametrize("read_by", ["split", "surrogate"])
+def test_too_few_columns_raise_a_clear_error(read_by):
+    # Below the root, the flat index row * d + f of a narrower X would read the
+    # next row's values without a word; a surrogate would raise an IndexError.
+    rng = np.random.default_rng(9)
+    x, z = rng.normal(size=(2, 300))
+    if read_by == "split":  # column 0 at the root, column 3 below it
+        X = np.column_stack([x, rng.normal(size=(300, 2)), z])
+        y, params = 10.0 * (x > 0) + (z > 0), {"max_depth": 2}
+    else:  # column 0 at the root, column 3 its surrogate
+        X = np.column_stack([x, rng.normal(size=(300, 2)), x + 0.1 * z])
+        X[:30, 0] = np.nan
+        y, params = 1.0 * (x > 0), {"max_depth": 1, "missing_values": "surrogate"}
+    tree = ct.DecisionTreeRegressor(**params).fit(X, y).tree_
+    assert tree.feature[0] == 0
+    assert tree.feature.max() == (3 if read_by == "split" else 0)
+    assert tree.surrogate_feature.max(initial=-1) == (-1 if read_by == "split" else 3)
+    for method in (tree.apply_flat, tree.predict):
+        with pytest.raises(ValueError, match="X has 3 columns, but the tree reads column 3"):
+            method(X[:, :3])
+    wider = np.hstack([X, X])  # columns past the last one read are ignored, as by apply
+    np.testing.assert_array_equal(tree.apply_flat(wider), tree.apply(X))
