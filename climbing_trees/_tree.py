@@ -39,9 +39,9 @@ class FlatTables(NamedTuple):
     next_code: np.ndarray
     #: ``threshold[2 s]`` (and ``2 s + 1``): its threshold (inf at leaves).
     threshold: np.ndarray
-    #: ``missing_left[2 s]``: where a row missing its feature goes (``missing_go_to_left``).
+    #: ``missing_left[s]``: where a row missing its feature goes (``missing_go_to_left``).
     missing_left: np.ndarray
-    #: ``node[2 s]``: its node id.
+    #: ``node[s]``: its node id (int32 when the ids fit, else intp).
     node: np.ndarray
     #: ``b`` and ``2**b - 1``: a code is ``(2 s) << b | feature``.  Both 0-d
     #: arrays, which numpy combines with arrays faster than Python ints.
@@ -620,19 +620,32 @@ class Tree:
         cached = self.__dict__.get("_flat_cache")
         if cached is not None and all(a is b for a, b in zip(cached[0], sources, strict=True)):
             return cached[1]
+        # Built with few temporaries (a big tree's tables take memory of their own).
+        N = self.node_count
         leaf = self.children_left == TREE_LEAF
-        ids = np.arange(self.node_count)
-        node = np.concatenate([ids[~leaf], ids[leaf]])  # node of each slot
-        slot = np.empty(self.node_count, dtype=np.intp)
-        slot[node] = ids
-        feature = np.where(leaf, 0, self.feature).astype(np.intp)
-        shift = int(feature.max()).bit_length()
-        code = (2 * slot) << shift | feature  # of each node
-        next_code = np.empty(2 * self.node_count, dtype=np.intp)
-        next_code[0::2] = code[np.where(leaf, ids, self.children_right)[node]]
-        next_code[1::2] = code[np.where(leaf, ids, self.children_left)[node]]
-        threshold = np.repeat(np.where(leaf, np.inf, self.threshold)[node], 2)
-        categorical = bool(np.isnan(threshold).any())
+        n_internal = N - int(np.count_nonzero(leaf))
+        inside = ~leaf
+        shift = int(self.feature.max(initial=0, where=inside)).bit_length()
+        node = np.empty(N, dtype=np.int32 if N < 2**31 else np.intp)  # of each slot:
+        node[:n_internal] = np.flatnonzero(inside)  # internal nodes, then leaves
+        node[n_internal:] = np.flatnonzero(leaf)
+        code = np.empty(N, dtype=np.intp)  # of each node: its slot first
+        code[node] = np.arange(N)
+        code <<= shift + 1  # (2 slot) << shift
+        np.bitwise_or(code, self.feature, out=code, where=inside)
+        next_code = np.empty(2 * N, dtype=np.intp)
+        threshold = np.empty(2 * N)
+        internal = node[:n_internal]
+        next_code[0 : 2 * n_internal : 2] = code.take(self.children_right.take(internal))
+        next_code[1 : 2 * n_internal : 2] = code.take(self.children_left.take(internal))
+        next_code[2 * n_internal :: 2] = code.take(node[n_internal:])  # leaves: themselves
+        next_code[2 * n_internal + 1 :: 2] = next_code[2 * n_internal :: 2]
+        del code, internal
+        threshold[0 : 2 * n_internal : 2] = self.threshold.take(node[:n_internal])
+        threshold[2 * n_internal :] = np.inf
+        threshold[1::2] = threshold[0::2]
+        categorical = bool(np.isnan(threshold[: 2 * n_internal : 2]).any())
+        del inside
         # The training rows that end at each depth, one level at a time (ids
         # are not ordered by depth); the last level is the tree's depth.
         finished, level = [], np.zeros(1, dtype=np.intp)
@@ -647,12 +660,12 @@ class Tree:
         tables = FlatTables(
             next_code=next_code,
             threshold=threshold,
-            missing_left=np.repeat(self.missing_go_to_left[node], 2),
-            node=np.repeat(node, 2),
+            missing_left=self.missing_go_to_left.take(node),
+            node=node,
             shift=np.array(shift),
             mask=np.array((1 << shift) - 1),
-            root=int(code[0]),
-            first_leaf=(2 * int(np.count_nonzero(~leaf))) << shift,
+            root=int(self.feature[0]) if n_internal else 0,  # slot 0: the root
+            first_leaf=(2 * n_internal) << shift,
             depth=depth,
             n_columns=int(read) + 1,
             set_aside=set_aside,
@@ -742,12 +755,12 @@ class Tree:
                 nan = np.flatnonzero(np.isnan(xs))
                 if surrogates and nan.size:
                     at_rows = nan if rows is None else rows[nan]
-                    g[nan] = self._missing_left(tables.node.take(a[nan]), X[at_rows])
+                    g[nan] = self._missing_left(tables.node.take(a[nan] >> 1), X[at_rows])
                 else:
-                    g[nan] = tables.missing_left.take(a[nan])
+                    g[nan] = tables.missing_left.take(a[nan] >> 1)
             if router is not None:  # NaN threshold: a categorical node
                 cat = np.flatnonzero(np.isnan(ts))
-                g[cat] = router.goes_left(tables.node.take(a[cat]), xs[cat])
+                g[cat] = router.goes_left(tables.node.take(a[cat] >> 1), xs[cat])
             np.add(a, g, out=a)
             next_code.take(a, out=code, mode="clip")
             step += 1
@@ -771,7 +784,7 @@ class Tree:
                 a, xs, ts, g = at[:m], x[:m], t[:m], go_left[:m]
         if rows is not None:
             leaf_code[rows] = code
-        return tables.node.take(leaf_code >> shift)
+        return tables.node.take(leaf_code >> (shift + 1)).astype(np.intp, copy=False)
 
     def predict(self, X: np.ndarray) -> np.ndarray:
         """Value of the leaf reached by each row, shape ``(n_rows, n_values)``."""
