@@ -234,15 +234,25 @@ def grow_tree_levelwise(
     rows = np.empty((n_sorted + 1, n + 1), dtype=row_dtype)
     tie_share = np.zeros(d_num)
     has_missing = np.zeros(d_num, dtype=bool)  # per numerical feature
+    missing_cells = []  # (numerical feature, row) of each missing value
     # A few features at a time (_CHUNK_CELLS values), so the temporaries stay small.
     step = max(1, _CHUNK_CELLS // max(n, 1))
     for first in range(0, d_num, step):
         chunk = slice(first, min(first + step, d_num))
         Xt = np.ascontiguousarray(X[:, num_features[chunk]].T)  # one feature per row
-        has_missing[chunk] = np.isnan(Xt).any(axis=1)
+        nan = np.isnan(Xt)
+        has_missing[chunk] = nan.any(axis=1)
+        if has_missing[chunk].any():  # feature by feature, rows in increasing order
+            feature, row = np.nonzero(nan)
+            missing_cells.append(((feature + first).astype(np.int32), row.astype(row_dtype)))
         if n_sorted:
             rows[chunk, :n], tie_share[chunk] = _presort_runs(Xt)
-        del Xt
+        del Xt, nan
+    if missing_cells:
+        missing_cells = {
+            "feature": np.concatenate([feature for feature, _ in missing_cells]),
+            "row": np.concatenate([row for _, row in missing_cells]),
+        }
     rows[n_sorted, :n] = np.arange(n)
     rows[:, n] = n
     # The random draws and the absolute-error search read every feature by row
@@ -413,6 +423,7 @@ def grow_tree_levelwise(
                     min_samples_leaf,
                     draws,
                     row_class,
+                    missing_cells,
                 )
                 del cols
             if d_num:
@@ -1262,33 +1273,35 @@ def _feature_reader(X, num_features):
     return values
 
 
-def _missing_sums(rows, values, with_missing, cols, sizes):
-    """Per node of the level and feature of ``with_missing``: its missing rows'
+def _missing_sums(cells, rows, column, n_columns, cols, sizes):
+    """Per node of the level and feature with missing values: its missing rows'
     count and, per statistic column, their sum.
 
-    Rows are added one by one in increasing row id (``bincount`` in index
+    ``cells`` lists every missing value once (``"feature"``, ``"row"``),
+    feature by feature and each feature's rows in increasing order; the
+    feature's column in the result is ``column[feature]`` (of ``n_columns``).
+    Rows are added one by one in increasing row id (``bincount`` in that
     order), the order in which they end the node's segment of the feature's
-    sorted order, so the sums are those of the prefix scans.  ``values``
-    reads X (:func:`_feature_reader`); a few features at a time.
+    sorted order, so the sums are those of the prefix scans.  The cells of
+    rows no longer in the tree's growing nodes are dropped from ``cells``, in
+    place: the next levels' rows are among this level's.
     """
-    n_nodes, f = sizes.size, with_missing.size
-    m = int(sizes.sum())
-    index_rows = rows[-1, :m]
-    node_of_pos = np.repeat(np.arange(n_nodes), sizes)
-    count = np.empty((n_nodes, f), dtype=np.intp)
-    sums = [np.empty((n_nodes, f)) for _ in cols]
-    step = max(1, _CHUNK_CELLS // max(m, 1))
-    for first in range(0, f, step):
-        chunk = slice(first, min(first + step, f))
-        here = with_missing[chunk]
-        feature, pos = np.nonzero(np.isnan(values(index_rows, here[:, None])))
-        key = node_of_pos[pos] * len(here) + feature
-        size = n_nodes * len(here)
-        count[:, chunk] = np.bincount(key, minlength=size).reshape(n_nodes, -1)
-        rows_missing = index_rows[pos]
-        for total, col in zip(sums, cols, strict=True):
-            part = np.bincount(key, weights=col.take(rows_missing), minlength=size)
-            total[:, chunk] = part.reshape(n_nodes, -1)
+    n_nodes = sizes.size
+    node_of_row = np.full(rows.shape[1], n_nodes, dtype=np.intp)  # n_nodes: not here
+    node_of_row[rows[-1, : int(sizes.sum())]] = np.repeat(np.arange(n_nodes), sizes)
+    node = node_of_row.take(cells["row"])
+    here = node < n_nodes
+    if not here.all():
+        cells["feature"], cells["row"] = cells["feature"][here], cells["row"][here]
+        node = node[here]
+    key = node * n_columns + column.take(cells["feature"])
+    size = n_nodes * n_columns
+    count = np.bincount(key, minlength=size).reshape(n_nodes, n_columns)
+    rows_missing = cells["row"]
+    sums = [
+        np.bincount(key, weights=col.take(rows_missing), minlength=size).reshape(n_nodes, n_columns)
+        for col in cols
+    ]
     return count, sums
 
 
@@ -1309,6 +1322,7 @@ def _best_splits(
     min_samples_leaf,
     draws=None,
     row_class=None,
+    missing_cells=None,
 ):
     """Best (feature, threshold, score, missing_go_to_left) of every searchable node.
 
@@ -1324,7 +1338,8 @@ def _best_splits(
     split.  Candidates are ranked by :func:`_gains`; each node's winner is
     then scored again with exactly the arithmetic of ``grow_tree``.  Features
     with missing values (``has_missing``) get the second scan, missing rows
-    left, of :func:`climbing_trees.column_candidates`.
+    left, of :func:`climbing_trees.column_candidates`; ``missing_cells``
+    lists where X is missing (:func:`_missing_sums`).
 
     Memory: a block of nodes goes through its features a few at a time, and
     through positions in pieces whose prefix sums go on from the previous
@@ -1374,11 +1389,13 @@ def _best_splits(
         row_class = None
     with_missing = np.flatnonzero(has_missing)
     if with_missing.size:
-        missing_count, missing_sums = _missing_sums(rows, values, with_missing, cols, sizes)
-        # Each feature's column in those tables (features without missing values:
-        # column 0, never read where they count).
+        # Each feature's column in the missing rows' tables (features without
+        # missing values: column 0, never read where they count).
         column = np.zeros(d, dtype=np.intp)
         column[with_missing] = np.arange(with_missing.size)
+        missing_count, missing_sums = _missing_sums(
+            missing_cells, rows, column, with_missing.size, cols, sizes
+        )
     # The features each node searches, in increasing order: every numerical
     # feature, or (random draws) the drawn ones, then padding up to the block's
     # largest number of drawn features.  The scan runs over these *slots*.
