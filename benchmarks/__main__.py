@@ -136,7 +136,7 @@ def run_fit_memory(runs: int) -> None:
         print(f"{name} done", flush=True)
     table = pd.DataFrame(rows)
     print("Peak extra memory during fit: the kernel's high-water mark of resident memory")
-    print("(ru_maxrss) after fit minus the resident size just before fit (data built, both")
+    print("(VmHWM) after fit minus the resident size just before fit (data built, both")
     print("libraries imported and warmed up, garbage collected), each fit in a fresh process;")
     print(f"medians of {runs} runs per library and case")
     with pd.option_context("display.width", 200, "display.max_columns", 20):
@@ -156,7 +156,7 @@ def run_high_cardinality(cases: list[str]) -> None:
         print(f"{n:,} rows, {levels:,} levels done", flush=True)
     table = pd.DataFrame(rows)
     print("DecisionTreeRegressor(min_samples_leaf=5), one categorical and one numerical column,")
-    print("each case fitted in a fresh process (peak memory: ru_maxrss of that process)")
+    print("each case fitted in a fresh process (peak memory: VmHWM of that process)")
     with pd.option_context("display.width", 200, "display.max_columns", 20):
         print(table.to_string(index=False, float_format=lambda x: f"{x:.4g}"))
     print(f"({_load()})")

@@ -376,11 +376,12 @@ def fit_memory(name: str, library: str) -> dict:
     its resident size from ``/proc/self/statm`` just before the fit of
     ``library`` (``"climbing_trees"`` or ``"scikit-learn"``), after handing
     free heap memory back to the system (``malloc_trim``).  The kernel's
-    high-water mark of resident memory (``ru_maxrss``) is reset to the
-    current size first (``/proc/self/clear_refs``), so that building the data
-    does not count.  The extra memory is the high-water mark after the fit
-    minus the size before it: every allocation counts, numpy's as well as the
-    ``malloc`` of scikit-learn's Cython code.  Linux only.
+    high-water mark of the process's resident memory (``VmHWM``,
+    :func:`_peak_resident_bytes`) is reset to the current size first
+    (``/proc/self/clear_refs``), so that building the data does not count.
+    The extra memory is the high-water mark after the fit minus the size
+    before it: every allocation counts, numpy's as well as the ``malloc`` of
+    scikit-learn's Cython code.  Linux only.
     """
     return _in_fresh_process(f"_fit_memory_child({name!r}, {library!r})")
 
@@ -414,6 +415,24 @@ def _release_free_memory() -> None:
         pass
 
 
+def _peak_resident_bytes() -> int:
+    """The high-water mark of this process's resident memory (Linux).
+
+    ``VmHWM`` of ``/proc/self/status``: this process's own, which
+    :func:`_reset_high_water_mark` resets.  Not ``ru_maxrss``: Linux starts a
+    new program's ``ru_maxrss`` at its parent's peak, so a child launched from
+    a big process (a notebook's kernel) would report the parent's peak.
+    """
+    try:
+        with open("/proc/self/status") as status:
+            for line in status:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) * 1024  # kB
+    except OSError:
+        pass
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024  # KiB on Linux
+
+
 def _reset_high_water_mark() -> bool:
     """Set the kernel's peak resident size to the current one (Linux 4.0 and later)."""
     try:
@@ -443,7 +462,7 @@ def _fit_memory_child(name: str, library: str) -> dict:
     start = time.perf_counter()
     model.fit(X, y)
     seconds = time.perf_counter() - start
-    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024  # KiB on Linux
+    peak = _peak_resident_bytes()
     return {
         "extra": peak - before,
         "before": before,
@@ -462,8 +481,8 @@ def memory_case(n: int, n_levels: int, min_samples_leaf: int = 5) -> dict:
     ``DecisionTreeRegressor(min_samples_leaf=min_samples_leaf)`` at full
     depth, and reports the fit time, the node count, the bytes of the tree's
     categorical sets, the pickle size of the estimator and the peak resident
-    memory of the whole process (``ru_maxrss``, so the interpreter, numpy and
-    the data are included).  A fresh process per case keeps one case's peak
+    memory of the whole process (:func:`_peak_resident_bytes`, so the
+    interpreter, numpy and the data are included).  A fresh process per case keeps one case's peak
     from hiding another's.
     """
     return _in_fresh_process(f"_memory_child({n}, {n_levels}, {min_samples_leaf})")
@@ -472,12 +491,12 @@ def memory_case(n: int, n_levels: int, min_samples_leaf: int = 5) -> dict:
 def _memory_child(n: int, n_levels: int, min_samples_leaf: int) -> dict:
     """The measurement of :func:`memory_case`, run inside the child process."""
     X, y = synthetic_categorical(n, n_levels, d=1)
-    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    before = _peak_resident_bytes()
     model = DecisionTreeRegressor(min_samples_leaf=min_samples_leaf, categorical_features=[0])
     start = time.perf_counter()
     model.fit(X, y)
     seconds = time.perf_counter() - start
-    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss  # KiB on Linux
+    peak = _peak_resident_bytes()
     tree = model.tree_
     sets = sum(
         np.asarray(value).nbytes
@@ -491,6 +510,6 @@ def _memory_child(n: int, n_levels: int, min_samples_leaf: int) -> dict:
         "nodes": int(tree.node_count),
         "sets (MiB)": sets / 2**20,
         "pickle (MiB)": len(pickle.dumps(model)) / 2**20,
-        "peak memory (MiB)": peak / 2**10,
-        "before fit (MiB)": before / 2**10,
+        "peak memory (MiB)": peak / 2**20,
+        "before fit (MiB)": before / 2**20,
     }

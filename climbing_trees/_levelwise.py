@@ -24,7 +24,8 @@ the same tree (the same arrays, node for node) but pays the overhead once per
    :func:`climbing_trees.choose_best`.
 5. **Missing values** (chapter 10).  NaN sorts last, so a node's rows
    missing feature ``j`` end its segment of ``order[j]``.  Their number and
-   summed statistics come from the same segmented sums; a second scan adds
+   summed statistics per node come from the list of missing cells, made once
+   (:func:`_missing_sums`); a second scan adds
    those sums to every left child (missing rows left), and the position
    between the present and the missing rows is the split "missing alone on
    the right".  The candidates and their order are those of
@@ -193,7 +194,9 @@ def grow_tree_levelwise(
             "grow_tree_levelwise searches criterion='absolute_error' on numerical "
             "features with splitter='best' only; grow this tree with grow_tree instead."
         )
-    X = np.ascontiguousarray(X, dtype=float)  # read in place, never copied whole
+    # Read in place (a C-ordered float array is not copied; other layouts and
+    # types, such as a DataFrame's columns, are copied once here).
+    X = np.ascontiguousarray(X, dtype=float)
     Y = np.asarray(Y, dtype=float)
     w = np.asarray(sample_weight, dtype=float)
     n, d = X.shape
@@ -242,7 +245,9 @@ def grow_tree_levelwise(
         Xt = np.ascontiguousarray(X[:, num_features[chunk]].T)  # one feature per row
         nan = np.isnan(Xt)
         has_missing[chunk] = nan.any(axis=1)
-        if has_missing[chunk].any():  # feature by feature, rows in increasing order
+        # The missing cells, feature by feature and rows in increasing order, for
+        # the prefix-sum search (the random splitter and absolute error read X).
+        if has_missing[chunk].any() and not (random_splitter or absolute):
             feature, row = np.nonzero(nan)
             missing_cells.append(((feature + first).astype(np.int32), row.astype(row_dtype)))
         if n_sorted:
@@ -507,6 +512,10 @@ def grow_tree_levelwise(
     return _preorder_tree(nodes, level_sizes, set_nodes, set_levels, width, criterion)
 
 
+#: Node buffers from this many bytes on are memory maps (see :func:`_lazy_empty`).
+_LAZY_BYTES = 1 << 20
+
+
 def _lazy_empty(shape, dtype) -> np.ndarray:
     """An uninitialised array whose memory the system gives only where it is written.
 
@@ -518,9 +527,13 @@ def _lazy_empty(shape, dtype) -> np.ndarray:
     shape = (int(shape),) if np.ndim(shape) == 0 else tuple(int(k) for k in shape)
     dtype = np.dtype(dtype)
     count = math.prod(shape)
-    if count * dtype.itemsize < 1 << 20:  # small: not worth a system call
+    if count * dtype.itemsize < _LAZY_BYTES:  # small: not worth a system call
         return np.empty(shape, dtype=dtype)
-    return np.frombuffer(mmap.mmap(-1, count * dtype.itemsize), dtype=dtype).reshape(shape)
+    size = count * dtype.itemsize
+    # Private: a child process forked after the fit gets its own copy of a page
+    # it writes, so it never changes the parent's tree (a shared map would).
+    flags = {"flags": mmap.MAP_PRIVATE} if hasattr(mmap, "MAP_PRIVATE") else {}
+    return np.frombuffer(mmap.mmap(-1, size, **flags), dtype=dtype).reshape(shape)
 
 
 def _node_draws(spec, keys, X_by_feature, rows, index_rows, starts, sizes, node_of_pos,
@@ -782,7 +795,7 @@ def _absolute_error_summaries(Y_rows, w_rows, node_of_pos, starts, sizes, w_node
     return value, impurity, ranks, shifted
 
 
-def _absolute_error_splits(rows, Xt, has_missing, ranks, shifted, w, index_rows, starts,
+def _absolute_error_splits(rows, X_by_feature, has_missing, ranks, shifted, w, index_rows, starts,
                            sizes, searchable, impurity, k_out, msl, draws=None):  # fmt: skip
     """Best (feature, threshold, score, missing_go_to_left) of every node, absolute error.
 
@@ -797,7 +810,7 @@ def _absolute_error_splits(rows, Xt, has_missing, ranks, shifted, w, index_rows,
     those of :func:`climbing_trees.column_candidates`.
     """
     n_nodes = sizes.size
-    d, width = Xt.shape
+    d, width = X_by_feature.shape
     n = width - 1  # the padding row
     best_f = np.full(n_nodes, -1, dtype=np.intp)
     best_t = np.full(n_nodes, np.nan)
@@ -810,7 +823,7 @@ def _absolute_error_splits(rows, Xt, has_missing, ranks, shifted, w, index_rows,
     y_of[:, index_rows] = shifted.T
     w_of = np.zeros(n + 1)
     w_of[index_rows] = w[index_rows]
-    Xflat = Xt.ravel()
+    Xflat = X_by_feature.ravel()
     with_missing = np.flatnonzero(has_missing)
     order_offset = (np.arange(d) * rows.shape[1])[None, :, None]
     lo = max(int(msl) - 1, 0)
@@ -1261,8 +1274,9 @@ def _run_gains(idx, ends, row_class, penalty, args, criterion, msl):
 def _feature_reader(X, num_features):
     """``values(row_ids, j)``: ``X[row_ids, num_features[j]]`` (broadcast), read in place.
 
-    ``X`` is C-ordered.  The padding row (id ``n``) reads some real value;
-    it only ever sits at positions that cannot split.
+    ``X`` is C-ordered.  The padding row (id ``n``) reads ``X[n - 1, -1]``
+    (``mode="clip"``), maybe NaN; it only ever sits at positions that cannot
+    split.
     """
     X_flat, n_columns = X.ravel(), X.shape[1]
 
@@ -1341,10 +1355,13 @@ def _best_splits(
     left, of :func:`climbing_trees.column_candidates`; ``missing_cells``
     lists where X is missing (:func:`_missing_sums`).
 
-    Memory: a block of nodes goes through its features a few at a time, and
-    through positions in pieces whose prefix sums go on from the previous
-    piece's last ones (the same additions), so that no temporary holds much
-    more than ``_CHUNK_CELLS`` cells.  Each *group* (a node's feature and
+    Memory: a block of nodes goes through its features a few at a time, as
+    many as ``_CHUNK_CELLS`` cells allow but at least one, and the prefix sums
+    through positions in pieces of at most ``_CHUNK_CELLS`` cells, each going
+    on from the previous piece's last sums (the same additions).  So the
+    temporaries of a block hold about ``max(_CHUNK_CELLS, c L)`` cells for
+    ``c`` nodes of up to ``L`` rows (the gains, row ids and values of one
+    feature of the block), not ``c L d``.  Each *group* (a node's feature and
     pass) keeps only its best gain and its first position within the tie
     tolerance of that best.  A node takes the first group within the
     tolerance of its best; where that group's own best is lower (a near tie

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import mmap
+import os
+
 import numpy as np
 import pytest
 from conftest import assert_equivalent
@@ -431,3 +434,57 @@ def test_few_ties_at_the_best_position_are_refused(monkeypatch, chunk, criterion
     fast = grow_tree_levelwise(X, Y, w, criterion=criterion, max_depth=3)
     assert_equivalent(fast, slow)
     assert slow.feature[0] == 0 and slow.threshold[0] != cut - 1  # not between the tie
+
+
+@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("criterion", ["gini", "squared_error"])
+def test_same_tree_with_drawn_features_in_small_chunks(monkeypatch, seed, criterion):
+    """Random feature subsets (max_features) searched a few slots at a time: the
+    padding slots of nodes that drew fewer features are refused in every chunk."""
+    import climbing_trees._levelwise as levelwise
+    from climbing_trees._random import RandomSplits
+
+    monkeypatch.setattr(levelwise, "_CHUNK_CELLS", 24 + 20 * (seed % 3))
+    X, Y, w = make_problem(seed, criterion, weights=["unit", "zeros"][seed % 2], ties=seed < 3)
+    X = np.column_stack([X, X[:, ::-1], -X])
+    if seed % 2:
+        X[np.random.default_rng(seed).random(X.shape) < 0.1] = np.nan
+    params = {"criterion": criterion, "min_samples_leaf": 1 + seed % 2}
+    spec = RandomSplits(2 + seed % 3, "best", 500 + seed)
+    slow = ct.grow_tree(X, Y, w, **params, random_splits=spec)
+    fast = grow_tree_levelwise(X, Y, w, **params, random_splits=spec)
+    assert_equivalent(fast, slow)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_node_buffers_as_memory_maps_give_the_same_tree(monkeypatch, seed):
+    """Every node buffer a memory map (as for big trees): the same arrays."""
+    import climbing_trees._levelwise as levelwise
+
+    monkeypatch.setattr(levelwise, "_LAZY_BYTES", 0)
+    owner = levelwise._lazy_empty(3, float)
+    while isinstance(owner, np.ndarray):
+        owner = owner.base
+    assert isinstance(owner, memoryview) and isinstance(owner.obj, mmap.mmap)
+    X, Y, w = make_problem(seed, "squared_error", weights="unit", ties=seed < 2)
+    slow = ct.grow_tree(X, Y, w, criterion="squared_error")
+    fast = grow_tree_levelwise(X, Y, w, criterion="squared_error")
+    assert_equivalent(fast, slow)
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="needs os.fork")
+def test_a_forked_child_cannot_change_the_parents_tree(monkeypatch):
+    """The node buffers are private maps: a child process that writes into the
+    tree it inherited changes its own copy only."""
+    import climbing_trees._levelwise as levelwise
+
+    monkeypatch.setattr(levelwise, "_LAZY_BYTES", 0)
+    X, Y, w = make_problem(0, "squared_error", weights="unit", ties=False)
+    tree = grow_tree_levelwise(X, Y, w, criterion="squared_error")
+    before = tree.threshold.copy()
+    pid = os.fork()
+    if pid == 0:  # the child: write into the inherited tree, then leave at once
+        tree.threshold[:] = 12345.0
+        os._exit(0)
+    os.waitpid(pid, 0)
+    np.testing.assert_array_equal(tree.threshold, before)
