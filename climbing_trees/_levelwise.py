@@ -273,23 +273,18 @@ def grow_tree_levelwise(
 
     bound = None if max_leaf_nodes is None else BestFirstBound(max_leaf_nodes)
     # The nodes' arrays, level after level (breadth first): one buffer per
-    # array, long enough for any tree of n rows (a binary tree of n rows has
-    # at most 2 n - 1 nodes), so that no per-level pieces are left to
-    # assemble.  Memory is taken only where a buffer is written.
-    capacity = max(2 * n - 1, 1)
+    # array, long enough for any tree this fit can grow (each leaf holds at
+    # least min_samples_leaf rows, so a binary tree has at most
+    # 2 n / min_samples_leaf - 1 nodes), so that no per-level pieces are left
+    # to assemble.  Memory is taken only where a buffer is written.
+    capacity = max(2 * (n // max(int(min_samples_leaf), 1)) - 1, 1)
     if max_depth is not None and max_depth < 62:
         capacity = min(capacity, 2 ** (int(max_depth) + 1) - 1)
-    nodes = {
-        "feature": _lazy_empty(capacity, np.intp),
-        "threshold": _lazy_empty(capacity, float),
-        "value": _lazy_empty((capacity, Y.shape[1]), float),
-        "impurity": _lazy_empty(capacity, float),
-        "n": _lazy_empty(capacity, np.intp),
-        "w": _lazy_empty(capacity, float),
-        "split": _lazy_empty(capacity, bool),
-        "unseen_left": _lazy_empty(capacity, bool),
-        "missing_go_to_left": _lazy_empty(capacity, bool),
-    }
+    try:
+        nodes = _node_buffers(capacity, Y.shape[1])
+    except (OSError, MemoryError, ValueError):  # the system refuses so large a reservation
+        capacity = min(capacity, _FALLBACK_CAPACITY)  # then grown as needed
+        nodes = _node_buffers(capacity, Y.shape[1])
     level_sizes = []  # nodes of each level
     set_nodes, set_levels = [], []  # categorical sets, per level (node ids of the buffers)
     depth = 0
@@ -465,6 +460,9 @@ def grow_tree_levelwise(
             missing_left = split & best_m & ~np.isnan(best_t)
 
         base = sum(level_sizes)
+        if base + n_nodes > capacity:  # only after a refused reservation: grow
+            capacity = max(2 * capacity, base + n_nodes)
+            nodes = {name: _resized(buffer, capacity) for name, buffer in nodes.items()}
         level_sizes.append(n_nodes)
         for name, array in (
             ("feature", feature),
@@ -514,6 +512,32 @@ def grow_tree_levelwise(
 
 #: Node buffers from this many bytes on are memory maps (see :func:`_lazy_empty`).
 _LAZY_BYTES = 1 << 20
+
+#: Nodes the buffers start with when the system refuses room for the largest
+#: tree the fit could grow; they double as the tree grows.
+_FALLBACK_CAPACITY = 1 << 16
+
+
+def _node_buffers(capacity: int, n_values: int) -> dict:
+    """Empty buffers for ``capacity`` nodes' arrays (:func:`_lazy_empty`)."""
+    return {
+        "feature": _lazy_empty(capacity, np.intp),
+        "threshold": _lazy_empty(capacity, float),
+        "value": _lazy_empty((capacity, n_values), float),
+        "impurity": _lazy_empty(capacity, float),
+        "n": _lazy_empty(capacity, np.intp),
+        "w": _lazy_empty(capacity, float),
+        "split": _lazy_empty(capacity, bool),
+        "unseen_left": _lazy_empty(capacity, bool),
+        "missing_go_to_left": _lazy_empty(capacity, bool),
+    }
+
+
+def _resized(buffer: np.ndarray, capacity: int) -> np.ndarray:
+    """A buffer of ``capacity`` entries that starts with ``buffer``'s."""
+    out = _lazy_empty((capacity,) + buffer.shape[1:], buffer.dtype)
+    out[: len(buffer)] = buffer
+    return out
 
 
 def _lazy_empty(shape, dtype) -> np.ndarray:

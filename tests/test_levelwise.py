@@ -488,3 +488,26 @@ def test_a_forked_child_cannot_change_the_parents_tree(monkeypatch):
         os._exit(0)
     os.waitpid(pid, 0)
     np.testing.assert_array_equal(tree.threshold, before)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_node_buffers_grow_when_the_system_refuses_the_largest_tree(monkeypatch, seed):
+    """Room for the largest tree refused (a huge fit): small buffers that double as
+    the levels come, and the same tree."""
+    import climbing_trees._levelwise as levelwise
+
+    real, calls = levelwise._node_buffers, []
+
+    def refuse_first(capacity, n_values):
+        calls.append(capacity)
+        if len(calls) == 1:
+            raise OSError("Cannot allocate memory")
+        return real(capacity, n_values)
+
+    monkeypatch.setattr(levelwise, "_node_buffers", refuse_first)
+    monkeypatch.setattr(levelwise, "_FALLBACK_CAPACITY", 2)
+    X, Y, w = make_problem(seed, "gini", weights="unit", ties=seed < 2)
+    slow = ct.grow_tree(X, Y, w, criterion="gini")
+    fast = grow_tree_levelwise(X, Y, w, criterion="gini")
+    assert calls[1] == 2 and fast.node_count > 4  # it grew
+    assert_equivalent(fast, slow)
