@@ -722,7 +722,7 @@ class Tree:
     def _descend(
         self, X: np.ndarray, tables: FlatTables, has_missing: bool, work: tuple
     ) -> np.ndarray:
-        """The loop of :meth:`apply_flat` on one block of rows, in the arrays ``work``."""
+        """The loop of :meth:`apply_flat` on one block of rows, in arrays ``work``."""
         n, d = X.shape
         flat = X.ravel()
         surrogates = has_missing and self.has_surrogates
@@ -738,7 +738,8 @@ class Tree:
         threshold, next_code = tables.threshold, tables.next_code
         depth, set_aside, router = tables.depth, tables.set_aside, tables.router
         step, m = 0, n
-        # mode="clip" lets take write straight into its output (indices are in range anyway).
+        # mode="clip" lets take write straight into its output (the indices are
+        # in range anyway).
         while m and step < depth:
             if step == 0:  # every row is at the root: one column of X, one threshold
                 a.fill(0)
@@ -755,7 +756,8 @@ class Tree:
                 nan = np.flatnonzero(np.isnan(xs))
                 if surrogates and nan.size:
                     at_rows = nan if rows is None else rows[nan]
-                    g[nan] = self._missing_left(tables.node.take(a[nan] >> 1), X[at_rows])
+                    nodes = tables.node.take(a[nan] >> 1)
+                    g[nan] = self._missing_left(nodes, X[at_rows])
                 else:
                     g[nan] = tables.missing_left.take(a[nan] >> 1)
             if router is not None:  # NaN threshold: a categorical node
