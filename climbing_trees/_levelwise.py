@@ -1513,7 +1513,9 @@ def _best_splits(
             fs = feat[:, s]
             f = fs.shape[1]
             idx = orders.take(pos[:, None, :] + (fs * stride)[:, :, None])
-            if row_class is not None and has_ties[fs].all():
+            # Runs pay where most neighbours are equal: tried only where they are
+            # over all the rows (a node's rows, a sample of them, usually alike).
+            if row_class is not None and has_ties[fs].all() and tie_share[fs].mean() >= 0.5:
                 xs = values(idx, fs[:, :, None])
                 part = _run_gains(
                     idx, xs[..., :-1] < xs[..., 1:], row_class, penalty, args, criterion,

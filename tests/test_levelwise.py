@@ -511,3 +511,29 @@ def test_node_buffers_grow_when_the_system_refuses_the_largest_tree(monkeypatch,
     fast = grow_tree_levelwise(X, Y, w, criterion="gini")
     assert calls[1] == 2 and fast.node_count > 4  # it grew
     assert_equivalent(fast, slow)
+
+
+def test_runs_tried_and_given_up_give_the_same_tree(monkeypatch):
+    """Most rows share one value (so runs are tried), the others are distinct:
+    once the shared value is split off, most positions end a run and the search
+    scans the rows instead, with the same tree."""
+    import climbing_trees._levelwise as levelwise
+
+    results = []
+    real = levelwise._run_gains
+
+    def spy(*args):
+        results.append(real(*args))
+        return results[-1]
+
+    monkeypatch.setattr(levelwise, "_run_gains", spy)
+    rng = np.random.default_rng(0)
+    n = 400
+    X = np.where(np.arange(n)[:, None] < 3 * n // 5, 0.0, rng.uniform(1, 2, size=(n, 3)))
+    X = X[rng.permutation(n)]
+    y = np.where(X[:, 0] == 0, 2, (X[:, 0] > 1.5) ^ (X[:, 1] > 1.5))
+    Y, w = ct.one_hot(y, 3), np.ones(n)
+    slow = ct.grow_tree(X, Y, w, criterion="gini")
+    fast = grow_tree_levelwise(X, Y, w, criterion="gini")
+    assert any(r is None for r in results) and any(r is not None for r in results)
+    assert_equivalent(fast, slow)
