@@ -1506,6 +1506,11 @@ def _best_splits(
             here = const[which] if np.ndim(const) else const
             return _lowest_allowed(gain, here, w_t[which], node_impurity[which])
 
+        def tie_choice(flat, which=block):
+            """:func:`_tie_choice` for the nodes ``which`` (rows of ``flat``)."""
+            here = const[which] if np.ndim(const) else const
+            return _tie_choice(flat, here, w_t[which], node_impurity[which])
+
         def gains_of(s, refuse):
             """Gains of the slots ``s`` (a slice): ``(c, f, passes, L - 1)``, and the
             rows sorted by their features ``(c, f, L)``.  Positions between equal
@@ -1610,7 +1615,7 @@ def _best_splits(
             if draws is not None:
                 gains[unused] = -np.inf
             flat = gains.reshape(c, -1)
-            best, first = _tie_choice(flat, const, w_t, node_impurity)
+            best, first = tie_choice(flat)
             if checked_after[feat].any():
                 between = np.zeros(c, dtype=bool)
                 for position in (flat.argmax(axis=1), first):
@@ -1622,12 +1627,7 @@ def _best_splits(
                 if again.size:
                     sub = gains[again]
                     _refuse_equal(sub, checked_after[feat[again]], idx[again], feat[again], values)
-                    best[again], first[again] = _tie_choice(
-                        sub.reshape(again.size, -1),
-                        const[again] if np.ndim(const) else const,
-                        w_t[again],
-                        node_impurity[again],
-                    )
+                    best[again], first[again] = tie_choice(sub.reshape(again.size, -1), again)
             return best, *np.divmod(first, L - 1)
 
         # A node's candidates in tie-break order: by slot, then missing right
@@ -1645,7 +1645,7 @@ def _best_splits(
             if draws is not None:
                 group_best[unused] = -np.inf  # both passes
             flat = group_best.reshape(c, -1)
-            best, group = _tie_choice(flat, const, w_t, node_impurity)
+            best, group = tie_choice(flat)
             k = group_first.reshape(c, -1)[block, group]
             # Rare: the chosen group's own best is lower than the node's (a near
             # tie between features): its first position within the node's
