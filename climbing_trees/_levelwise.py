@@ -1536,6 +1536,11 @@ def _best_splits(
                 gains = np.empty((c, f, passes, L - 1))
             nm, n_p = n_missing[:, s, None], n_present[:, s, None]
             extra = [None if a is None else a[:, s, None] for a in missing]
+            # Missing left: the positions with at least one present row on each side
+            # and min_samples_leaf rows per side (missing rows join the left one),
+            # lo <= i <= hi; none where the feature has no missing row in the node.
+            lo = min_samples_leaf - 1 - nm
+            hi = np.where(nm > 0, n_p - 1 - max(min_samples_leaf, 1), -1)
             carry = None
             for start in range(0, L - 1, piece):
                 at = slice(start, min(start + piece, L - 1))
@@ -1559,9 +1564,8 @@ def _best_splits(
                     gains[:, :, 1, at] = -np.inf
                     continue
                 # Missing left: n_missing more rows on the left of every candidate.
-                allowed = (nm > 0) & (i_at + 1 < n_p)
-                allowed &= i_at + 1 + nm >= min_samples_leaf
-                allowed &= n_p - i_at - 1 >= min_samples_leaf
+                allowed = i_at >= lo
+                allowed &= i_at <= hi
                 gains[:, :, 1, at] = _block_gains(
                     prefix,
                     i_at,
