@@ -194,9 +194,10 @@ def grow_tree_levelwise(
             "grow_tree_levelwise searches criterion='absolute_error' on numerical "
             "features with splitter='best' only; grow this tree with grow_tree instead."
         )
-    # Read in place (a C-ordered float array is not copied; other layouts and
-    # types, such as a DataFrame's columns, are copied once here).
-    X = np.ascontiguousarray(X, dtype=float)
+    # Read in place: a C- or Fortran-ordered float array (a DataFrame's float
+    # columns arrive Fortran-ordered) is not copied; other layouts and types are
+    # copied once here.
+    X, X_flat, row_step, column_step = _in_place(X)
     Y = np.asarray(Y, dtype=float)
     w = np.asarray(sample_weight, dtype=float)
     n, d = X.shape
@@ -219,7 +220,6 @@ def grow_tree_levelwise(
             n_categories[j] = int(X[:, j].max()) + 1 if n else 0
     width = int(max(np.max(n_categories, initial=0), 0)) + 1  # max_levels + 1
     codes = {j: X[:, j].astype(np.intp) for j in cat_features}
-    X_flat = X.ravel()
     row_class = None  # unit weights, one output's classes: each row's class
     if unit and not regression and n_outputs(criterion) == 1:
         row_class = np.append(Y.argmax(axis=1), Y.shape[1])  # the padding row: no class
@@ -487,7 +487,7 @@ def grow_tree_levelwise(
         kept_rows = np.compress(keep, index_rows)
         kept_node = np.compress(keep, node_of_pos)
         kept_feature = feature[kept_node]
-        x = X_flat.take(kept_rows.astype(np.intp) * d + kept_feature)
+        x = X_flat.take(kept_rows.astype(np.intp) * row_step + kept_feature * column_step)
         kept_threshold = threshold.take(kept_node)
         go_left = x <= kept_threshold
         nan = np.flatnonzero(np.isnan(x))  # missing: the node's learned direction
@@ -1295,18 +1295,43 @@ def _run_gains(idx, ends, row_class, penalty, args, criterion, msl):
     return gains
 
 
+def _in_place(X):
+    """``X`` as floats, its elements in memory order (a flat view) and the steps
+    between its rows and between its columns in that view.
+
+    C- and Fortran-ordered float arrays are read in place; any other layout
+    or type is copied once, to C order.  ``X[i, j]`` is
+    ``flat[i * row_step + j * column_step]``.
+
+    >>> X = np.asfortranarray(np.arange(6.0).reshape(3, 2))
+    >>> X, flat, row_step, column_step = _in_place(X)
+    >>> float(flat[2 * row_step + 1 * column_step]), bool(np.shares_memory(flat, X))
+    (5.0, True)
+    """
+    X = np.asarray(X, dtype=float)
+    if not (X.flags.c_contiguous or X.flags.f_contiguous):
+        X = np.ascontiguousarray(X)
+    flat = X.ravel(order="K")  # a view: the memory order of either layout
+    n, d = X.shape
+    if X.flags.c_contiguous:
+        return X, flat, d, 1
+    return X, flat, 1, n
+
+
 def _feature_reader(X, num_features):
     """``values(row_ids, j)``: ``X[row_ids, num_features[j]]`` (broadcast), read in place.
 
-    ``X`` is C-ordered.  The padding row (id ``n``) reads ``X[n - 1, -1]``
-    (``mode="clip"``), maybe NaN; it only ever sits at positions that cannot
-    split.
+    ``X`` is C- or Fortran-ordered (:func:`_in_place`).  The padding row (id
+    ``n``) reads some element of ``X`` (``mode="clip"`` keeps its index in
+    range), the same one at every padding position of a feature, maybe NaN; it
+    only ever sits at positions that cannot split.
     """
-    X_flat, n_columns = X.ravel(), X.shape[1]
+    _, X_flat, row_step, column_step = _in_place(X)
+    offset = np.asarray(num_features, dtype=np.intp) * column_step
 
     def values(row_ids, j):
-        index = np.multiply(row_ids, n_columns, dtype=np.intp)
-        return X_flat.take(index + num_features[j], mode="clip")
+        index = np.multiply(row_ids, row_step, dtype=np.intp)
+        return X_flat.take(index + offset[j], mode="clip")
 
     return values
 
@@ -1365,7 +1390,7 @@ def _best_splits(
     """Best (feature, threshold, score, missing_go_to_left) of every searchable node.
 
     ``rows`` holds the level's sorted orders (:func:`grow_tree_levelwise`),
-    ``X`` the data (C order, read in place) and ``num_features`` its
+    ``X`` the data (C or Fortran order, read in place) and ``num_features`` its
     numerical columns.  With random ``draws`` (:func:`_node_draws`) only the
     drawn features are searched (the random splitter has its own
     :func:`_random_numeric_splits`).  ``row_class`` (unit weights, one

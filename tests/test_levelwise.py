@@ -537,3 +537,65 @@ def test_runs_tried_and_given_up_give_the_same_tree(monkeypatch):
     fast = grow_tree_levelwise(X, Y, w, criterion="gini")
     assert any(r is None for r in results) and any(r is not None for r in results)
     assert_equivalent(fast, slow)
+
+
+LAYOUTS = {
+    "C": np.ascontiguousarray,
+    "Fortran": np.asfortranarray,
+    "strided": lambda X: np.repeat(X, 2, axis=1)[:, ::2],  # neither: copied once
+    "int": lambda X: X,  # see below: integer-valued columns as int64
+}
+
+
+@pytest.mark.parametrize("layout", list(LAYOUTS))
+@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("criterion", ["gini", "squared_error"])
+def test_same_tree_whatever_the_layout_of_x(monkeypatch, layout, seed, criterion):
+    """X read in place (C or Fortran order) or copied once (other layouts and types)
+    gives grow_tree's tree: the search's reads, the partition's and the random draws'."""
+    import climbing_trees._levelwise as levelwise
+    from climbing_trees._random import RandomSplits
+
+    monkeypatch.setattr(levelwise, "_CHUNK_CELLS", 24 + 16 * (seed % 3))
+    X, Y, w = make_problem(seed, criterion, weights=["unit", "zeros"][seed % 2], ties=True)
+    X = np.column_stack([X, X[:, ::-1] * 2, np.arange(len(X)) % 3])
+    if layout != "int" and seed % 2:
+        X[np.random.default_rng(seed).random(X.shape) < 0.15] = np.nan
+    params = {"criterion": criterion, "min_samples_leaf": 1 + seed % 2}
+    if seed >= 4:  # the random draws read X too
+        params["random_splits"] = RandomSplits(2, "best", 700 + seed)
+    slow = ct.grow_tree(X, Y, w, **params)
+    X_layout = X.astype(np.int64) if layout == "int" else LAYOUTS[layout](X)
+    fast = grow_tree_levelwise(X_layout, Y, w, **params)
+    assert_equivalent(fast, slow)
+
+
+def test_x_is_read_in_place_in_c_and_fortran_order():
+    from climbing_trees._levelwise import _in_place
+
+    X = np.random.default_rng(0).normal(size=(7, 3))
+    for array in (X, np.asfortranarray(X)):
+        same, flat, row_step, column_step = _in_place(array)
+        assert same is array and np.shares_memory(flat, array)
+        np.testing.assert_array_equal(
+            flat[np.arange(7)[:, None] * row_step + np.arange(3) * column_step], X
+        )
+    for other in (X[:, ::2], X.astype(np.float32)):  # copied once, to C order
+        copy, flat, row_step, column_step = _in_place(other)
+        assert copy.flags.c_contiguous and (row_step, column_step) == (copy.shape[1], 1)
+        np.testing.assert_array_equal(copy, other)
+
+
+def test_estimator_on_a_dataframe_fits_the_array_tree():
+    """A DataFrame of float columns reaches the builder in Fortran order, uncopied."""
+    import pandas as pd
+
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(300, 5))
+    X[rng.random(X.shape) < 0.1] = np.nan
+    y = np.nan_to_num(X[:, 0]) + rng.normal(size=300)
+    frame = pd.DataFrame({f"x{j}": X[:, j] for j in range(5)})
+    assert np.asarray(frame).flags.f_contiguous
+    from_frame = ct.DecisionTreeRegressor(random_state=0).fit(frame, y)
+    from_array = ct.DecisionTreeRegressor(random_state=0).fit(X, y)
+    assert_equivalent(from_frame.tree_, from_array.tree_)
