@@ -72,6 +72,10 @@ SET_ASIDE_PER_ROW = 0.5
 BLOCK_BYTES = 1 << 22
 BLOCK_ROWS = 1 << 12
 
+#: What a :class:`Tree` builds on first use and keeps (:meth:`Tree._kept`):
+#: rebuilt when needed, never pickled.
+_KEPT = ("_flat_cache", "_router_cache", "_surrogate_router_cache")
+
 
 def set_aside_cost(n_active: float, n_rows: int = 1) -> float:
     """Cost of setting finished rows aside, in row-steps, per row of ``n_rows``.
@@ -308,14 +312,13 @@ class Tree:
         Kept, and rebuilt when one of the arrays it comes from has been replaced.
         """
         sources = (self.surrogate_feature, self.surrogate_threshold, *self._surrogate_sets())
-        cached = self.__dict__.get("_surrogate_router_cache")
-        if cached is not None and all(a is b for a, b in zip(cached[0], sources, strict=True)):
-            return cached[1]
-        categorical = (self.surrogate_feature >= 0) & np.isnan(self.surrogate_threshold)
-        slots = np.flatnonzero(categorical.ravel())
-        router = SideRouter(*self._surrogate_sets(), self.categories_width, slots)
-        self.__dict__["_surrogate_router_cache"] = (sources, router)
-        return router
+
+        def build():
+            categorical = (self.surrogate_feature >= 0) & np.isnan(self.surrogate_threshold)
+            slots = np.flatnonzero(categorical.ravel())
+            return SideRouter(*self._surrogate_sets(), self.categories_width, slots)
+
+        return self._kept("_surrogate_router_cache", sources, build)
 
     def _router(self) -> SetRouter:
         """The :class:`SetRouter` of the categorical nodes, built on first use and kept.
@@ -324,14 +327,24 @@ class Tree:
         :meth:`flat_tables`.
         """
         sources = (self.threshold, self.children_left, *self._sets())
-        cached = self.__dict__.get("_router_cache")
-        if cached is not None and all(a is b for a, b in zip(cached[0], sources, strict=True)):
-            return cached[1]
-        router = SetRouter(
-            *self._sets(), self.categories_width, np.flatnonzero(self.is_categorical_split)
-        )
-        self.__dict__["_router_cache"] = (sources, router)
-        return router
+
+        def build():
+            categorical = np.flatnonzero(self.is_categorical_split)
+            return SetRouter(*self._sets(), self.categories_width, categorical)
+
+        return self._kept("_router_cache", sources, build)
+
+    def _kept(self, name: str, sources: tuple, build):
+        """``build()``, kept under ``name`` and built again only when one of the
+        arrays in ``sources`` has been replaced by another array (a change in
+        place is not seen).  Pickles leave the kept objects out (:data:`_KEPT`).
+        """
+        kept = self.__dict__.get(name)
+        if kept is not None and all(a is b for a, b in zip(kept[0], sources, strict=True)):
+            return kept[1]
+        value = build()
+        self.__dict__[name] = (sources, value)
+        return value
 
     def _missing_left(self, nodes: np.ndarray, X_rows: np.ndarray) -> np.ndarray:
         """Where rows missing their node's feature go: surrogates, then the default.
@@ -617,10 +630,11 @@ class Tree:
             self.missing_go_to_left,
             self.surrogate_feature,
         )
-        cached = self.__dict__.get("_flat_cache")
-        if cached is not None and all(a is b for a, b in zip(cached[0], sources, strict=True)):
-            return cached[1]
-        # Built with few temporaries (a big tree's tables take memory of their own).
+        return self._kept("_flat_cache", sources, self._build_flat_tables)
+
+    def _build_flat_tables(self) -> FlatTables:
+        """The tables of :meth:`flat_tables`, built with few temporaries (a big
+        tree's tables take memory of their own)."""
         N = self.node_count
         leaf = self.children_left == TREE_LEAF
         n_internal = N - int(np.count_nonzero(leaf))
@@ -657,7 +671,7 @@ class Tree:
         depth = len(finished) - 1
         set_aside = frozenset(set_aside_steps(finished).tolist())
         read = max(self.feature[~leaf].max(initial=-1), self.surrogate_feature.max(initial=-1))
-        tables = FlatTables(
+        return FlatTables(
             next_code=next_code,
             threshold=threshold,
             missing_left=self.missing_go_to_left.take(node),
@@ -671,15 +685,12 @@ class Tree:
             set_aside=set_aside,
             router=self._router() if categorical else None,
         )
-        self.__dict__["_flat_cache"] = (sources, tables)
-        return tables
 
     def __getstate__(self) -> dict:
         state = self.__dict__.copy()
         # Rebuilt on demand: pickles hold only the arrays.
-        state.pop("_flat_cache", None)
-        state.pop("_router_cache", None)
-        state.pop("_surrogate_router_cache", None)
+        for name in _KEPT:
+            state.pop(name, None)
         return state
 
     def __setstate__(self, state: dict) -> None:
