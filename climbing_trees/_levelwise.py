@@ -285,6 +285,13 @@ def grow_tree_levelwise(
     except (OSError, MemoryError, ValueError):  # the system refuses so large a reservation
         capacity = min(capacity, _FALLBACK_CAPACITY)  # then grown as needed
         nodes = _node_buffers(capacity, Y.shape[1])
+    # Classification: a row's statistics (its weighted one-hot row) are the same
+    # at every level, so their flat columns (padded with a zero at row n) are
+    # made once; regression centres them at each node's mean, level by level.
+    class_cols = None
+    if not regression:
+        class_cols = np.zeros((Y.shape[1], n + 1))
+        class_cols[:, :n] = node_statistics(Y, w, criterion).T
     level_sizes = []  # nodes of each level
     set_nodes, set_levels = [], []  # categorical sets, per level (node ids of the buffers)
     depth = 0
@@ -298,8 +305,9 @@ def grow_tree_levelwise(
 
         # Node summaries from the rows in index order (as grow_tree sums them).
         w_rows = w.take(index_rows)
-        Y_rows = Y.take(index_rows, axis=0)  # take: several times faster than Y[index_rows]
         w_node = np.bincount(node_of_pos, weights=w_rows, minlength=n_nodes)
+        if regression:  # take: several times faster than Y[index_rows]
+            Y_rows = Y.take(index_rows, axis=0)
         if absolute:  # medians, ranks and shifted targets (climbing_trees._wavelet)
             value, impurity, ranks, shifted = _absolute_error_summaries(
                 Y_rows, w_rows, node_of_pos, starts, sizes, w_node
@@ -315,16 +323,18 @@ def grow_tree_levelwise(
             node_stats = _segment_sum(phi, node_of_pos, n_nodes)
             impurity = impurity_from_statistics(node_stats, criterion)
         else:  # the statistics are the weighted one-hot rows: their sums give the value
-            phi = node_statistics(Y_rows, w_rows, criterion)
-            node_stats = _segment_sum(phi, node_of_pos, n_nodes)
+            node_stats = _column_sums(class_cols, index_rows, node_of_pos, n_nodes)
             value = node_stats / w_node[:, None]
             impurity = impurity_from_statistics(node_stats, criterion)
+            phi = None  # by row: only the categorical and random searches read it
+            if cat_features.size or random_splitter:
+                phi = class_cols.T.take(index_rows, axis=0)
         if regression:
             pure = _is_pure(Y_rows, w_rows, node_of_pos, starts, n_nodes)
+            del Y_rows  # per-row arrays are freed as soon as they are used (memory)
         else:  # one-hot rows: pure when at most one class has positive weight
             # (each output's block has a class of positive weight)
             pure = np.count_nonzero(node_stats > 0, axis=1) <= n_outputs(criterion)
-        del Y_rows  # per-row arrays are freed as soon as they are used (memory)
 
         searchable = (
             (depth < depth_limit)
@@ -402,10 +412,12 @@ def grow_tree_levelwise(
                 )
             elif d_num:
                 # Per-row statistics as flat columns, padded with a zero at row n.
-                cols = np.zeros((phi.shape[1], n + 1))
-                cols[:, index_rows] = phi.T
-                if not cat_features.size:
-                    phi = None  # cols holds the same numbers: free phi during the search
+                cols = class_cols
+                if regression:
+                    cols = np.zeros((phi.shape[1], n + 1))
+                    cols[:, index_rows] = phi.T
+                    if not cat_features.size:
+                        phi = None  # cols holds the same numbers: free phi during the search
                 best_f, best_t, best_s, best_m = _best_splits(
                     rows,
                     X,
@@ -506,7 +518,7 @@ def grow_tree_levelwise(
         if keys is not None:  # the next level: left children, then right children
             keys = np.concatenate([child_keys(keys[split], True), child_keys(keys[split], False)])
         depth += 1
-    del rows, codes, X_by_feature  # the tree's arrays come next
+    del rows, codes, X_by_feature, class_cols  # the tree's arrays come next
     return _preorder_tree(nodes, level_sizes, set_nodes, set_levels, width, criterion)
 
 
@@ -984,6 +996,15 @@ def _segment_sum(A: np.ndarray, segment: np.ndarray, n_segments: int) -> np.ndar
     """Column sums of ``A`` per segment, adding rows one by one in order."""
     return np.stack(
         [np.bincount(segment, weights=A[:, c], minlength=n_segments) for c in range(A.shape[1])],
+        axis=1,
+    )
+
+
+def _column_sums(cols, rows, segment, n_segments) -> np.ndarray:
+    """:func:`_segment_sum` of ``cols[:, rows].T`` (flat columns read at ``rows``),
+    one column at a time: the same additions, without the copy."""
+    return np.stack(
+        [np.bincount(segment, weights=col.take(rows), minlength=n_segments) for col in cols],
         axis=1,
     )
 
