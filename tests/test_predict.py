@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
+import copy
 import pickle
 
 import numpy as np
 import pytest
 
 import climbing_trees as ct
-from climbing_trees._tree import _KEPT
 
 
 def _data(n, d, seed, categorical=False):
@@ -34,13 +34,25 @@ def test_apply_flat_equals_apply_small_large_and_blocked(n, d, categorical):
     np.testing.assert_array_equal(model.apply(X_new), model.tree_.apply_rowwise(X_new))
 
 
-def test_pickle_drops_the_cached_tables_and_predicts_the_same():
-    X, y = _data(300, 4, seed=0)
-    model = ct.DecisionTreeRegressor().fit(X, y)
-    assert "_flat_cache" in vars(model.tree_)  # built at fit
-    copy = pickle.loads(pickle.dumps(model))
-    assert not set(_KEPT) & set(vars(copy.tree_))  # nothing kept is pickled
-    np.testing.assert_array_equal(copy.predict(X), model.predict(X))
+def test_pickles_and_copies_drop_what_the_tree_keeps_and_predict_the_same():
+    X, y = _data(300, 4, seed=0, categorical=True)
+    X[::7, 1] = np.nan
+    model = ct.DecisionTreeRegressor(categorical_features=[0], missing_values="surrogate")
+    model.fit(X, y)
+    tree = model.tree_
+    assert "_flat_cache" in vars(tree)  # built at fit
+    tree._router()  # the routers too
+    tree._surrogate_router()
+    kept = {"_flat_cache", "_router_cache", "_surrogate_router_cache"}
+    for other in (
+        pickle.loads(pickle.dumps(model)).tree_,
+        copy.copy(tree),
+        copy.deepcopy(tree),
+    ):
+        # Exactly the kept objects are left out, and built again on use.
+        assert set(vars(tree)) - set(vars(other)) == kept
+        np.testing.assert_array_equal(other.predict(X), tree.predict(X))
+        np.testing.assert_array_equal(other.apply_flat(X), tree.apply(X))
 
 
 def test_replacing_an_array_rebuilds_the_tables():
