@@ -515,6 +515,11 @@ def grow_tree_levelwise(
             go_left[i] = router.goes_left(kept_node[i], x[i])
         sizes = _partition(rows, kept_rows, kept_node, go_left, sizes, split)
         del keep, kept_rows, kept_node, kept_feature, x, kept_threshold, go_left
+        if not sizes.all():  # a split the search chose always leaves rows on each side
+            raise RuntimeError(
+                "grow_tree_levelwise routed every row of a node to one side; this is a "
+                "bug in climbing_trees: please report it with the data that shows it."
+            )
         if keys is not None:  # the next level: left children, then right children
             keys = np.concatenate([child_keys(keys[split], True), child_keys(keys[split], False)])
         depth += 1

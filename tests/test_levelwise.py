@@ -615,3 +615,18 @@ def test_estimator_on_a_dataframe_fits_the_array_tree(monkeypatch):
     assert np.shares_memory(read[0][0], frame["x0"].to_numpy())
     from_array = ct.DecisionTreeRegressor(random_state=0).fit(X, y)
     assert_equivalent(from_frame.tree_, from_array.tree_)
+
+
+def test_a_split_that_routes_every_row_one_way_raises_instead_of_looping(monkeypatch):
+    """Routing that disagreed with the search would grow the same node forever."""
+    import climbing_trees._levelwise as levelwise
+
+    partition = levelwise._partition
+
+    def all_left(rows, kept_rows, kept_node, go_left, sizes, split):
+        return partition(rows, kept_rows, kept_node, np.ones_like(go_left), sizes, split)
+
+    monkeypatch.setattr(levelwise, "_partition", all_left)
+    X, Y, w = make_problem(0, "gini", weights="unit", ties=False)
+    with pytest.raises(RuntimeError, match="routed every row of a node to one side"):
+        grow_tree_levelwise(X, Y, w, criterion="gini")
