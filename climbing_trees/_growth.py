@@ -31,6 +31,12 @@ from ._wavelet import wavelet_best_split
 SplitFinder = Callable[[np.ndarray, np.ndarray, np.ndarray, str, int], "Split | None"]
 
 
+def check_training_rows(X) -> None:
+    """Both builders need a row to grow a tree from (the estimators check first)."""
+    if len(X) == 0:
+        raise ValueError("X has no rows to grow a tree from; pass at least one row.")
+
+
 def grow_tree(
     X: np.ndarray,
     Y: np.ndarray,
@@ -140,6 +146,7 @@ def grow_tree(
     >>> tree.node_count, float(tree.threshold[0]), tree.value[1:, 0, 0].tolist()
     (3, 1.5, [1.0, 5.0])
     """
+    check_training_rows(X)
     if find_split is None:
         find_split = default_split_search(criterion)
     if min_weight_leaf > 0:

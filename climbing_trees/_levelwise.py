@@ -71,6 +71,7 @@ from ._criteria import (
     total_weight,
     value_by_output,
 )
+from ._growth import check_training_rows
 from ._pruning import BestFirstBound
 from ._random import (
     RandomSplits,
@@ -198,6 +199,7 @@ def grow_tree_levelwise(
     # columns arrive Fortran-ordered) is not copied; other layouts and types are
     # copied once here.
     X, X_flat, row_step, column_step = _in_place(X)
+    check_training_rows(X)
     Y = np.asarray(Y, dtype=float)
     w = np.asarray(sample_weight, dtype=float)
     n, d = X.shape

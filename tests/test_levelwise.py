@@ -630,3 +630,9 @@ def test_a_split_that_routes_every_row_one_way_raises_instead_of_looping(monkeyp
     X, Y, w = make_problem(0, "gini", weights="unit", ties=False)
     with pytest.raises(RuntimeError, match="routed every row of a node to one side"):
         grow_tree_levelwise(X, Y, w, criterion="gini")
+
+
+@pytest.mark.parametrize("builder", [ct.grow_tree, grow_tree_levelwise])
+def test_both_builders_refuse_an_x_without_rows(builder):
+    with pytest.raises(ValueError, match="X has no rows to grow a tree from"):
+        builder(np.zeros((0, 3)), np.zeros((0, 1)), np.zeros(0), criterion="squared_error")
