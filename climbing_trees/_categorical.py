@@ -1253,6 +1253,10 @@ def encode_categorical(X, categorical_features="auto", categories=None):
     """
     import pandas as pd
 
+    if categories is not None and all(c is None for c in categories):
+        # Nothing was categorical at fit: X goes on unchanged (as below), without
+        # first reading it column by column.
+        return X, np.zeros(len(categories), dtype=bool), categories
     columns, names, is_frame = _columns(X)
     if columns is None:
         return X, None, None

@@ -51,6 +51,18 @@ def _finite_state(X: np.ndarray) -> str:
     return "infinite" if np.isinf(X).any() else "missing"
 
 
+def _float_frame_named(X, names) -> bool:
+    """Whether ``X`` is a pandas DataFrame of float64 columns named ``names``, in order."""
+    import pandas as pd
+
+    return (
+        isinstance(X, pd.DataFrame)
+        and len(X.columns) == len(names)
+        and all(dtype == np.float64 for dtype in X.dtypes)
+        and list(X.columns) == list(names)
+    )
+
+
 def _encode_numeric_levels(X: np.ndarray, categories: list) -> np.ndarray | None:
     """Level codes of a float array whose categorical levels are all plain numbers.
 
@@ -337,16 +349,17 @@ class BaseDecisionTree(BaseEstimator):
     def _checked_X(self, X) -> tuple[np.ndarray, bool | None]:
         """``X`` validated for prediction, and whether it may hold NaN (None: unknown)."""
         check_is_fitted(self, "tree_")
-        if self._plain_floats(X) and (state := _finite_state(X)) != "infinite":
-            # The common case, decided in microseconds: a float array of
-            # the right width, no names to compare, and nothing to encode or only
+        plain = self._plain_floats(X)
+        if plain is not None and (state := _finite_state(plain)) != "infinite":
+            # The common case, decided in microseconds: float values of the right
+            # width, with the fitted names or none, and nothing to encode or only
             # numeric levels.  Anything else takes the full checks below, which
             # raise the usual messages.  A finite sum also tells the descent
             # that no value is missing.
             has_missing = state != "finite"
             if not self.is_categorical_.any():
-                return X, has_missing
-            encoded = _encode_numeric_levels(X, self.categories_)
+                return plain, has_missing
+            encoded = _encode_numeric_levels(plain, self.categories_)
             if encoded is not None:
                 return encoded, has_missing
         with explained_errors():
@@ -359,20 +372,30 @@ class BaseDecisionTree(BaseEstimator):
             X = validate_data(self, X, reset=False, dtype=np.float64, ensure_all_finite="allow-nan")
             return X, None
 
-    def _plain_floats(self, X) -> bool:
-        """Whether ``X`` is a float64 array of the right shape, without column names.
+    def _plain_floats(self, X) -> np.ndarray | None:
+        """``X`` as a float64 array of the right shape, when that is all it is; else None.
 
-        Such an ``X`` skips scikit-learn's validation: only its values remain
-        to be checked (:func:`_finite_state`).
+        Either a float64 array, the model fitted without column names, or a
+        DataFrame of float64 columns named as at fit, in the same order (its
+        values, read without a copy when they form one block).  Such an ``X``
+        skips scikit-learn's validation: only its values remain to be checked
+        (:func:`_finite_state`).  Anything else (None) takes the full checks.
         """
-        return (
-            type(X) is np.ndarray
-            and X.dtype == np.float64
-            and X.ndim == 2
-            and X.shape[0] >= 1
-            and X.shape[1] == self.n_features_in_
-            and not hasattr(self, "feature_names_in_")
-        )
+        names = getattr(self, "feature_names_in_", None)
+        if type(X) is np.ndarray and names is None:
+            array = X
+        elif names is not None and _float_frame_named(X, names):
+            array = X.to_numpy()
+        else:
+            return None
+        if (
+            array.dtype == np.float64
+            and array.ndim == 2
+            and array.shape[0] >= 1
+            and array.shape[1] == self.n_features_in_
+        ):
+            return array
+        return None
 
     def _leaves(self, X) -> np.ndarray:
         """Leaf id of each row of ``X``, after the checks of :meth:`_validate_X_predict`.
@@ -382,7 +405,8 @@ class BaseDecisionTree(BaseEstimator):
         which then reads the block from the cache instead of memory.
         """
         check_is_fitted(self, "tree_")  # first: raises NotFittedError before fit
-        if self._plain_floats(X) and not self.is_categorical_.any():
+        plain = self._plain_floats(X)
+        if plain is not None and not self.is_categorical_.any():
 
             def has_missing(block: np.ndarray) -> bool:
                 state = _finite_state(block)
@@ -391,8 +415,8 @@ class BaseDecisionTree(BaseEstimator):
                 return state != "finite"
 
         else:
-            X, has_missing = self._checked_X(X)
-        return self.tree_.apply_flat(X, has_missing=has_missing)
+            plain, has_missing = self._checked_X(X)
+        return self.tree_.apply_flat(plain, has_missing=has_missing)
 
     def apply(self, X) -> np.ndarray:
         """Index of the leaf that each row of ``X`` lands in."""

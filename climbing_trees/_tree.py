@@ -586,7 +586,7 @@ class Tree:
         >>> tree.apply_flat(X).tolist()
         [2, 3, 5, 6]
         """
-        X = np.ascontiguousarray(X, dtype=float)
+        X = np.asarray(X, dtype=float)
         n, d = X.shape
         tables = self.flat_tables()
         if d < tables.n_columns:  # the flat index would read the next row's values
@@ -604,7 +604,9 @@ class Tree:
         work += (np.empty(block), np.empty(block), np.empty(block, dtype=bool))
         leaves = np.empty(n, dtype=np.intp)
         for start in range(0, n, block):
-            part = X[start : start + block]
+            # A block of rows of a C-ordered X is read in place; of another layout
+            # (a DataFrame's values are in Fortran order), copied to C order.
+            part = np.ascontiguousarray(X[start : start + block])
             if callable(has_missing):  # the caller looks, at the block just read
                 missing = bool(has_missing(part))
             else:

@@ -32,6 +32,9 @@ def test_apply_flat_equals_apply_small_large_and_blocked(n, d, categorical):
     X_new[:5, 0] = 17 if categorical else X_new[:5, 0]  # unseen levels
     np.testing.assert_array_equal(model.tree_.apply_flat(X_new), model.tree_.apply(X_new))
     np.testing.assert_array_equal(model.apply(X_new), model.tree_.apply_rowwise(X_new))
+    # Fortran order (a DataFrame's values): each block copied to C order.
+    X_fortran = np.asfortranarray(X_new)
+    np.testing.assert_array_equal(model.tree_.apply_flat(X_fortran), model.apply(X_new))
 
 
 def test_pickles_and_copies_drop_what_the_tree_keeps_and_predict_the_same():
@@ -211,3 +214,44 @@ def test_too_few_columns_raise_a_clear_error(read_by):
             method(X[:, :3])
     wider = np.hstack([X, X])  # columns past the last one read are ignored, as by apply
     np.testing.assert_array_equal(tree.apply_flat(wider), tree.apply(X))
+
+
+@pytest.mark.parametrize("categorical", [False, True])
+def test_a_float_dataframe_named_as_at_fit_skips_validation_and_predicts_the_same(
+    monkeypatch, categorical
+):
+    """A DataFrame of float64 columns with the fitted names, in order, is read as
+    its values (the validation shortcut); any other frame takes the full checks."""
+    import warnings
+
+    import pandas as pd
+
+    import climbing_trees._classes as classes
+
+    X, y = _data(400, 4, seed=5, categorical=categorical)
+    X[::7, 2] = np.nan
+    names = ["a", "b", "c", "d"]
+    frame = pd.DataFrame({name: X[:, j] for j, name in enumerate(names)})
+    model = ct.DecisionTreeRegressor(
+        max_depth=6, categorical_features=["a"] if categorical else None
+    ).fit(frame, y)
+    expected = model.tree_.apply(X)
+
+    calls = []
+    full = classes.validate_data
+    monkeypatch.setattr(classes, "validate_data", lambda *a, **k: calls.append(1) or full(*a, **k))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no warning about feature names either
+        np.testing.assert_array_equal(model.apply(frame), expected)
+        np.testing.assert_array_equal(model.predict(frame), model.tree_.value[expected, 0, 0])
+    assert not calls  # the shortcut
+    # A float32 column, or the columns reordered: the full checks.
+    np.testing.assert_array_equal(model.apply(frame.astype({"d": "float32"})), expected)
+    assert calls
+    with pytest.raises(ValueError, match="feature names should match"):
+        model.predict(frame[["b", "a", "c", "d"]])
+    # Infinity: the usual message, from the full checks.
+    bad = frame.copy()
+    bad.iloc[3, 1] = np.inf
+    with pytest.raises(ValueError, match="infinity"):
+        model.predict(bad)
