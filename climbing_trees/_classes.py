@@ -52,13 +52,19 @@ def _finite_state(X: np.ndarray) -> str:
 
 
 def _float_frame_named(X, names) -> bool:
-    """Whether ``X`` is a pandas DataFrame of float64 columns named ``names``, in order."""
+    """Whether ``X`` is a pandas DataFrame of float64 columns named ``names``, in order.
+
+    The names must be of type ``str`` itself, as scikit-learn requires to read
+    them as feature names: a subclass such as ``numpy.str_`` compares equal but
+    makes scikit-learn warn that ``X`` has no valid feature names.
+    """
     import pandas as pd
 
     return (
         isinstance(X, pd.DataFrame)
         and len(X.columns) == len(names)
         and all(dtype == np.float64 for dtype in X.dtypes)
+        and all(type(name) is str for name in X.columns)
         and list(X.columns) == list(names)
     )
 

@@ -255,3 +255,12 @@ def test_a_float_dataframe_named_as_at_fit_skips_validation_and_predicts_the_sam
     bad.iloc[3, 1] = np.inf
     with pytest.raises(ValueError, match="infinity"):
         model.predict(bad)
+    # Names that only compare equal (numpy.str_), an array, or a frame given to a
+    # model fitted on an array: scikit-learn's warnings, from the full checks.
+    numpy_names = frame.set_axis(pd.Index([np.str_(n) for n in names], dtype=object), axis=1)
+    for model_, X_ in [(model, numpy_names), (model, X)]:
+        with pytest.warns(UserWarning, match="does not have valid feature names"):
+            np.testing.assert_array_equal(model_.apply(X_), expected)
+    unnamed = ct.DecisionTreeRegressor(max_depth=6).fit(X, y)
+    with pytest.warns(UserWarning, match="fitted without feature names"):
+        np.testing.assert_array_equal(unnamed.apply(frame), unnamed.apply(X))
