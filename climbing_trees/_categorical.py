@@ -1253,9 +1253,17 @@ def encode_categorical(X, categorical_features="auto", categories=None):
     """
     import pandas as pd
 
-    if categories is not None and all(c is None for c in categories):
-        # Nothing was categorical at fit: X goes on unchanged (as below), without
-        # first reading it column by column.
+    shape = getattr(X, "shape", None)
+    if (
+        categories is not None
+        and all(c is None for c in categories)
+        and shape is not None
+        and len(shape) == 2
+        and shape[1] == len(categories)
+    ):
+        # Nothing was categorical at fit: X goes on unchanged, as below, without
+        # first reading it column by column.  (Another shape takes the path below,
+        # which tells it apart with a mask of None.)
         return X, np.zeros(len(categories), dtype=bool), categories
     columns, names, is_frame = _columns(X)
     if columns is None:

@@ -570,3 +570,27 @@ def test_export_text_leaves_out_levels_sent_away_by_an_ancestor(penguins):
     for line in nested:
         levels = set(line.split("{")[1].rstrip("}").split(", "))
         assert levels.isdisjoint(set(root_left) - {"<unseen>"}) or levels <= set(root_left)
+
+
+def test_encode_without_categorical_columns_returns_x_itself(monkeypatch):
+    """Nothing categorical at fit: an array or frame of the fitted width is returned
+    as it is, without being read column by column; another shape gets the result of
+    the general path (a mask of None tells it apart)."""
+    import climbing_trees._categorical as categorical
+
+    categories = [None] * 3
+    X = np.ones((4, 3))
+    frame = pd.DataFrame(X, columns=["a", "b", "c"])
+    read = categorical._columns
+    monkeypatch.setattr(categorical, "_columns", lambda X: pytest.fail("read by column"))
+    for given in (X, frame):
+        out, mask, levels = ct.encode_categorical(given, categories=categories)
+        assert out is given and mask.tolist() == [False] * 3 and levels is categories
+    monkeypatch.setattr(categorical, "_columns", read)
+    assert (
+        ct.encode_categorical([[1.0, 2.0, 3.0]], categories=categories)[1].tolist() == [False] * 3
+    )
+    for given, expected in [(X[:, :2], (None, categories)), (np.ones(3), (None, None))]:
+        out, *rest = ct.encode_categorical(given, categories=categories)
+        assert out is given and rest == list(expected)
+    assert ct.encode_categorical(frame[["a", "b"]], categories=categories)[1] is None
