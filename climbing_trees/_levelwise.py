@@ -195,11 +195,11 @@ def grow_tree_levelwise(
             "grow_tree_levelwise searches criterion='absolute_error' on numerical "
             "features with splitter='best' only; grow this tree with grow_tree instead."
         )
+    check_training_rows(X)
     # Read in place: a C- or Fortran-ordered float array (a DataFrame's float
     # columns arrive Fortran-ordered) is not copied; other layouts and types are
     # copied once here.
     X, X_flat, row_step, column_step = _in_place(X)
-    check_training_rows(X)
     Y = np.asarray(Y, dtype=float)
     w = np.asarray(sample_weight, dtype=float)
     n, d = X.shape

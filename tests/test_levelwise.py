@@ -632,7 +632,8 @@ def test_a_split_that_routes_every_row_one_way_raises_instead_of_looping(monkeyp
         grow_tree_levelwise(X, Y, w, criterion="gini")
 
 
+@pytest.mark.parametrize("X", [np.zeros((0, 3)), np.zeros(0)], ids=["2-D", "1-D"])
 @pytest.mark.parametrize("builder", [ct.grow_tree, grow_tree_levelwise])
-def test_both_builders_refuse_an_x_without_rows(builder):
+def test_both_builders_refuse_an_x_without_rows(builder, X):
     with pytest.raises(ValueError, match="X has no rows to grow a tree from"):
-        builder(np.zeros((0, 3)), np.zeros((0, 1)), np.zeros(0), criterion="squared_error")
+        builder(X, np.zeros((0, 1)), np.zeros(0), criterion="squared_error")
