@@ -192,6 +192,35 @@ def test_has_missing_may_be_a_function_of_each_block():
     np.testing.assert_array_equal(leaves, tree.apply_rowwise(X))
 
 
+@pytest.mark.parametrize("missing_values", ["learn", "surrogate"])
+def test_apply_flat_reads_any_layout_block_by_block(missing_values):
+    """C order, Fortran order (a DataFrame's values), strided columns and rows,
+    over three blocks, with NaN, a categorical feature and maybe surrogates."""
+    rng = np.random.default_rng(11)
+    X, y = _data(30000, 40, seed=11, categorical=True)  # 3 blocks
+    X[:, 1:][rng.random((30000, 39)) < 0.05] = np.nan
+    model = ct.DecisionTreeRegressor(
+        max_depth=8, categorical_features=[0], missing_values=missing_values
+    ).fit(X[:600], np.nan_to_num(y[:600]))
+    tree = model.tree_
+    assert np.isnan(tree.threshold[tree.children_left >= 0]).any()  # a categorical node
+    assert (tree.surrogate_feature >= 0).any() == (missing_values == "surrogate")
+    expected = tree.apply(X)
+    np.testing.assert_array_equal(tree.apply_rowwise(X[::100]), expected[::100])
+    taller = np.repeat(X, 2, axis=0)
+    layouts = [X, np.asfortranarray(X), np.repeat(X, 2, axis=1)[:, ::2], taller[::2]]
+    blocks = []
+
+    def look(block):
+        blocks.append(len(block))
+        return bool(np.isnan(block).any())
+
+    for Z in layouts:
+        for has_missing in (None, True, look):
+            np.testing.assert_array_equal(tree.apply_flat(Z, has_missing=has_missing), expected)
+    assert blocks == [10000] * 3 * len(layouts)
+
+
 @pytest.mark.parametrize("read_by", ["split", "surrogate"])
 def test_too_few_columns_raise_a_clear_error(read_by):
     # Below the root, the flat index row * d + f of a narrower X would read the
