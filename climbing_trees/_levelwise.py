@@ -316,16 +316,17 @@ def grow_tree_levelwise(
             )
             phi = None  # no sufficient statistics
         elif regression:
-            value = _segment_sum(w_rows[:, None] * Y_rows, node_of_pos, n_nodes)
+            value = _segment_sum((w_rows[:, None] * Y_rows).T, node_of_pos, n_nodes)
             value /= w_node[:, None]
             # Squared error centres each node's targets at its mean, as grow_tree does.
             centred = criterion == "squared_error"
             phi = Y_rows - value.take(node_of_pos, axis=0) if centred else Y_rows
             phi = node_statistics(phi, w_rows, criterion)
-            node_stats = _segment_sum(phi, node_of_pos, n_nodes)
+            node_stats = _segment_sum(phi.T, node_of_pos, n_nodes)
             impurity = impurity_from_statistics(node_stats, criterion)
         else:  # the statistics are the weighted one-hot rows: their sums give the value
-            node_stats = _column_sums(class_cols, index_rows, node_of_pos, n_nodes)
+            columns = (col.take(index_rows) for col in class_cols)  # no copy of them all
+            node_stats = _segment_sum(columns, node_of_pos, n_nodes)
             value = node_stats / w_node[:, None]
             impurity = impurity_from_statistics(node_stats, criterion)
             phi = None  # by row: only the categorical and random searches read it
@@ -999,19 +1000,11 @@ def _presort_runs(Xt: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return order, tie_share
 
 
-def _segment_sum(A: np.ndarray, segment: np.ndarray, n_segments: int) -> np.ndarray:
-    """Column sums of ``A`` per segment, adding rows one by one in order."""
+def _segment_sum(columns, segment: np.ndarray, n_segments: int) -> np.ndarray:
+    """Sums per segment of each of ``columns`` (1-D, one value per row), adding the
+    rows one by one in order: ``(n_segments, len(columns))``."""
     return np.stack(
-        [np.bincount(segment, weights=A[:, c], minlength=n_segments) for c in range(A.shape[1])],
-        axis=1,
-    )
-
-
-def _column_sums(cols, rows, segment, n_segments) -> np.ndarray:
-    """:func:`_segment_sum` of ``cols[:, rows].T`` (flat columns read at ``rows``),
-    one column at a time: the same additions, without the copy."""
-    return np.stack(
-        [np.bincount(segment, weights=col.take(rows), minlength=n_segments) for col in cols],
+        [np.bincount(segment, weights=column, minlength=n_segments) for column in columns],
         axis=1,
     )
 
