@@ -411,8 +411,7 @@ class BaseDecisionTree(BaseEstimator):
         which then reads the block from the cache instead of memory.
         """
         check_is_fitted(self, "tree_")  # first: raises NotFittedError before fit
-        plain = self._plain_floats(X)
-        if plain is not None and not self.is_categorical_.any():
+        if not self.is_categorical_.any() and (plain := self._plain_floats(X)) is not None:
 
             def has_missing(block: np.ndarray) -> bool:
                 state = _finite_state(block)
