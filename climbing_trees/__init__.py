@@ -2,22 +2,29 @@
 
 Each module matches a chapter of the book:
 
-============================  =============================================
-module                        chapter
-============================  =============================================
-``_criteria``                 1. Building blocks (impurities, weights)
-``_first_tree``               2. A first tree in one page (the simple version)
-``_naive``, ``_growth``       2. The naive split search and greedy growth
-``_incremental``, ``_median``  3. Incremental criteria (running medians)
-``_ties``                     4. Ties
-``_tree``, ``_classes``       5. Training and inference
-``_categorical``              6-7. Categorical features
-``_levelwise``                8. Growing trees fast (timings: ``_benchmark``)
-``_pruning``, ``_rpart``      9. Pruning (cost-complexity, best first, CV)
-``_export``                   text and drawings of a fitted tree
-``_random``, ``_weights``     11. Randomised trees, class weights
-``_ensemble``                 11. From one tree to many (forests, boosting)
-============================  =============================================
+=================================  ==========================================
+module                             chapter
+=================================  ==========================================
+``_criteria``                      1. Building blocks (impurities, weights)
+``_first_tree``                    2. A first tree in one page
+``_naive``, ``_growth``            2. The naive split search, greedy growth
+``_export``                        2. Text and drawings of a fitted tree
+``_incremental``                   3. Incremental criteria (prefix sums)
+``_median``, ``_wavelet``          3. Absolute error (running medians)
+``_ties``                          4. Ties
+``_tree``, ``_classes``            5. Training and inference
+``_validation``                    5. Checks on parameters and inputs
+``_categorical``                   6-7. Categorical features
+``_category_sets``                 7. Storing categorical sets
+``_categorical_study``             7. Measuring the multiclass searches
+``_levelwise``                     8. Growing trees fast
+``_benchmark``                     8. Timings against scikit-learn
+``_pruning``                       9. Pruning (cost-complexity, best first, CV)
+``_rpart``                         9-10. rpart as an outside reference
+``_missing``, ``_surrogates``      10. Missing values
+``_random``, ``_weights``          11. Randomised trees, class weights
+``_ensemble``                      11. From one tree to many
+=================================  ==========================================
 """
 
 from ._categorical import (
