@@ -89,19 +89,20 @@ def _parents(tree: Tree) -> np.ndarray:
 def link_strength(r_node, r_branch, n_leaves):
     """``g(t) = (R(t) - R(T_t)) / (|T_t| - 1)``, clipped at 0: the one rule for ``g``.
 
-    A split never raises the risk (every impurity is concave, and a
-    majority vote in each child errs no more than one over both), so ``g``
-    is never negative; rounding can leave ``R(t) - R(T_t)`` a hair below 0
-    (``-1e-17``) when a split gains nothing.  Clipping makes every path alpha
-    a valid ``ccp_alpha`` (a negative one is refused) and puts such branches
-    first, at alpha 0, in id order.  Works on floats (the heap of
-    :func:`weakest_links`, where a numpy call per value would cost half its
-    time) and on arrays (:func:`weakest_links_scan`), with the same rule.
+    A split never raises the risk: each child's own fit (its class
+    proportions or majority, its mean or median) does at least as well on its
+    rows as the parent's, so ``g`` is never negative.  Rounding can leave
+    ``R(t) - R(T_t)`` a hair below 0 (``-1e-17``) when a split gains nothing.
+    Clipping (``-0.0`` included) makes every path alpha a valid ``ccp_alpha``
+    (a negative one is refused) and puts such branches first, at alpha 0, in
+    id order.  Works on floats (the heap of :func:`weakest_links`, where a
+    numpy call per value would cost half its time) and on arrays
+    (:func:`weakest_links_scan`), with the same rule.
     """
     g = (r_node - r_branch) / (n_leaves - 1)
     if isinstance(g, np.ndarray):
-        return np.where(g < 0.0, 0.0, g)
-    return 0.0 if g < 0.0 else g
+        return np.where(g <= 0.0, 0.0, g)
+    return 0.0 if g <= 0.0 else g
 
 
 def weakest_links(tree: Tree, risk: np.ndarray | None = None, max_alpha: float = np.inf) -> Bunch:
