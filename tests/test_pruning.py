@@ -572,6 +572,10 @@ def test_root_row_is_the_held_out_error_of_the_root(breast_cancer, diabetes):
     root = _root_held_out_loss(y, StratifiedKFold(10), classifier=True)
     assert root == pytest.approx(212 / 569)
     assert table.cv_loss.iloc[-1] == pytest.approx(root, rel=1e-12)
+    # With a scorer: every fold's root, scored by accuracy (the loss is minus its mean).
+    _, scored = ct.select_ccp_alpha(ct.DecisionTreeClassifier(), X, y, cv=10, scoring="accuracy")
+    accuracy = [np.mean(y[test] == 1) for _, test in StratifiedKFold(10).split(X, y)]
+    assert scored.cv_loss.iloc[-1] == pytest.approx(-np.mean(accuracy), rel=1e-12)
     X, y = diabetes
     cv = KFold(5, shuffle=True, random_state=0)
     _, table = ct.select_ccp_alpha(ct.DecisionTreeRegressor(), X, y, cv=cv)
