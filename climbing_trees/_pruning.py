@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import dataclasses
 import heapq
+import math
 
 import numpy as np
 import pandas as pd
@@ -36,6 +37,7 @@ from sklearn.utils import Bunch
 
 from ._category_sets import select, select_sides
 from ._tree import TREE_LEAF, TREE_UNDEFINED, Tree
+from ._validation import power_of_two_scale
 
 #: The kinds of node risk :func:`node_risk` knows.
 RISKS = ("impurity", "misclassification")
@@ -62,13 +64,17 @@ def node_risk(tree: Tree, risk: str = "impurity") -> np.ndarray:
     >>> node_risk(tree, "misclassification").tolist()[:2]
     [0.25, 0.0]
     """
-    w, total = tree.weighted_n_node_samples, tree.weighted_n_node_samples[0]
+    if risk not in RISKS:
+        raise ValueError(f"risk={risk!r} is not supported; use one of {RISKS}.")
+    # The share W_t / W first: it lies in [0, 1] whatever the scale of the weights.
+    # (scikit-learn computes W_t * I(t) / W, which underflows to 0 with subnormal
+    # weights and overflows with huge ones; at ordinary scales the two differ in the
+    # last bit.)
+    share = tree.weighted_n_node_samples / tree.weighted_n_node_samples[0]
     if risk == "impurity":
-        return w * tree.impurity / total  # scikit-learn's order of operations
-    if risk == "misclassification":
-        # Several outputs: the mean of the outputs' misclassification rates.
-        return w * (1.0 - tree.value.max(axis=2).mean(axis=1)) / total
-    raise ValueError(f"risk={risk!r} is not supported; use one of {RISKS}.")
+        return share * tree.impurity
+    # Several outputs: the mean of the outputs' misclassification rates.
+    return share * (1.0 - tree.value.max(axis=2).mean(axis=1))
 
 
 def _parents(tree: Tree) -> np.ndarray:
@@ -80,17 +86,36 @@ def _parents(tree: Tree) -> np.ndarray:
     return parent
 
 
+def link_strength(r_node, r_branch, n_leaves):
+    """``g(t) = (R(t) - R(T_t)) / (|T_t| - 1)``, clipped at 0: the one rule for ``g``.
+
+    A split never raises the risk: each child's own fit (its class
+    proportions or majority, its mean or median) does at least as well on its
+    rows as the parent's, so ``g`` is never negative.  Rounding can leave
+    ``R(t) - R(T_t)`` a hair below 0 (``-1e-17``) when a split gains nothing.
+    Clipping (``-0.0`` included) makes every path alpha a valid ``ccp_alpha``
+    (a negative one is refused) and puts such branches first, at alpha 0, in
+    id order.  Works on floats (the heap of :func:`weakest_links`, where a
+    numpy call per value would cost half its time) and on arrays
+    (:func:`weakest_links_scan`), with the same rule.
+    """
+    g = (r_node - r_branch) / (n_leaves - 1)
+    if isinstance(g, np.ndarray):
+        return np.where(g <= 0.0, 0.0, g)
+    return 0.0 if g <= 0.0 else g
+
+
 def weakest_links(tree: Tree, risk: np.ndarray | None = None, max_alpha: float = np.inf) -> Bunch:
     """The weakest-link pruning sequence of ``tree``, one collapsed node per step.
 
     Every internal node ``t`` has ``g(t) = (R(t) - R(T_t)) / (|T_t| - 1)``:
     the risk that collapsing its branch ``T_t`` into a leaf adds, per leaf
-    removed.  Each step collapses the node with the smallest ``g`` (the
-    lowest id among equal ones), updates ``R(T_s)`` and ``|T_s|`` of its
-    ancestors, and records that ``g`` as the step's alpha, until the root is
-    a leaf (Breiman et al. 1984, section 10.2).  Nodes that share one alpha
-    are collapsed in successive steps that record the same alpha, as in
-    scikit-learn's ``ccp_pruning_path``.
+    removed (:func:`link_strength`, never below 0).  Each step collapses the
+    node with the smallest ``g`` (the lowest id among equal ones), updates
+    ``R(T_s)`` and ``|T_s|`` of its ancestors, and records that ``g`` as the
+    step's alpha, until the root is a leaf (Breiman et al. 1984, section
+    10.2).  Nodes that share one alpha are collapsed in successive steps that
+    record the same alpha, as in scikit-learn's ``ccp_pruning_path``.
 
     Parameters
     ----------
@@ -133,7 +158,7 @@ def weakest_links(tree: Tree, risk: np.ndarray | None = None, max_alpha: float =
     internal = np.flatnonzero(~is_leaf).tolist()
     g = [np.inf] * tree.node_count
     for t in internal:
-        g[t] = (r[t] - branch[t]) / (count[t] - 1)
+        g[t] = link_strength(r[t], branch[t], count[t])
     heap = [(g[t], t) for t in internal]
     heapq.heapify(heap)
     gone = np.zeros(tree.node_count, dtype=bool)  # collapsed, or inside a collapsed branch
@@ -153,7 +178,7 @@ def weakest_links(tree: Tree, risk: np.ndarray | None = None, max_alpha: float =
         while node != -1:
             count[node] -= removed
             branch[node] += r_diff
-            g[node] = (r[node] - branch[node]) / (count[node] - 1)
+            g[node] = link_strength(r[node], branch[node], count[node])
             heapq.heappush(heap, (g[node], node))
             node = parent[node]
         risks.append(branch[0])
@@ -209,7 +234,7 @@ def weakest_links_scan(tree: Tree, risk: np.ndarray | None = None) -> Bunch:
     size = _branch_sizes(tree)
     while candidate[0]:
         g.fill(np.inf)
-        g[candidate] = (r_node[candidate] - r_branch[candidate]) / (n_leaves[candidate] - 1)
+        g[candidate] = link_strength(r_node[candidate], r_branch[candidate], n_leaves[candidate])
         t = int(np.argmin(g))  # the first of equal minima: lowest id
         nodes.append(t)
         alphas.append(float(g[t]))
@@ -470,13 +495,27 @@ def select_ccp_alpha(
     """Choose ``ccp_alpha`` by cross-validation, as CART and rpart do.
 
     The estimator (with its other parameters) is fitted on all of ``(X, y)``
-    and its pruning path computed.  Each distinct path value ``a_k`` stands
-    for the interval ``[a_k, a_{k+1})`` on which one subtree ``T_k`` is
-    optimal; the candidate alpha of that interval is the geometric mean
-    ``sqrt(a_k a_{k+1})`` (the last one, the root alone, is ``a_K`` itself),
-    as in Breiman et al. (1984, section 11.5).  In each fold of ``cv`` the
-    tree is grown once on the training part, pruned to every candidate, and
-    scored on the held-out part.
+    and its pruning path computed: distinct values ``0 = a_0 < a_1 < ... < a_K``,
+    the subtree ``T_k`` being optimal for ``a_k <= alpha < a_{k+1}`` and ``T_K``
+    the root alone.  Each subtree gets one alpha at which every fold's tree is
+    pruned (``cv_alpha``), as in Breiman et al. (1984, section 11.5) and rpart
+    (``src/xval.c``):
+
+    * ``T_k`` for ``k < K``: the geometric mean ``sqrt(a_k a_{k+1})`` of the ends
+      of its interval (rpart's ``sqrt(cp[i-1] * cp[i])`` of consecutive rows).
+      For ``T_0`` that is 0, each fold's grown tree.  When some branches gain
+      nothing (``a_1`` is 0 to rounding, ``T_1`` the smallest tree at alpha 0),
+      ``T_1`` gets ``sqrt(max(a_1, 1e-300) a_2)``, a positive alpha below ``a_2``.
+    * The root ``T_K``: ``inf``, so every fold's tree is cut to its root and the
+      row is the root's held-out error.  rpart uses ``10 a_K`` ("close enough to
+      infinity"); any finite alpha leaves a split in a fold whose own root has a
+      larger ``g``.
+
+    The risks are shares of the root's weight, in the whole data and in each
+    fold, so one alpha serves all folds (rpart, whose risks are sums, rescales
+    its CPs by each fold's weight).  In each fold of ``cv`` the tree is grown
+    once on the training part, pruned to every ``cv_alpha``, and scored on the
+    held-out part.
 
     Parameters
     ----------
@@ -488,29 +527,42 @@ def select_ccp_alpha(
         Passed to :func:`sklearn.model_selection.check_cv` (stratified folds
         for a classifier when ``cv`` is an int).
     rule : {"1se", "min"}, default="1se"
-        ``"min"``: the candidate with the smallest CV risk (the largest alpha
-        among equal ones).  ``"1se"``: the largest alpha whose CV risk is at
+        ``"min"``: the subtree with the smallest ``cv_loss`` (the smallest tree
+        among equal ones).  ``"1se"``: the smallest tree whose ``cv_loss`` is at
         most the minimum plus that minimum's standard error (Breiman et al.
         1984, section 3.4.3); never a larger tree than ``"min"``.
     scoring : None, str or callable, default=None
-        ``None``: the risk is the held-out misclassification rate (classifier)
-        or mean squared error (regressor), averaged over all held-out rows
+        ``None``: the loss is the held-out misclassification rate (classifier)
+        or squared error (regressor), averaged over all held-out rows
         (weighted by ``sample_weight``), with standard error
-        ``sqrt(var(loss) / N)`` over rows, as in CART and rpart.  Otherwise a
-        scikit-learn scorer: the risk is minus the mean of the fold scores and
-        its standard error ``std(fold scores) / sqrt(n_folds)``.
+        ``sqrt(var(loss) / N)`` over rows, as in CART and rpart; no pruned
+        tree is built (each held-out row's path through a fold's tree gives
+        its leaf at every alpha).  Otherwise a scikit-learn scorer, called on
+        each pruned tree of each fold: the loss is minus the mean of the fold
+        scores and its standard error ``std(fold scores) / sqrt(n_folds)``.
     sample_weight : array-like of shape (n_samples,), optional
 
     Returns
     -------
     alpha : float
-        The chosen candidate alpha: ``estimator.set_params(ccp_alpha=alpha)``
-        fitted on ``(X, y)`` gives the chosen tree.
+        ``ccp_alpha`` of the chosen subtree: ``estimator.set_params(ccp_alpha=alpha)``
+        fitted on ``(X, y)`` gives it.  Its ``cv_alpha``, except for the root,
+        where it is ``a_K`` (the estimators refuse an infinite ``ccp_alpha``).
     table : pandas.DataFrame
         One row per subtree of the path, largest tree first, like rpart's
-        ``cptable``: ``alpha`` (path value ``a_k``), ``cp`` (``a_k / R(root)``,
-        rpart's scale), ``candidate_alpha``, ``n_leaves``, ``risk`` (training
-        ``R(T_k)``), ``cv_risk``, ``cv_se`` and ``chosen``.
+        ``cptable``, with columns
+
+        * ``alpha``: ``a_k``, in the units of ``pruning_risk``;
+        * ``alpha_over_root_risk``: ``a_k / R(root)`` (rpart's CP when the
+          pruning risk is the misclassification rate);
+        * ``cv_alpha``: the alpha every fold's tree is pruned to;
+        * ``n_leaves``: leaves of ``T_k``;
+        * ``pruning_risk``: ``R(T_k)`` on the training rows, in the risk that
+          defines the path (weighted impurity, or misclassification rate with
+          ``ccp_risk="misclassification"``);
+        * ``cv_loss``, ``cv_se``: the held-out loss (misclassification rate,
+          squared error, or minus the score) and its standard error;
+        * ``chosen``.
     """
     if rule not in ("1se", "min"):
         raise ValueError(f"rule={rule!r} is not supported; use '1se' or 'min'.")
@@ -519,11 +571,7 @@ def select_ccp_alpha(
     links = weakest_links(full.tree_, full._node_risk(full.tree_))
     distinct, last = _distinct_alphas(links.alphas, links.risks[-1])
     leaves_k, risk_k = links.n_leaves[last], links.risks[last]
-    positive = np.maximum(distinct, 0.0)
-    candidates = np.concatenate([np.sqrt(positive[:-1] * positive[1:]), positive[-1:]])
-    if len(distinct) > 2 and distinct[1] <= 1e-12 * links.risks[-1]:
-        # The zero-alpha links (to rounding): a candidate just above them.
-        candidates[1] = np.sqrt(max(distinct[1], 1e-300) * distinct[2])
+    candidates = _cv_alphas(distinct, links.risks[-1])
     y_cv = np.asarray(y)
     w = None if sample_weight is None else np.asarray(sample_weight, dtype=float)
     classifier = is_classifier(estimator)
@@ -538,10 +586,14 @@ def select_ccp_alpha(
         fold_links = weakest_links(model.tree_, model._node_risk(model.tree_))
         X_test = _take(X, test)
         if scorer is not None:
+            # The fitted copy records a finite ccp_alpha (its tree is the pruned one).
+            largest = float(fold_links.alphas.max()) if len(fold_links.alphas) else 0.0
             fold_scores.append(
                 [
                     scorer(
-                        model._with_tree(_prune_by_links(model.tree_, fold_links, a), a),
+                        model._with_tree(
+                            _prune_by_links(model.tree_, fold_links, a), min(a, largest)
+                        ),
                         X_test,
                         y_cv[test],
                     )
@@ -565,35 +617,64 @@ def select_ccp_alpha(
         else:
             losses[:, test] = ((value[landing, :, 0] - y_test) ** 2).mean(axis=-1)
     if scorer is None:
-        weights = np.ones(n) if w is None else w
-        cv_risk = losses @ weights / weights.sum()
-        var = (weights * (losses - cv_risk[:, None]) ** 2).sum(axis=1) / weights.sum()
-        cv_se = np.sqrt(var / n)
+        cv_loss, cv_se = _weighted_mean_and_se(losses, w)
     else:
-        risks = -np.array(fold_scores).T  # (candidates, folds): risk is minus the score
-        cv_risk = risks.mean(axis=1)
+        risks = -np.array(fold_scores).T  # (candidates, folds): the loss is minus the score
+        cv_loss = risks.mean(axis=1)
         k = risks.shape[1]
-        cv_se = risks.std(axis=1, ddof=1) / np.sqrt(k) if k > 1 else np.zeros_like(cv_risk)
-    best = _argmin_last(cv_risk)
+        cv_se = risks.std(axis=1, ddof=1) / np.sqrt(k) if k > 1 else np.zeros_like(cv_loss)
+    best = _argmin_last(cv_loss)
     if rule == "min":
         chosen = best
     else:
-        ok = np.flatnonzero(cv_risk <= cv_risk[best] + cv_se[best])
+        ok = np.flatnonzero(cv_loss <= cv_loss[best] + cv_se[best])
         chosen = int(ok.max())
     root_risk = float(links.risks[-1])
     table = pd.DataFrame(
         {
             "alpha": distinct,
-            "cp": distinct / root_risk if root_risk > 0 else np.nan,
-            "candidate_alpha": candidates,
+            "alpha_over_root_risk": distinct / root_risk if root_risk > 0 else np.nan,
+            "cv_alpha": candidates,
             "n_leaves": leaves_k.astype(int),
-            "risk": risk_k,
-            "cv_risk": cv_risk,
+            "pruning_risk": risk_k,
+            "cv_loss": cv_loss,
             "cv_se": cv_se,
             "chosen": np.arange(len(distinct)) == chosen,
         }
     )
-    return float(candidates[chosen]), table
+    alpha = distinct[-1] if chosen == len(distinct) - 1 else candidates[chosen]
+    return float(alpha), table
+
+
+def _cv_alphas(distinct: np.ndarray, root_risk: float) -> np.ndarray:
+    """The alpha each fold's tree is pruned to, per distinct path value (see
+    :func:`select_ccp_alpha`): geometric means of consecutive values, ``inf`` for
+    the root."""
+    candidates = np.concatenate([np.sqrt(distinct[:-1] * distinct[1:]), [np.inf]])
+    if len(distinct) > 2 and distinct[1] <= 1e-12 * root_risk:
+        # The zero-alpha links (to rounding): a candidate just above them.
+        candidates[1] = np.sqrt(max(distinct[1], 1e-300) * distinct[2])
+    return candidates
+
+
+def _weighted_mean_and_se(losses: np.ndarray, sample_weight) -> tuple[np.ndarray, np.ndarray]:
+    """Mean of each row of ``losses`` over the held-out rows and its standard error.
+
+    Weighted by ``sample_weight``, first divided by a power of two (exact) that
+    brings the largest into [1, 2), so that subnormal or huge weights neither
+    underflow nor overflow, and summed exactly (``math.fsum``): the result does
+    not depend on the order of the rows or on BLAS.
+    """
+    n = losses.shape[1]
+    if sample_weight is None:
+        weights = np.ones(n)
+    else:
+        weights, _ = power_of_two_scale(np.asarray(sample_weight, dtype=float))
+    total = math.fsum(weights)
+    mean = np.array([math.fsum(row) for row in losses * weights]) / total
+    squares = weights * (losses - mean[:, None]) ** 2
+    var = np.array([math.fsum(row) for row in squares]) / total
+    return mean, np.sqrt(var / n)
 
 
 def _distinct_alphas(alphas: np.ndarray, scale: float) -> tuple[np.ndarray, np.ndarray]:
@@ -609,7 +690,7 @@ def _distinct_alphas(alphas: np.ndarray, scale: float) -> tuple[np.ndarray, np.n
     values are (about) 0, the grown tree (``ccp_alpha=0`` keeps it) and the
     tree without those splits.
     """
-    path = np.maximum.accumulate(np.concatenate([[0.0], np.maximum(alphas, 0.0)]))
+    path = np.maximum.accumulate(np.concatenate([[0.0], alphas]))  # alphas are >= 0
     new = np.r_[True, path[1:] > path[:-1] * (1 + 1e-10) + 1e-12 * scale]
     if len(path) > 1:
         new[1] = True

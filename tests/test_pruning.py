@@ -510,9 +510,9 @@ def test_one_se_never_picks_a_larger_tree_than_min(seed):
     pd.testing.assert_frame_equal(t_1se.drop(columns="chosen"), t_min.drop(columns="chosen"))
     assert a_1se >= a_min
     assert t_1se.loc[t_1se.chosen, "n_leaves"].item() <= t_min.loc[t_min.chosen, "n_leaves"].item()
-    best = t_min.cv_risk.min()
+    best = t_min.cv_loss.min()
     chosen = t_1se[t_1se.chosen].iloc[0]
-    assert chosen.cv_risk <= best + t_min.loc[t_min.cv_risk.idxmin(), "cv_se"] + 1e-15
+    assert chosen.cv_loss <= best + t_min.loc[t_min.cv_loss.idxmin(), "cv_se"] + 1e-15
 
 
 def test_select_ccp_alpha_table_and_candidates(diabetes):
@@ -523,23 +523,78 @@ def test_select_ccp_alpha_table_and_candidates(diabetes):
     np.testing.assert_allclose(table.alpha, np.unique(path.ccp_alphas))
     assert list(table.columns) == [
         "alpha",
-        "cp",
-        "candidate_alpha",
+        "alpha_over_root_risk",
+        "cv_alpha",
         "n_leaves",
-        "risk",
-        "cv_risk",
+        "pruning_risk",
+        "cv_loss",
         "cv_se",
         "chosen",
     ]
     a = table.alpha.to_numpy()
-    np.testing.assert_allclose(table.candidate_alpha[:-1], np.sqrt(a[:-1] * a[1:]))
+    # rpart's rule: the geometric mean of the ends of each subtree's interval ...
+    np.testing.assert_allclose(table.cv_alpha[:-1], np.sqrt(a[:-1] * a[1:]))
+    assert table.cv_alpha.iloc[0] == 0.0  # the grown tree of each fold
+    # ... and the root alone "close to infinity": here infinity itself.
+    assert table.cv_alpha.iloc[-1] == np.inf
     assert table.n_leaves.iloc[-1] == 1 and np.all(np.diff(table.n_leaves) < 0)
-    np.testing.assert_allclose(table.cp, a / path.impurities[-1])
-    # Each candidate alpha gives the row's tree when fitted on all the data.
-    for _, row in table.iloc[::5].iterrows():
-        fitted = ct.DecisionTreeRegressor(min_samples_leaf=10, ccp_alpha=row.candidate_alpha)
+    np.testing.assert_allclose(table.alpha_over_root_risk, a / path.impurities[-1])
+    # The training risk of each subtree: the path's, from the grown tree to the root.
+    risks = table.pruning_risk.to_numpy()
+    assert risks[0] == path.impurities[0] and risks[-1] == path.impurities[-1]
+    assert np.all(np.diff(risks) > 0) and set(risks) <= set(path.impurities)
+    # Each finite cv_alpha gives the row's tree when fitted on all the data.
+    for _, row in table.iloc[:-1:5].iterrows():
+        fitted = ct.DecisionTreeRegressor(min_samples_leaf=10, ccp_alpha=row.cv_alpha)
         assert fitted.fit(X, y).get_n_leaves() == row.n_leaves
-    assert alpha == table.loc[table.chosen, "candidate_alpha"].item()
+    assert alpha == table.loc[table.chosen, "cv_alpha"].item()
+
+
+def _root_held_out_loss(y, cv, classifier):
+    """Held-out error of the one-leaf tree of each fold, computed directly."""
+    loss = np.zeros(len(y))
+    for train, test in cv.split(np.zeros((len(y), 1)), y):
+        if classifier:
+            values, counts = np.unique(y[train], return_counts=True)
+            loss[test] = y[test] != values[np.argmax(counts)]
+        else:
+            loss[test] = (y[test] - y[train].mean()) ** 2
+    return loss.mean()
+
+
+def test_root_row_is_the_held_out_error_of_the_root(breast_cancer, diabetes):
+    """The one-leaf row was cross-validated at a_K, where a fold whose own root split
+    has a larger g keeps it (breast_cancer: 0.1968 instead of 0.3726)."""
+    from sklearn.model_selection import StratifiedKFold
+
+    X, y = breast_cancer
+    alpha, table = ct.select_ccp_alpha(ct.DecisionTreeClassifier(), X, y, cv=10)
+    root = _root_held_out_loss(y, StratifiedKFold(10), classifier=True)
+    assert root == pytest.approx(212 / 569)
+    assert table.cv_loss.iloc[-1] == pytest.approx(root, rel=1e-12)
+    # With a scorer: every fold's root, scored by accuracy (the loss is minus its mean).
+    _, scored = ct.select_ccp_alpha(ct.DecisionTreeClassifier(), X, y, cv=10, scoring="accuracy")
+    accuracy = [np.mean(y[test] == 1) for _, test in StratifiedKFold(10).split(X, y)]
+    assert scored.cv_loss.iloc[-1] == pytest.approx(-np.mean(accuracy), rel=1e-12)
+    X, y = diabetes
+    cv = KFold(5, shuffle=True, random_state=0)
+    _, table = ct.select_ccp_alpha(ct.DecisionTreeRegressor(), X, y, cv=cv)
+    root = _root_held_out_loss(y, cv, classifier=False)
+    assert table.cv_loss.iloc[-1] == pytest.approx(root, rel=1e-12)
+
+
+def test_choosing_the_root_returns_an_alpha_that_fits_the_root():
+    """When the root is chosen, its cv_alpha is inf; the alpha returned is a_K."""
+    rng = np.random.default_rng(0)
+    X = rng.uniform(size=(200, 3))
+    y = rng.normal(size=200)
+    alpha, table = ct.select_ccp_alpha(ct.DecisionTreeRegressor(), X, y, cv=5)
+    assert table.chosen.iloc[-1] and table.cv_alpha.iloc[-1] == np.inf
+    assert alpha == table.alpha.iloc[-1]
+    assert ct.DecisionTreeRegressor(ccp_alpha=alpha).fit(X, y).get_n_leaves() == 1
+    # Without any split, the one row is the root: ccp_alpha=0 fits it.
+    alpha, table = ct.select_ccp_alpha(ct.DecisionTreeRegressor(), X, np.ones(200), cv=5)
+    assert len(table) == 1 and alpha == 0.0 and table.cv_loss.iloc[0] == 0.0
 
 
 def test_select_ccp_alpha_cv_risk_matches_refits(diabetes):
@@ -548,12 +603,12 @@ def test_select_ccp_alpha_cv_risk_matches_refits(diabetes):
     est = ct.DecisionTreeRegressor(min_samples_leaf=20)
     cv = KFold(4, shuffle=True, random_state=1)
     _, table = ct.select_ccp_alpha(est, X, y, cv=cv)
-    for _, row in table.iloc[::4].iterrows():
+    for _, row in table.iloc[:-1:4].iterrows():
         errors = np.zeros(len(y))
         for train, test in cv.split(X):
-            model = ct.DecisionTreeRegressor(min_samples_leaf=20, ccp_alpha=row.candidate_alpha)
+            model = ct.DecisionTreeRegressor(min_samples_leaf=20, ccp_alpha=row.cv_alpha)
             errors[test] = (model.fit(X[train], y[train]).predict(X[test]) - y[test]) ** 2
-        assert row.cv_risk == pytest.approx(errors.mean(), rel=1e-12)
+        assert row.cv_loss == pytest.approx(errors.mean(), rel=1e-12)
         assert row.cv_se == pytest.approx(errors.std() / np.sqrt(len(y)), rel=1e-9)
 
 
@@ -566,7 +621,7 @@ def test_select_ccp_alpha_with_a_scorer_and_a_categorical_frame():
     alpha, table = ct.select_ccp_alpha(ct.DecisionTreeClassifier(), X, y, cv=5, scoring="accuracy")
     _, default = ct.select_ccp_alpha(ct.DecisionTreeClassifier(), X, y, cv=5)
     # Accuracy is 1 - misclassification: the same risks, averaged by fold.
-    np.testing.assert_allclose(table.cv_risk + 1, default.cv_risk, atol=0.02)
+    np.testing.assert_allclose(table.cv_loss + 1, default.cv_loss, atol=0.02)
     model = ct.DecisionTreeClassifier(ccp_alpha=alpha).fit(X, y)
     assert model.get_n_leaves() == table.loc[table.chosen, "n_leaves"].item()
 
@@ -638,3 +693,68 @@ def test_failed_fit_keeps_the_previous_model():
 def test_select_ccp_alpha_rejects_an_unknown_rule():
     with pytest.raises(ValueError, match="rule='2se' is not supported"):
         ct.select_ccp_alpha(ct.DecisionTreeRegressor(), np.zeros((10, 1)), np.zeros(10), rule="2se")
+
+
+# ------------------------------------------------- rounding and extreme weights (issue 24)
+
+# Nine weighted rows whose absolute-error path has a g that rounds to -1.4e-17.
+NEGATIVE_G = (
+    np.array([[2, 1], [1, 1], [2, 0], [2, 0], [0, 1], [2, 2], [2, 2], [2, 1], [0, 2]], float),
+    np.array([0.7, 0.2, 0.2, 0.1, 0.1, 0.7, 1000.0, 0.1, 1000.0]),
+    np.array([0.7, 0.7, 0.3, 0.1, 1 / 3, 1.0, 1.0, 0.7, 1 / 3]),
+)
+
+
+def test_path_alphas_are_never_negative():
+    """Rounding can make R(t) - R(T_t) a hair negative; g is clipped at 0, in one place,
+    so every path alpha is a valid ``ccp_alpha`` (the estimator refuses negatives)."""
+    X, y, w = NEGATIVE_G
+    est = ct.DecisionTreeRegressor(criterion="absolute_error")
+    tree = ct.DecisionTreeRegressor(criterion="absolute_error").fit(X, y, sample_weight=w).tree_
+    assert tree.n_leaves > 3
+    path = est.cost_complexity_pruning_path(X, y, sample_weight=w)
+    assert path.ccp_alphas.min() == 0.0  # some g is 0 (to rounding): no alpha below it
+    links = ct.weakest_links(tree)
+    for key in ("nodes", "alphas", "risks"):
+        np.testing.assert_array_equal(links[key], ct.weakest_links_scan(tree)[key])
+    assert np.all(links.alphas >= 0)
+    for alpha in path.ccp_alphas:
+        fitted = est.set_params(ccp_alpha=alpha).fit(X, y, sample_weight=w)
+        assert fitted.get_n_leaves() >= 1
+    # A tiny positive alpha collapses every zero-gain branch: T(0), the smallest
+    # minimiser, which ccp_alpha=0 (the grown tree) is not.
+    zero_steps = int((links.alphas == 0.0).sum())
+    assert zero_steps >= 1 and np.all(links.alphas[:zero_steps] == 0.0)
+    t0 = est.set_params(ccp_alpha=1e-300).fit(X, y, sample_weight=w)
+    assert t0.get_n_leaves() == links.n_leaves[zero_steps] < tree.n_leaves
+
+
+@pytest.mark.parametrize("scale", [2.0**-1074, 2.0**-1060, 2.0**1000])
+@pytest.mark.parametrize(
+    "params",
+    [
+        ("classifier", {}),
+        ("classifier", {"ccp_risk": "misclassification"}),
+        ("regressor", {}),
+    ],
+    ids=lambda p: f"{p[0]}-{p[1]}",
+)
+def test_path_of_extreme_weights_is_the_path_of_their_ratios(scale, params):
+    """Subnormal weights made risks underflow (``W_t * I(t)`` before dividing by ``W``)."""
+    rng = np.random.default_rng(0)
+    X = rng.uniform(size=(60, 3))
+    y = (X[:, 0] + 0.3 * rng.normal(size=60) > 0.5).astype(int)
+    k = rng.integers(1, 5, size=60).astype(float)
+    kind, kw = params
+    Est = ct.DecisionTreeClassifier if kind == "classifier" else ct.DecisionTreeRegressor
+    target = y if kind == "classifier" else y.astype(float)
+    unit = Est(**kw).cost_complexity_pruning_path(X, target, sample_weight=k)
+    tiny = Est(**kw).cost_complexity_pruning_path(X, target, sample_weight=k * scale)
+    assert unit.impurities[-1] > 0.1
+    np.testing.assert_array_equal(tiny.ccp_alphas, unit.ccp_alphas)
+    np.testing.assert_array_equal(tiny.impurities, unit.impurities)
+    cv = KFold(3, shuffle=True, random_state=0)
+    a_unit, t_unit = ct.select_ccp_alpha(Est(**kw), X, target, cv=cv, sample_weight=k)
+    a_tiny, t_tiny = ct.select_ccp_alpha(Est(**kw), X, target, cv=cv, sample_weight=k * scale)
+    assert a_tiny == a_unit
+    pd.testing.assert_frame_equal(t_tiny, t_unit)
