@@ -128,6 +128,32 @@ def _check_outputs(y) -> np.ndarray:
     return y
 
 
+def _check_classification_labels(y: np.ndarray) -> None:
+    """scikit-learn's check of class labels, with an explanation where it gives none.
+
+    scikit-learn 1.9.1 sorts all of a 2-D ``y`` at once to tell its kind, so
+    outputs whose labels cannot be compared (integers in one column, strings in
+    another) stop it with a bare ``TypeError: '<' not supported ...``.  The
+    same error is raised here (scikit-learn refuses such a ``y`` too), saying
+    which outputs hold which types and how to make them comparable.
+    """
+    try:
+        check_classification_targets(y)
+    except TypeError as exc:
+        if y.ndim != 2 or "not supported between" not in str(exc):
+            raise
+        types = "; ".join(
+            f"output {k}: "
+            + ", ".join(sorted({type(v).__name__ for v in y[:, k] if v == v}))  # v == v: not NaN
+            for k in range(y.shape[1])
+        )
+        raise TypeError(
+            f"{exc}: the labels of y cannot be compared with each other ({types}), so "
+            "the kind of target cannot be told (scikit-learn refuses such a y too). Give "
+            "every output labels of one type, for example strings with y.astype(str)."
+        ) from exc
+
+
 class BaseDecisionTree(BaseEstimator):
     """Shared fit/predict machinery of both estimators.
 
@@ -222,10 +248,12 @@ class BaseDecisionTree(BaseEstimator):
         # Only weight ratios matter: an exact rescaling keeps w * y**2 from
         # overflowing (huge weights) and w * y from underflowing (tiny ones).
         sample_weight, weight_scale = power_of_two_scale(sample_weight)
+        # Fractions count every row of X, zero-weight rows included, as scikit-learn's
+        # ceil(fraction * n_samples) does.
+        params = resolve_hyperparameters(learner, len(X))
         keep = sample_weight > 0  # a zero weight removes the row
         if not keep.all():
             X, Y, sample_weight = X[keep], Y[keep], sample_weight[keep]
-        params = resolve_hyperparameters(learner, len(X))
         # Several outputs: the criterion carries each output's columns in Y.
         params["criterion"] = output_criterion(params["criterion"], learner._output_widths())
         max_leaf_nodes = params.pop("max_leaf_nodes")
@@ -722,7 +750,7 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
 
     def _encode_target(self, y) -> np.ndarray:
         if np.asarray(y).dtype.kind not in "biu":  # integer labels are always classes
-            check_classification_targets(y)
+            _check_classification_labels(y)
         if y.ndim == 1:
             self.classes_, codes = np.unique(y, return_inverse=True)
             self.n_classes_ = len(self.classes_)
