@@ -1219,6 +1219,15 @@ def _categorical_values(column, name) -> np.ndarray:
 
 
 def _numerical_values(column, name) -> np.ndarray:
+    dtype = getattr(column, "dtype", None)
+    if getattr(dtype, "kind", None) in ("M", "m"):
+        # numpy would turn them into nanoseconds; scikit-learn refuses dates next to
+        # numbers (and next to text), so they are refused here too, whatever else X holds.
+        raise TypeError(
+            f"Column {name!r} of X holds dates or times ({dtype}): turn datetime columns "
+            "into numbers first (for example days since a reference date), or list the "
+            "column in categorical_features to treat each date as a level."
+        )
     try:
         return np.asarray(column, dtype=float)
     except (TypeError, ValueError) as exc:

@@ -9,8 +9,8 @@ call these checks.  Every rejected input raises ``ValueError`` or
 * infinity in a numerical column of ``X`` (NaN there is a missing value,
   chapter 10), NaN or infinity in ``y``;
 * ``X`` that is empty, 1-D, 3-D, sparse, complex, or has duplicate column
-  names, or mixes datetime and numeric columns; text in a column declared
-  numerical; ``X`` and ``y`` of different lengths;
+  names, or holds datetime or timedelta columns next to numeric or categorical
+  ones (unless declared categorical); text in a column declared numerical; ``X`` and ``y`` of different lengths;
 * at predict time: another number of columns, or other column names or order;
 * sample weights that are negative, NaN, infinite, complex, all zero, of the
   wrong length, or whose sum overflows;
