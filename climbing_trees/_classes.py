@@ -11,7 +11,7 @@ from sklearn.utils import Bunch
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_data
 
-from ._categorical import check_categorical_split, encode_categorical
+from ._categorical import check_categorical_split, encode_categorical, warn_unmatched_levels
 from ._criteria import CLASSIFICATION_CRITERIA, REGRESSION_CRITERIA, one_hot, output_criterion
 from ._growth import grow_tree
 from ._levelwise import grow_tree_levelwise, levelwise_absolute_error
@@ -69,12 +69,14 @@ def _float_frame_named(X, names) -> bool:
     )
 
 
-def _encode_numeric_levels(X: np.ndarray, categories: list) -> np.ndarray | None:
+def _encode_numeric_levels(X: np.ndarray, categories: list, names=None) -> np.ndarray | None:
     """Level codes of a float array whose categorical levels are all plain numbers.
 
     The same codes as :func:`encode_categorical` (a value equal to a level gets
     that level's position, any other value -1), found by ``searchsorted`` on the
-    sorted levels instead of through a pandas object index.  Returns ``None``
+    sorted levels instead of through a pandas object index, and the same
+    warnings (:func:`~climbing_trees._categorical.warn_unmatched_levels`; the
+    columns are called by ``names``, or by their indices).  Returns ``None``
     when some level is not a plain int or float exactly equal to its float
     (booleans, strings, huge integers...): the caller then takes the general path.
     """
@@ -100,6 +102,8 @@ def _encode_numeric_levels(X: np.ndarray, categories: list) -> np.ndarray | None
         column = X[:, j]
         at = np.minimum(np.searchsorted(ordered, column), len(ordered) - 1)
         out[:, j] = np.where(ordered[at] == column, order[at], -1)
+        name = j if names is None else names[j]
+        warn_unmatched_levels(name, column, out[:, j], levels)
     return out
 
 
@@ -393,7 +397,8 @@ class BaseDecisionTree(BaseEstimator):
             has_missing = state != "finite"
             if not self.is_categorical_.any():
                 return plain, has_missing
-            encoded = _encode_numeric_levels(plain, self.categories_)
+            names = getattr(self, "feature_names_in_", None)
+            encoded = _encode_numeric_levels(plain, self.categories_, names)
             if encoded is not None:
                 return encoded, has_missing
         with explained_errors():
@@ -524,9 +529,15 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
     categorical_features : "auto", None, list or bool mask, default="auto"
         Which columns are categorical (chapter 6).  ``"auto"``: the pandas
         ``category``, ``object``, string (``str``) and ``bool`` columns of a
-        DataFrame, or the non-numeric columns of an array.  Otherwise a list
-        of column names or indices, a boolean mask, or ``None`` (none).
-        Levels may be any hashable values; missing values raise ``ValueError``.
+        DataFrame, or the non-numeric columns of an array; numbers stored as
+        objects stay numerical.  ``"auto"`` refuses a column that mixes
+        numbers with other values (a ``"?"`` among ages): make it numbers, or
+        list it here.  Otherwise a list of column names or indices, a boolean
+        mask, or ``None`` (none).  Levels may be any hashable values.  Missing
+        values (NaN, None, pd.NA) are a level of their own (chapter 10).  At
+        predict a level not seen at fit goes where the Notes say; values of
+        another kind than every fitted level (the codes 0, 1, 2 of text
+        levels), or two or more values none of which was seen, also warn.
     categorical_split : {"auto", "one_vs_rest", "partition"}, default="auto"
         How categorical splits are searched.  ``"one_vs_rest"``: one level
         against the others (chapter 6).  ``"partition"``: levels sorted by

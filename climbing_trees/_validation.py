@@ -10,7 +10,9 @@ call these checks.  Every rejected input raises ``ValueError`` or
   chapter 10), NaN or infinity in ``y``;
 * ``X`` that is empty, 1-D, 3-D, sparse, complex, or has duplicate column
   names, or holds datetime or timedelta columns next to numeric or categorical
-  ones (unless declared categorical); text in a column declared numerical; ``X`` and ``y`` of different lengths;
+  ones (unless declared categorical); text in a column declared numerical, and
+  with ``categorical_features="auto"`` a column mixing numbers with text
+  (:mod:`climbing_trees._categorical`); ``X`` and ``y`` of different lengths;
 * at predict time: another number of columns, or other column names or order;
 * sample weights that are negative, NaN, infinite, complex, all zero, of the
   wrong length, or whose sum overflows;
