@@ -22,18 +22,44 @@ out-of-bag estimates.
 
 from __future__ import annotations
 
-import numbers
+from numbers import Integral, Real
 
 import numpy as np
-from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
+from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin, _fit_context
 from sklearn.utils import check_consistent_length, check_random_state
+from sklearn.utils._param_validation import Interval, RealNotInt, StrOptions
 from sklearn.utils.validation import _num_samples, check_is_fitted, column_or_1d
 
-from ._classes import DecisionTreeClassifier, DecisionTreeRegressor
-from ._validation import _check_int, check_sample_weight
+from ._classes import (
+    MAX_ABS_TARGET,
+    DecisionTreeClassifier,
+    DecisionTreeRegressor,
+    _check_classification_labels,
+)
+from ._validation import check_sample_weight, power_of_two_scale
 
 #: The largest seed scikit-learn gives a tree of an ensemble (``np.iinfo(np.int32).max``).
 MAX_SEED = np.iinfo(np.int32).max
+
+#: scikit-learn's parameter constraints for the tree parameters an ensemble passes on,
+#: with the ranges of this package's trees (a fraction of rows may be 1.0).  ``fit``
+#: checks every parameter before it grows a tree, and the error names the ensemble.
+_TREE_PARAMETERS = {
+    "max_depth": [Interval(Integral, 1, None, closed="left"), None],
+    "min_samples_leaf": [
+        Interval(Integral, 1, None, closed="left"),
+        Interval(RealNotInt, 0.0, 1.0, closed="right"),
+    ],
+    "max_features": [
+        Interval(Integral, 1, None, closed="left"),
+        Interval(RealNotInt, 0.0, 1.0, closed="right"),
+        StrOptions({"sqrt", "log2"}),
+        None,
+    ],
+    "random_state": ["random_state"],
+    "categorical_features": [StrOptions({"auto"}), "array-like", None],
+    "n_estimators": [Interval(Integral, 1, None, closed="left")],
+}
 
 
 def bootstrap_counts(seed: int, n_samples: int, sample_weight=None) -> np.ndarray:
@@ -75,6 +101,39 @@ def _rows_and_weights(estimator, X, y, sample_weight):
     return n, check_sample_weight(sample_weight, n)
 
 
+def _class_labels(estimator, y, regressor: str) -> None:
+    """Refuse a ``y`` that is no set of class labels, naming the ensemble (not its trees)."""
+    y = np.asarray(y)
+    if y.dtype.kind in "biu":  # integer labels are always classes
+        return
+    try:
+        _check_classification_labels(y)
+    except ValueError as exc:
+        raise ValueError(
+            f"{exc} {type(estimator).__name__} needs class labels (integers, strings, "
+            f"booleans); for a continuous target use {regressor}."
+        ) from exc
+
+
+def _numeric_target(estimator, y, classifier: str) -> np.ndarray:
+    """``y`` as floats, finite and within the trees' limit, or an error naming the ensemble."""
+    name = type(estimator).__name__
+    try:
+        y = np.asarray(y, dtype=float)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(
+            f"{name} needs a numeric target y; for class labels use {classifier}."
+        ) from exc
+    if not np.all(np.isfinite(y)):
+        raise ValueError("y contains NaN or infinity; drop or impute those rows.")
+    if np.any(np.abs(y) > MAX_ABS_TARGET):
+        raise ValueError(
+            f"y has values beyond +/-{MAX_ABS_TARGET:g}, whose squares overflow; "
+            "rescale y (for example divide it by a constant)."
+        )
+    return y
+
+
 class _MissingValuesTag:
     """Ensembles accept NaN in ``X`` as their trees do (chapter 10): the tag says so."""
 
@@ -96,6 +155,7 @@ class _Forest(_MissingValuesTag, BaseEstimator):
 
     _tree_class: type
     _splitter: str
+    _parameter_constraints: dict = {**_TREE_PARAMETERS, "bootstrap": ["boolean"]}
 
     def __init__(self, n_estimators=100, *, max_features="sqrt", max_depth=None,
                  min_samples_leaf=1, bootstrap=True, random_state=None,
@@ -105,11 +165,15 @@ class _Forest(_MissingValuesTag, BaseEstimator):
         self.bootstrap, self.random_state = bootstrap, random_state
         self.categorical_features = categorical_features
 
+    def _check_target(self, y) -> None:
+        """Checks of ``y`` that name the ensemble rather than its trees."""
+
+    @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y, sample_weight=None):
-        _check_int(self.n_estimators, "n_estimators", low=1)
         if np.asarray(y).ndim == 2 and np.asarray(y).shape[1] == 1:
             y = column_or_1d(y, warn=True)  # a column vector warns, as scikit-learn's forests
         n, weights = _rows_and_weights(self, X, y, sample_weight)
+        self._check_target(y)
         rng = check_random_state(self.random_state)
         seeds = rng.randint(MAX_SEED, size=self.n_estimators)
         given = None if sample_weight is None else weights  # draws rows by weight
@@ -143,6 +207,18 @@ class RandomForestClassifier(ClassifierMixin, _Forest):
     """
 
     _tree_class, _splitter = DecisionTreeClassifier, "best"
+    _regressor = "RandomForestRegressor"  # named in the error on a continuous y
+
+    def __init__(self, n_estimators=100, *, max_features="sqrt", max_depth=None,
+                 min_samples_leaf=1, bootstrap=True, random_state=None,
+                 categorical_features="auto"):  # fmt: skip
+        super().__init__(n_estimators, max_features=max_features, max_depth=max_depth,
+                         min_samples_leaf=min_samples_leaf, bootstrap=bootstrap,
+                         random_state=random_state,
+                         categorical_features=categorical_features)  # fmt: skip
+
+    def _check_target(self, y) -> None:
+        _class_labels(self, y, self._regressor)
 
     def predict_proba(self, X):
         check_is_fitted(self, "estimators_")
@@ -164,6 +240,7 @@ class RandomForestRegressor(RegressorMixin, _Forest):
     """Random forest of :class:`DecisionTreeRegressor`; averages the predictions."""
 
     _tree_class, _splitter = DecisionTreeRegressor, "best"
+    _classifier = "RandomForestClassifier"  # named in the error on a y of labels
 
     def __init__(self, n_estimators=100, *, max_features=1.0, max_depth=None,
                  min_samples_leaf=1, bootstrap=True, random_state=None,
@@ -173,6 +250,9 @@ class RandomForestRegressor(RegressorMixin, _Forest):
                          random_state=random_state,
                          categorical_features=categorical_features)  # fmt: skip
 
+    def _check_target(self, y) -> None:
+        _numeric_target(self, y, self._classifier)
+
     def predict(self, X) -> np.ndarray:
         check_is_fitted(self, "estimators_")
         return np.mean([tree.predict(X) for tree in self.estimators_], axis=0)
@@ -181,7 +261,7 @@ class RandomForestRegressor(RegressorMixin, _Forest):
 class ExtraTreesClassifier(RandomForestClassifier):
     """Extremely randomised trees (Geurts et al. 2006): random thresholds, all rows."""
 
-    _splitter = "random"
+    _splitter, _regressor = "random", "ExtraTreesRegressor"
 
     def __init__(self, n_estimators=100, *, max_features="sqrt", max_depth=None,
                  min_samples_leaf=1, bootstrap=False, random_state=None,
@@ -195,7 +275,7 @@ class ExtraTreesClassifier(RandomForestClassifier):
 class ExtraTreesRegressor(RandomForestRegressor):
     """Extremely randomised regression trees: random thresholds, all rows."""
 
-    _splitter = "random"
+    _splitter, _classifier = "random", "ExtraTreesClassifier"
 
     def __init__(self, n_estimators=100, *, max_features=1.0, max_depth=None,
                  min_samples_leaf=1, bootstrap=False, random_state=None,
@@ -204,6 +284,33 @@ class ExtraTreesRegressor(RandomForestRegressor):
                          min_samples_leaf=min_samples_leaf, bootstrap=bootstrap,
                          random_state=random_state,
                          categorical_features=categorical_features)  # fmt: skip
+
+
+def _fit_residuals(tree, X, residual, sample_weight, stage: int, rate) -> None:
+    """Fit a boosting stage's tree to the residuals, scaled when they pass the trees' limit.
+
+    The residuals ``y - F`` can reach twice the largest ``|y|``, beyond the
+    ``1e150`` a tree accepts.  Dividing them by a power of two is exact, and
+    so a squared-error tree grown on them has the same splits; multiplying
+    its values (and its impurities, by the square) back gives the tree of the
+    unscaled residuals.  Residuals past ``2**511`` (whose squares would
+    overflow even so) mean the stages diverge.
+    """
+    largest = float(np.max(np.abs(residual)))
+    if not largest <= 2.0**511:  # NaN and infinity too
+        raise ValueError(
+            f"The residuals of stage {stage} reach {largest:g}: the stages diverge with "
+            f"learning_rate={rate!r}; use a learning_rate of at most 1."
+        )
+    if largest <= MAX_ABS_TARGET:
+        tree.fit(X, residual, sample_weight=sample_weight)
+        return
+    scale = 2.0 ** int(np.ceil(np.log2(largest / MAX_ABS_TARGET)))
+    while largest / scale > MAX_ABS_TARGET:  # in case the logarithm rounded down
+        scale *= 2.0
+    tree.fit(X, residual / scale, sample_weight=sample_weight)
+    tree.tree_.value *= scale
+    tree.tree_.impurity *= scale * scale
 
 
 class GradientBoostingRegressor(RegressorMixin, _MissingValuesTag, BaseEstimator):
@@ -215,7 +322,18 @@ class GradientBoostingRegressor(RegressorMixin, _MissingValuesTag, BaseEstimator
     parameters, scikit-learn's ``GradientBoostingRegressor(criterion=
     "squared_error", subsample=1.0)`` makes the same predictions on tie-free
     data (chapter 11 and the tests check it).
+
+    Every ``y`` its trees accept (``|y| <= 1e150``) is accepted, although
+    the residuals may reach twice that: a stage whose residuals pass the
+    trees' limit fits them divided by a power of two, and its tree's values
+    are multiplied back (both exact), so the model is the one an exact
+    rescaling of ``y`` gives.
     """
+
+    _parameter_constraints: dict = {
+        **_TREE_PARAMETERS,
+        "learning_rate": [Interval(Real, 0.0, None, closed="neither")],
+    }
 
     def __init__(self, n_estimators=100, *, learning_rate=0.1, max_depth=3,
                  min_samples_leaf=1, max_features=None, random_state=None,
@@ -225,28 +343,27 @@ class GradientBoostingRegressor(RegressorMixin, _MissingValuesTag, BaseEstimator
         self.max_features, self.random_state = max_features, random_state
         self.categorical_features = categorical_features
 
+    @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y, sample_weight=None):
-        _check_int(self.n_estimators, "n_estimators", low=1)
-        rate = self.learning_rate
-        if isinstance(rate, bool) or not isinstance(rate, numbers.Real) or not rate > 0:
-            raise ValueError(f"learning_rate={rate!r} is invalid; use a number > 0.")
         _, sample_weight = _rows_and_weights(self, X, y, sample_weight)
-        y = column_or_1d(y, warn=True).astype(float)
-        if not np.all(np.isfinite(y)):
-            raise ValueError("y contains NaN or infinity; drop or impute those rows.")
+        y = _numeric_target(self, column_or_1d(y, warn=True), "RandomForestClassifier")
         rng = check_random_state(self.random_state)
-        self.init_ = float(np.average(y, weights=sample_weight))
-        F = np.full(len(y), self.init_)
-        self.estimators_ = []
-        for _ in range(self.n_estimators):
+        # The weighted mean with the weights the trees use (rescaled by a power of two,
+        # exactly): with weights near 1e300 the sum of w * y would overflow.
+        init = float(np.average(y, weights=power_of_two_scale(sample_weight)[0]))
+        F = np.full(len(y), init)
+        trees = []  # the fitted state changes only once every stage has succeeded
+        for stage in range(self.n_estimators):
             tree = DecisionTreeRegressor(
                 max_depth=self.max_depth, min_samples_leaf=self.min_samples_leaf,
                 max_features=self.max_features, random_state=rng.randint(MAX_SEED),
                 categorical_features=self.categorical_features,
-            ).fit(X, y - F, sample_weight=sample_weight)  # fmt: skip
-            F += rate * tree.predict(X)
-            self.estimators_.append(tree)
-        self.n_features_in_ = self.estimators_[0].n_features_in_
+            )  # fmt: skip
+            _fit_residuals(tree, X, y - F, sample_weight, stage, self.learning_rate)
+            F += self.learning_rate * tree.predict(X)
+            trees.append(tree)
+        self.init_, self.estimators_ = init, trees
+        self.n_features_in_ = trees[0].n_features_in_
         return self
 
     def staged_predict(self, X):
