@@ -22,13 +22,14 @@ out-of-bag estimates.
 
 from __future__ import annotations
 
+import warnings
 from numbers import Integral, Real
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin, _fit_context
 from sklearn.utils import check_consistent_length, check_random_state
 from sklearn.utils._param_validation import Interval, RealNotInt, StrOptions
-from sklearn.utils.validation import _num_samples, check_is_fitted, column_or_1d
+from sklearn.utils.validation import _num_samples, check_is_fitted, column_or_1d, validate_data
 
 from ._classes import (
     MAX_ABS_TARGET,
@@ -36,7 +37,7 @@ from ._classes import (
     DecisionTreeRegressor,
     _check_classification_labels,
 )
-from ._validation import check_sample_weight, power_of_two_scale
+from ._validation import check_sample_weight, explained_errors, power_of_two_scale
 
 #: The largest seed scikit-learn gives a tree of an ensemble (``np.iinfo(np.int32).max``).
 MAX_SEED = np.iinfo(np.int32).max
@@ -99,6 +100,54 @@ def _rows_and_weights(estimator, X, y, sample_weight):
             f"of 1 is required by {name}; pass at least one row and one column."
         )
     return n, check_sample_weight(sample_weight, n)
+
+
+def _adopt_columns(estimator, tree) -> None:
+    """The columns seen at fit, as the first tree saw them (no name left from a former fit)."""
+    estimator.n_features_in_ = tree.n_features_in_
+    if hasattr(tree, "feature_names_in_"):
+        estimator.feature_names_in_ = tree.feature_names_in_
+    elif hasattr(estimator, "feature_names_in_"):  # an earlier fit on a DataFrame
+        del estimator.feature_names_in_
+
+
+def _check_columns(estimator, X) -> None:
+    """``X``'s columns against those seen at fit: errors and warnings name the ensemble."""
+    check_is_fitted(estimator, "estimators_")
+    if len(getattr(X, "shape", (0, 0))) != 2:
+        return  # not a table: the trees' validation says so ("Reshape your data")
+    with explained_errors():
+        validate_data(estimator, X, reset=False, skip_check_array=True)
+
+
+#: The trees' own warnings about X's column names: the ensemble has given its own.
+_NAME_WARNINGS = ("X does not have valid feature names", "X has feature names, but")
+
+
+def _tree_call(method, X, seen: set):
+    """``method(X)`` of one tree; each of its warnings is passed on once per prediction.
+
+    The trees of an ensemble share their categorical levels, so a warning about
+    the values of ``X`` (:func:`climbing_trees._categorical.warn_unmatched_levels`)
+    would otherwise come once per tree.
+    """
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        out = method(X)
+    for warning in caught:
+        key = (warning.category, str(warning.message))
+        if key[1].startswith(_NAME_WARNINGS) or key in seen:
+            continue
+        seen.add(key)
+        warnings.warn(warning.message, stacklevel=4)
+    return out
+
+
+def _tree_outputs(estimator, X, method: str) -> list:
+    """Every tree's ``method`` on ``X``, once the ensemble has checked ``X``'s columns."""
+    _check_columns(estimator, X)
+    seen: set = set()
+    return [_tree_call(getattr(tree, method), X, seen) for tree in estimator.estimators_]
 
 
 def _class_labels(estimator, y, regressor: str) -> None:
@@ -187,9 +236,7 @@ class _Forest(_MissingValuesTag, BaseEstimator):
             w = bootstrap_counts(seed, n, given) if self.bootstrap else weights
             trees.append(tree.fit(X, y, sample_weight=w))
         self.estimators_ = trees
-        self.n_features_in_ = trees[0].n_features_in_
-        if hasattr(trees[0], "feature_names_in_"):
-            self.feature_names_in_ = trees[0].feature_names_in_
+        _adopt_columns(self, trees[0])
         if hasattr(trees[0], "classes_"):
             self.classes_ = trees[0].classes_
         return self
@@ -221,8 +268,7 @@ class RandomForestClassifier(ClassifierMixin, _Forest):
         _class_labels(self, y, self._regressor)
 
     def predict_proba(self, X):
-        check_is_fitted(self, "estimators_")
-        probas = [tree.predict_proba(X) for tree in self.estimators_]
+        probas = _tree_outputs(self, X, "predict_proba")
         if isinstance(probas[0], list):  # several outputs: average each output's
             return [np.mean(p, axis=0) for p in zip(*probas, strict=True)]
         return np.mean(probas, axis=0)
@@ -254,8 +300,7 @@ class RandomForestRegressor(RegressorMixin, _Forest):
         _numeric_target(self, y, self._classifier)
 
     def predict(self, X) -> np.ndarray:
-        check_is_fitted(self, "estimators_")
-        return np.mean([tree.predict(X) for tree in self.estimators_], axis=0)
+        return np.mean(_tree_outputs(self, X, "predict"), axis=0)
 
 
 class ExtraTreesClassifier(RandomForestClassifier):
@@ -363,15 +408,15 @@ class GradientBoostingRegressor(RegressorMixin, _MissingValuesTag, BaseEstimator
             F += self.learning_rate * tree.predict(X)
             trees.append(tree)
         self.init_, self.estimators_ = init, trees
-        self.n_features_in_ = trees[0].n_features_in_
+        _adopt_columns(self, trees[0])
         return self
 
     def staged_predict(self, X):
         """Predictions after each stage (a generator), as scikit-learn's."""
-        check_is_fitted(self, "estimators_")
-        F = None
+        _check_columns(self, X)
+        F, seen = None, set()
         for tree in self.estimators_:
-            step = self.learning_rate * tree.predict(X)
+            step = self.learning_rate * _tree_call(tree.predict, X, seen)
             F = np.full(len(step), self.init_) if F is None else F
             F = F + step
             yield F

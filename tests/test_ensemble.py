@@ -5,6 +5,7 @@ from __future__ import annotations
 import warnings
 
 import numpy as np
+import pandas as pd
 import pytest
 from conftest import as_float32_exact
 from sklearn import ensemble as sk
@@ -372,3 +373,32 @@ def test_failed_boosting_fit_keeps_the_previous_model():
         model.set_params(categorical_features=[17]).fit(X, -y)
     assert model.init_ == init and model.estimators_ is trees
     np.testing.assert_array_equal(model.predict(X), expected)
+
+
+@pytest.mark.parametrize("Ensemble", ENSEMBLES)
+def test_ensemble_predict_checks_columns_in_its_own_name(Ensemble):
+    X, y = ensemble_data(Ensemble)
+    frame = pd.DataFrame(X, columns=[f"x{j}" for j in range(X.shape[1])])
+    model = Ensemble(n_estimators=3, random_state=0).fit(X, y)
+    with pytest.raises(ValueError, match=f"but {Ensemble.__name__} is expecting 10 features"):
+        model.predict(X[:, :5])
+    model.fit(frame, y)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        model.predict(X)  # no column names: one warning, naming the ensemble
+    assert [str(w.message) for w in caught] == [
+        f"X does not have valid feature names, but {Ensemble.__name__} was fitted with "
+        "feature names"
+    ]
+    model.fit(X, y)  # refitted on an array: no names left from the first fit
+    assert not hasattr(model, "feature_names_in_")
+
+
+def test_forest_passes_on_each_warning_about_levels_once(penguins):
+    X, y = penguins.drop(columns="species"), penguins["species"]
+    forest = ct.RandomForestClassifier(n_estimators=5, random_state=0).fit(X, y)
+    codes = X.assign(island=X["island"].map({"Biscoe": 0, "Dream": 1, "Torgersen": 2}))
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        forest.predict(codes)
+    assert len(caught) == 1 and "Column 'island' holds numbers" in str(caught[0].message)
