@@ -499,11 +499,13 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
     max_depth : int or None, default=None
         Maximum depth; ``None`` grows until the other rules stop.
     min_samples_split : int or float, default=2
-        Fewest rows a node needs to be split (a float is a fraction of the
-        training rows, rounded up).
+        Fewest rows a node needs to be split.  A float is a fraction of the
+        rows of ``X``, rows of weight 0 included, rounded up
+        (``ceil(fraction * n_samples)``, as in scikit-learn).
     min_samples_leaf : int or float, default=1
-        Fewest rows every leaf keeps.  Candidate splits violating it are
-        skipped; the search takes the best remaining one.
+        Fewest rows every leaf keeps (a float as for ``min_samples_split``).
+        Candidate splits violating it are skipped; the search takes the best
+        remaining one.
     min_impurity_decrease : float, default=0.0
         Split only if ``W_t / W * (I_t - W_L / W_t * I_L - W_R / W_t * I_R)``
         is at least this (scikit-learn's weighted definition).

@@ -48,6 +48,9 @@ import numpy as np
 def resolve_hyperparameters(est, n_samples: int) -> dict:
     """Check an estimator's hyperparameters and turn fractions into counts.
 
+    ``n_samples`` is the number of rows of ``X``, rows of weight 0 included:
+    scikit-learn's ``ceil(fraction * n_samples)``.
+
     Raises ``ValueError`` or ``TypeError`` naming the parameter, the value
     received and what is allowed.  Returns the values the builder uses.
     """
