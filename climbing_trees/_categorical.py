@@ -1159,29 +1159,32 @@ def _looks_numeric(value) -> bool:
 
 
 def _check_not_numbers_with_stray_text(levels: np.ndarray, name, is_frame: bool) -> None:
-    """Refuse a column that ``"auto"`` found categorical but that mixes numbers with text.
+    """Refuse a column that ``"auto"`` found categorical but that is numbers with stray text.
 
     Ages with one ``"?"`` among them would otherwise become a categorical feature
     of as many levels as ages, and predictions on clean numbers would go where
-    unseen levels go; scikit-learn refuses such a column.  ``"auto"`` does not
-    guess: the message says how to make it numbers or to declare it categorical.
+    unseen levels go; scikit-learn refuses such a column.  A column is taken for
+    such when most of its distinct present values, but not all, read as numbers;
+    text levels with a few numbers among them (``"blue"``, ``"1.5"``) stay
+    categorical.  ``"auto"`` does not guess further: the message says how to
+    make the column numbers or to declare it categorical.
     """
     import pandas as pd
 
     present = [v for v in levels if not pd.isna(v)]
     numeric = [v for v in present if _looks_numeric(v)]
-    if not numeric or len(numeric) == len(present):
-        return
     other = [v for v in present if not _looks_numeric(v)]
+    if not other or len(numeric) <= len(other):
+        return
     where = f"X[{name!r}]" if is_frame else f"X[:, {name}]"
     raise ValueError(
-        f"Column {name!r} of X mixes numbers ({', '.join(map(repr, numeric[:3]))}"
-        f"{', ...' if len(numeric) > 3 else ''}) with other values "
+        f"Column {name!r} of X holds numbers ({', '.join(map(repr, numeric[:3]))}"
+        f"{', ...' if len(numeric) > 3 else ''}) and some other values "
         f"({', '.join(map(repr, other[:3]))}{', ...' if len(other) > 3 else ''}), so "
         'categorical_features="auto" cannot tell whether it is numerical or categorical. '
         "If it is numerical, make its values numbers (for example "
         f"pandas.to_numeric({where}, errors='coerce') turns {other[0]!r} into a missing "
-        "value); if it is categorical, list it in categorical_features."
+        "value); otherwise list it in categorical_features to treat it as categorical."
     )
 
 
@@ -1336,10 +1339,11 @@ def _numerical_values(column, name) -> np.ndarray:
     if getattr(dtype, "kind", None) in ("M", "m"):
         # numpy would turn them into nanoseconds; scikit-learn refuses dates next to
         # numbers (and next to text), so they are refused here too, whatever else X holds.
+        from ._validation import DATES_HINT
+
         raise TypeError(
-            f"Column {name!r} of X holds dates or times ({dtype}): turn datetime columns "
-            "into numbers first (for example days since a reference date), or list the "
-            "column in categorical_features to treat each date as a level."
+            f"Column {name!r} of X holds dates or times ({dtype}). {DATES_HINT} Or list "
+            "the column in categorical_features to treat each date as a level."
         )
     try:
         if getattr(dtype, "kind", None) == "O":  # numbers as objects: None, pd.NA are NaN

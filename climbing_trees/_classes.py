@@ -532,10 +532,11 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
         Which columns are categorical (chapter 6).  ``"auto"``: the pandas
         ``category``, ``object``, string (``str``) and ``bool`` columns of a
         DataFrame, or the non-numeric columns of an array; numbers stored as
-        objects stay numerical.  ``"auto"`` refuses a column that mixes
-        numbers with other values (a ``"?"`` among ages): make it numbers, or
-        list it here.  Otherwise a list of column names or indices, a boolean
-        mask, or ``None`` (none).  Levels may be any hashable values.  Missing
+        objects stay numerical.  ``"auto"`` refuses a column of numbers with
+        some text among them (a ``"?"`` among ages: most of its distinct
+        values, not all, read as numbers): make it numbers, or list it here.
+        Otherwise a list of column names or indices, a boolean mask, or
+        ``None`` (none).  Levels may be any hashable values.  Missing
         values (NaN, None, pd.NA) are a level of their own (chapter 10).  At
         predict a level not seen at fit goes where the Notes say; values of
         another kind than every fitted level (the codes 0, 1, 2 of text
