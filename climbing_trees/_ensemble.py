@@ -14,6 +14,11 @@ included):
   then fit each small tree to the residuals of the sum so far and add it,
   shrunk by ``learning_rate``.
 
+Their parameters are checked with scikit-learn's parameter constraints
+(``_parameter_constraints``) before any tree is grown, and their errors and
+warnings name the ensemble, not its trees; a failed ``fit`` keeps the
+previous model.
+
 The seeds follow scikit-learn's scheme: one ``random_state`` gives one seed
 per tree, and a tree's bootstrap sample is drawn from its own seed
 (:func:`bootstrap_counts`), so it can be recomputed, for example for
