@@ -1117,25 +1117,139 @@ def _columns(X):
 
 
 def _is_categorical_column(column, is_frame: bool) -> bool:
-    """The ``"auto"`` rule for one column."""
+    """The ``"auto"`` rule for one column.
+
+    A DataFrame's ``category``, ``bool`` and string columns are categorical, and
+    so are its ``object`` columns and an array's text, bytes, bool and ``object``
+    columns, except that numbers stored as objects (with or without missing
+    values) stay numerical.
+    """
     import pandas as pd
 
-    if is_frame:
-        dtype = column.dtype
-        return bool(
-            isinstance(dtype, pd.CategoricalDtype)
-            or pd.api.types.is_bool_dtype(dtype)
-            or pd.api.types.is_object_dtype(dtype)
-            or pd.api.types.is_string_dtype(dtype)
-        )
-    if column.dtype.kind in "bUS":
+    dtype = column.dtype
+    if is_frame and (
+        isinstance(dtype, pd.CategoricalDtype)
+        or pd.api.types.is_bool_dtype(dtype)
+        or (pd.api.types.is_string_dtype(dtype) and not pd.api.types.is_object_dtype(dtype))
+    ):
         return True
-    if column.dtype.kind == "O":  # numbers stored as objects stay numerical
-        return not all(
-            isinstance(v, (int, float, np.number)) and not isinstance(v, (bool, np.bool_))
-            for v in column
-        )
+    if dtype.kind in "bUS":
+        return True
+    if dtype.kind == "O":  # numbers stored as objects stay numerical
+        kind = pd.api.types.infer_dtype(column, skipna=True)
+        return kind not in ("integer", "floating", "mixed-integer-float")
     return False
+
+
+def _looks_numeric(value) -> bool:
+    """A number (not a bool), or text that reads as a finite number (``"23"``, ``" 4.5"``)."""
+    import math
+    import numbers
+
+    if isinstance(value, (bool, np.bool_)):
+        return False
+    if isinstance(value, numbers.Real):
+        return True
+    if isinstance(value, str):
+        try:
+            return math.isfinite(float(value))
+        except ValueError:
+            return False
+    return False
+
+
+def _check_not_numbers_with_stray_text(levels: np.ndarray, name, is_frame: bool) -> None:
+    """Refuse a column that ``"auto"`` found categorical but that is numbers with stray text.
+
+    Ages with one ``"?"`` among them would otherwise become a categorical feature
+    of as many levels as ages, and predictions on clean numbers would go where
+    unseen levels go; scikit-learn refuses such a column.  A column is taken for
+    such when most of its distinct present values, but not all, read as numbers;
+    text levels with a few numbers among them (``"blue"``, ``"1.5"``) stay
+    categorical.  ``"auto"`` does not guess further: the message says how to
+    make the column numbers or to declare it categorical.
+    """
+    import pandas as pd
+
+    present = [v for v in levels if not pd.isna(v)]
+    numeric = [v for v in present if _looks_numeric(v)]
+    other = [v for v in present if not _looks_numeric(v)]
+    if not other or len(numeric) <= len(other):
+        return
+    where = f"X[{name!r}]" if is_frame else f"X[:, {name}]"
+    raise ValueError(
+        f"Column {name!r} of X holds numbers ({', '.join(map(repr, numeric[:3]))}"
+        f"{', ...' if len(numeric) > 3 else ''}) and some other values "
+        f"({', '.join(map(repr, other[:3]))}{', ...' if len(other) > 3 else ''}), so "
+        'categorical_features="auto" cannot tell whether it is numerical or categorical. '
+        "If it is numerical, make its values numbers (for example "
+        f"pandas.to_numeric({where}, errors='coerce') turns {other[0]!r} into a missing "
+        "value); otherwise list it in categorical_features to treat it as categorical."
+    )
+
+
+def _kind_of_level(value) -> str:
+    """The kind of a level, as the warnings of :func:`warn_unmatched_levels` name it."""
+    import numbers
+
+    if isinstance(value, (bool, np.bool_)):
+        return "booleans"
+    if isinstance(value, numbers.Number):
+        return "numbers"
+    if isinstance(value, (str, bytes)):
+        return "text"
+    return type(value).__name__
+
+
+def warn_unmatched_levels(
+    name, values: np.ndarray, codes: np.ndarray, levels, stacklevel: int = 6
+) -> None:
+    """Warn when a column's values at predict cannot be the levels seen at fit.
+
+    Unseen levels are allowed (they go to the heavier child), but two cases are
+    almost always a mistake that would otherwise pass in silence: values of
+    another kind than every fitted level (the integer codes 0, 1, 2 of text
+    levels, or text for numeric levels), and a column of two or more present
+    values none of which matches a fitted level (one row of a new level is the
+    ordinary unseen level).  Missing values are left out of both checks.
+    ``stacklevel`` 6 points at the caller of an estimator's ``predict``.
+    """
+    import warnings
+
+    import pandas as pd
+
+    unseen = codes < 0
+    if not unseen.any():
+        return
+    present = ~pd.isna(values)
+    unseen &= present
+    if not unseen.any():
+        return
+    fitted = [v for v in levels if not pd.isna(v)]
+    shown = ", ".join(map(repr, fitted[:5])) + (", ..." if len(fitted) > 5 else "")
+    try:
+        new = pd.unique(pd.Series(values[unseen], dtype=object)).tolist()
+    except TypeError:  # unhashable values: their kinds still tell
+        new = list(values[unseen])
+    kinds = {_kind_of_level(v) for v in fitted}
+    strange = [v for v in new if _kind_of_level(v) not in kinds]
+    if strange:
+        kind = _kind_of_level(strange[0])
+        message = (
+            f"Column {name!r} holds {kind} (for example {strange[0]!r}) where fit saw "
+            f"{' and '.join(sorted(kinds))} as levels ({shown}): such values match no level "
+            "and go where unseen levels go. Predict with the levels themselves (not, "
+            "for example, their codes)."
+        )
+    elif unseen.sum() == present.sum() >= 2:
+        message = (
+            f"No value of column {name!r} matches a level seen at fit ({shown}; here for "
+            f"example {new[0]!r}): every row goes where unseen levels go. Check the "
+            "column's values (spelling, type) against the model's categories_."
+        )
+    else:
+        return
+    warnings.warn(message, UserWarning, stacklevel=stacklevel)
 
 
 def resolve_categorical_features(categorical_features, columns, names, is_frame) -> np.ndarray:
@@ -1219,7 +1333,26 @@ def _categorical_values(column, name) -> np.ndarray:
 
 
 def _numerical_values(column, name) -> np.ndarray:
+    import pandas as pd
+
+    dtype = getattr(column, "dtype", None)
+    if getattr(dtype, "kind", None) in ("M", "m"):
+        # numpy would turn them into nanoseconds; scikit-learn refuses dates next to
+        # numbers (and next to text), so they are refused here too, whatever else X holds.
+        from ._validation import DATES_HINT
+
+        raise TypeError(
+            f"Column {name!r} of X holds dates or times ({dtype}). {DATES_HINT} Or list "
+            "the column in categorical_features to treat each date as a level."
+        )
     try:
+        if getattr(dtype, "kind", None) == "O":  # numbers as objects: None, pd.NA are NaN
+            values = np.asarray(column, dtype=object)
+            missing = pd.isna(values)
+            if missing.any():
+                values = values.copy()
+                values[missing] = np.nan
+            return values.astype(float)
         return np.asarray(column, dtype=float)
     except (TypeError, ValueError) as exc:
         raise ValueError(
@@ -1268,7 +1401,9 @@ def encode_categorical(X, categorical_features="auto", categories=None):
     columns, names, is_frame = _columns(X)
     if columns is None:
         return X, None, None
-    if categories is None:
+    fitting = categories is None
+    auto = isinstance(categorical_features, str) and categorical_features == "auto"
+    if fitting:
         mask = resolve_categorical_features(categorical_features, columns, names, is_frame)
         categories = [None] * len(columns)
     else:
@@ -1283,9 +1418,16 @@ def encode_categorical(X, categorical_features="auto", categories=None):
             out[:, j] = _numerical_values(column, name)
             continue
         values = _categorical_values(column, name)
-        if categories[j] is None:
+        if fitting:
             categories[j] = _levels_of(column, values)
+            dtype = column.dtype
+            if auto and not (
+                isinstance(dtype, pd.CategoricalDtype) or pd.api.types.is_bool_dtype(dtype)
+            ):
+                _check_not_numbers_with_stray_text(categories[j], name, is_frame)
         out[:, j] = pd.Index(categories[j], dtype=object).get_indexer(values)
+        if not fitting:
+            warn_unmatched_levels(name, values, out[:, j], categories[j])
     if is_frame:
         out = pd.DataFrame(out, columns=X.columns, index=X.index)
     return out, mask, categories

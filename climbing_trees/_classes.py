@@ -11,7 +11,7 @@ from sklearn.utils import Bunch
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_data
 
-from ._categorical import check_categorical_split, encode_categorical
+from ._categorical import check_categorical_split, encode_categorical, warn_unmatched_levels
 from ._criteria import CLASSIFICATION_CRITERIA, REGRESSION_CRITERIA, one_hot, output_criterion
 from ._growth import grow_tree
 from ._levelwise import grow_tree_levelwise, levelwise_absolute_error
@@ -69,12 +69,14 @@ def _float_frame_named(X, names) -> bool:
     )
 
 
-def _encode_numeric_levels(X: np.ndarray, categories: list) -> np.ndarray | None:
+def _encode_numeric_levels(X: np.ndarray, categories: list, names=None) -> np.ndarray | None:
     """Level codes of a float array whose categorical levels are all plain numbers.
 
     The same codes as :func:`encode_categorical` (a value equal to a level gets
     that level's position, any other value -1), found by ``searchsorted`` on the
-    sorted levels instead of through a pandas object index.  Returns ``None``
+    sorted levels instead of through a pandas object index, and the same
+    warnings (:func:`~climbing_trees._categorical.warn_unmatched_levels`; the
+    columns are called by ``names``, or by their indices).  Returns ``None``
     when some level is not a plain int or float exactly equal to its float
     (booleans, strings, huge integers...): the caller then takes the general path.
     """
@@ -100,6 +102,8 @@ def _encode_numeric_levels(X: np.ndarray, categories: list) -> np.ndarray | None
         column = X[:, j]
         at = np.minimum(np.searchsorted(ordered, column), len(ordered) - 1)
         out[:, j] = np.where(ordered[at] == column, order[at], -1)
+        name = j if names is None else names[j]
+        warn_unmatched_levels(name, column, out[:, j], levels)
     return out
 
 
@@ -126,6 +130,32 @@ def _check_outputs(y) -> np.ndarray:
     if y.ndim == 2 and y.shape[1] == 1 or y.ndim != 2:
         return column_or_1d(y, warn=False)
     return y
+
+
+def _check_classification_labels(y: np.ndarray) -> None:
+    """scikit-learn's check of class labels, with an explanation where it gives none.
+
+    scikit-learn 1.9.1 sorts all of a 2-D ``y`` at once to tell its kind, so
+    outputs whose labels cannot be compared (integers in one column, strings in
+    another) stop it with a bare ``TypeError: '<' not supported ...``.  The
+    same error is raised here (scikit-learn refuses such a ``y`` too), saying
+    which outputs hold which types and how to make them comparable.
+    """
+    try:
+        check_classification_targets(y)
+    except TypeError as exc:
+        if y.ndim != 2 or "not supported between" not in str(exc):
+            raise
+        types = "; ".join(
+            f"output {k}: "
+            + ", ".join(sorted({type(v).__name__ for v in y[:, k] if v == v}))  # v == v: not NaN
+            for k in range(y.shape[1])
+        )
+        raise TypeError(
+            f"{exc}: the labels of y cannot be compared with each other ({types}), so "
+            "the kind of target cannot be told (scikit-learn refuses such a y too). Give "
+            "every output labels of one type, for example strings with y.astype(str)."
+        ) from exc
 
 
 class BaseDecisionTree(BaseEstimator):
@@ -222,10 +252,12 @@ class BaseDecisionTree(BaseEstimator):
         # Only weight ratios matter: an exact rescaling keeps w * y**2 from
         # overflowing (huge weights) and w * y from underflowing (tiny ones).
         sample_weight, weight_scale = power_of_two_scale(sample_weight)
+        # Fractions count every row of X, zero-weight rows included, as scikit-learn's
+        # ceil(fraction * n_samples) does.
+        params = resolve_hyperparameters(learner, len(X))
         keep = sample_weight > 0  # a zero weight removes the row
         if not keep.all():
             X, Y, sample_weight = X[keep], Y[keep], sample_weight[keep]
-        params = resolve_hyperparameters(learner, len(X))
         # Several outputs: the criterion carries each output's columns in Y.
         params["criterion"] = output_criterion(params["criterion"], learner._output_widths())
         max_leaf_nodes = params.pop("max_leaf_nodes")
@@ -365,7 +397,8 @@ class BaseDecisionTree(BaseEstimator):
             has_missing = state != "finite"
             if not self.is_categorical_.any():
                 return plain, has_missing
-            encoded = _encode_numeric_levels(plain, self.categories_)
+            names = getattr(self, "feature_names_in_", None)
+            encoded = _encode_numeric_levels(plain, self.categories_, names)
             if encoded is not None:
                 return encoded, has_missing
         with explained_errors():
@@ -466,11 +499,13 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
     max_depth : int or None, default=None
         Maximum depth; ``None`` grows until the other rules stop.
     min_samples_split : int or float, default=2
-        Fewest rows a node needs to be split (a float is a fraction of the
-        training rows, rounded up).
+        Fewest rows a node needs to be split.  A float is a fraction of the
+        rows of ``X``, rows of weight 0 included, rounded up
+        (``ceil(fraction * n_samples)``, as in scikit-learn).
     min_samples_leaf : int or float, default=1
-        Fewest rows every leaf keeps.  Candidate splits violating it are
-        skipped; the search takes the best remaining one.
+        Fewest rows every leaf keeps (a float as for ``min_samples_split``).
+        Candidate splits violating it are skipped; the search takes the best
+        remaining one.
     min_impurity_decrease : float, default=0.0
         Split only if ``W_t / W * (I_t - W_L / W_t * I_L - W_R / W_t * I_R)``
         is at least this (scikit-learn's weighted definition).
@@ -496,9 +531,16 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
     categorical_features : "auto", None, list or bool mask, default="auto"
         Which columns are categorical (chapter 6).  ``"auto"``: the pandas
         ``category``, ``object``, string (``str``) and ``bool`` columns of a
-        DataFrame, or the non-numeric columns of an array.  Otherwise a list
-        of column names or indices, a boolean mask, or ``None`` (none).
-        Levels may be any hashable values; missing values raise ``ValueError``.
+        DataFrame, or the non-numeric columns of an array; numbers stored as
+        objects stay numerical.  ``"auto"`` refuses a column of numbers with
+        some text among them (a ``"?"`` among ages: most of its distinct
+        values, not all, read as numbers): make it numbers, or list it here.
+        Otherwise a list of column names or indices, a boolean mask, or
+        ``None`` (none).  Levels may be any hashable values.  Missing
+        values (NaN, None, pd.NA) are a level of their own (chapter 10).  At
+        predict a level not seen at fit goes where the Notes say; values of
+        another kind than every fitted level (the codes 0, 1, 2 of text
+        levels), or two or more values none of which was seen, also warn.
     categorical_split : {"auto", "one_vs_rest", "partition"}, default="auto"
         How categorical splits are searched.  ``"one_vs_rest"``: one level
         against the others (chapter 6).  ``"partition"``: levels sorted by
@@ -722,7 +764,7 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
 
     def _encode_target(self, y) -> np.ndarray:
         if np.asarray(y).dtype.kind not in "biu":  # integer labels are always classes
-            check_classification_targets(y)
+            _check_classification_labels(y)
         if y.ndim == 1:
             self.classes_, codes = np.unique(y, return_inverse=True)
             self.n_classes_ = len(self.classes_)

@@ -14,6 +14,11 @@ included):
   then fit each small tree to the residuals of the sum so far and add it,
   shrunk by ``learning_rate``.
 
+Their parameters are checked with scikit-learn's parameter constraints
+(``_parameter_constraints``) before any tree is grown, and their errors and
+warnings name the ensemble, not its trees; a failed ``fit`` keeps the
+previous model.
+
 The seeds follow scikit-learn's scheme: one ``random_state`` gives one seed
 per tree, and a tree's bootstrap sample is drawn from its own seed
 (:func:`bootstrap_counts`), so it can be recomputed, for example for
@@ -22,18 +27,45 @@ out-of-bag estimates.
 
 from __future__ import annotations
 
-import numbers
+import warnings
+from numbers import Integral, Real
 
 import numpy as np
-from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
+from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin, _fit_context
 from sklearn.utils import check_consistent_length, check_random_state
-from sklearn.utils.validation import _num_samples, check_is_fitted, column_or_1d
+from sklearn.utils._param_validation import Interval, RealNotInt, StrOptions
+from sklearn.utils.validation import _num_samples, check_is_fitted, column_or_1d, validate_data
 
-from ._classes import DecisionTreeClassifier, DecisionTreeRegressor
-from ._validation import _check_int, check_sample_weight
+from ._classes import (
+    MAX_ABS_TARGET,
+    DecisionTreeClassifier,
+    DecisionTreeRegressor,
+    _check_classification_labels,
+)
+from ._validation import check_sample_weight, explained_errors, power_of_two_scale
 
 #: The largest seed scikit-learn gives a tree of an ensemble (``np.iinfo(np.int32).max``).
 MAX_SEED = np.iinfo(np.int32).max
+
+#: scikit-learn's parameter constraints for the tree parameters an ensemble passes on,
+#: with the ranges of this package's trees (a fraction of rows may be 1.0).  ``fit``
+#: checks every parameter before it grows a tree, and the error names the ensemble.
+_TREE_PARAMETERS = {
+    "max_depth": [Interval(Integral, 1, None, closed="left"), None],
+    "min_samples_leaf": [
+        Interval(Integral, 1, None, closed="left"),
+        Interval(RealNotInt, 0.0, 1.0, closed="right"),
+    ],
+    "max_features": [
+        Interval(Integral, 1, None, closed="left"),
+        Interval(RealNotInt, 0.0, 1.0, closed="right"),
+        StrOptions({"sqrt", "log2"}),
+        None,
+    ],
+    "random_state": ["random_state"],
+    "categorical_features": [StrOptions({"auto"}), "array-like", None],
+    "n_estimators": [Interval(Integral, 1, None, closed="left")],
+}
 
 
 def bootstrap_counts(seed: int, n_samples: int, sample_weight=None) -> np.ndarray:
@@ -75,6 +107,87 @@ def _rows_and_weights(estimator, X, y, sample_weight):
     return n, check_sample_weight(sample_weight, n)
 
 
+def _adopt_columns(estimator, tree) -> None:
+    """The columns seen at fit, as the first tree saw them (no name left from a former fit)."""
+    estimator.n_features_in_ = tree.n_features_in_
+    if hasattr(tree, "feature_names_in_"):
+        estimator.feature_names_in_ = tree.feature_names_in_
+    elif hasattr(estimator, "feature_names_in_"):  # an earlier fit on a DataFrame
+        del estimator.feature_names_in_
+
+
+def _check_columns(estimator, X) -> None:
+    """``X``'s columns against those seen at fit: errors and warnings name the ensemble."""
+    check_is_fitted(estimator, "estimators_")
+    if len(getattr(X, "shape", (0, 0))) != 2:
+        return  # not a table: the trees' validation says so ("Reshape your data")
+    with explained_errors():
+        validate_data(estimator, X, reset=False, skip_check_array=True)
+
+
+#: The trees' own warnings about X's column names: the ensemble has given its own.
+_NAME_WARNINGS = ("X does not have valid feature names", "X has feature names, but")
+
+
+def _tree_call(method, X, seen: set):
+    """``method(X)`` of one tree; each of its warnings is passed on once per prediction.
+
+    The trees of an ensemble share their categorical levels, so a warning about
+    the values of ``X`` (:func:`climbing_trees._categorical.warn_unmatched_levels`)
+    would otherwise come once per tree.
+    """
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        out = method(X)
+    for warning in caught:
+        key = (warning.category, str(warning.message))
+        if key[1].startswith(_NAME_WARNINGS) or key in seen:
+            continue
+        seen.add(key)
+        warnings.warn(warning.message, stacklevel=4)
+    return out
+
+
+def _tree_outputs(estimator, X, method: str) -> list:
+    """Every tree's ``method`` on ``X``, once the ensemble has checked ``X``'s columns."""
+    _check_columns(estimator, X)
+    seen: set = set()
+    return [_tree_call(getattr(tree, method), X, seen) for tree in estimator.estimators_]
+
+
+def _class_labels(estimator, y, regressor: str) -> None:
+    """Refuse a ``y`` that is no set of class labels, naming the ensemble (not its trees)."""
+    y = np.asarray(y)
+    if y.dtype.kind in "biu":  # integer labels are always classes
+        return
+    try:
+        _check_classification_labels(y)
+    except ValueError as exc:
+        raise ValueError(
+            f"{exc} {type(estimator).__name__} needs class labels (integers, strings, "
+            f"booleans); for a continuous target use {regressor}."
+        ) from exc
+
+
+def _numeric_target(estimator, y, classifier: str) -> np.ndarray:
+    """``y`` as floats, finite and within the trees' limit, or an error naming the ensemble."""
+    name = type(estimator).__name__
+    try:
+        y = np.asarray(y, dtype=float)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(
+            f"{name} needs a numeric target y; for class labels use {classifier}."
+        ) from exc
+    if not np.all(np.isfinite(y)):
+        raise ValueError("y contains NaN or infinity; drop or impute those rows.")
+    if np.any(np.abs(y) > MAX_ABS_TARGET):
+        raise ValueError(
+            f"y has values beyond +/-{MAX_ABS_TARGET:g}, whose squares overflow; "
+            "rescale y (for example divide it by a constant)."
+        )
+    return y
+
+
 class _MissingValuesTag:
     """Ensembles accept NaN in ``X`` as their trees do (chapter 10): the tag says so."""
 
@@ -96,6 +209,7 @@ class _Forest(_MissingValuesTag, BaseEstimator):
 
     _tree_class: type
     _splitter: str
+    _parameter_constraints: dict = {**_TREE_PARAMETERS, "bootstrap": ["boolean"]}
 
     def __init__(self, n_estimators=100, *, max_features="sqrt", max_depth=None,
                  min_samples_leaf=1, bootstrap=True, random_state=None,
@@ -105,11 +219,15 @@ class _Forest(_MissingValuesTag, BaseEstimator):
         self.bootstrap, self.random_state = bootstrap, random_state
         self.categorical_features = categorical_features
 
+    def _check_target(self, y) -> None:
+        """Checks of ``y`` that name the ensemble rather than its trees."""
+
+    @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y, sample_weight=None):
-        _check_int(self.n_estimators, "n_estimators", low=1)
         if np.asarray(y).ndim == 2 and np.asarray(y).shape[1] == 1:
             y = column_or_1d(y, warn=True)  # a column vector warns, as scikit-learn's forests
         n, weights = _rows_and_weights(self, X, y, sample_weight)
+        self._check_target(y)
         rng = check_random_state(self.random_state)
         seeds = rng.randint(MAX_SEED, size=self.n_estimators)
         given = None if sample_weight is None else weights  # draws rows by weight
@@ -123,9 +241,7 @@ class _Forest(_MissingValuesTag, BaseEstimator):
             w = bootstrap_counts(seed, n, given) if self.bootstrap else weights
             trees.append(tree.fit(X, y, sample_weight=w))
         self.estimators_ = trees
-        self.n_features_in_ = trees[0].n_features_in_
-        if hasattr(trees[0], "feature_names_in_"):
-            self.feature_names_in_ = trees[0].feature_names_in_
+        _adopt_columns(self, trees[0])
         if hasattr(trees[0], "classes_"):
             self.classes_ = trees[0].classes_
         return self
@@ -143,10 +259,21 @@ class RandomForestClassifier(ClassifierMixin, _Forest):
     """
 
     _tree_class, _splitter = DecisionTreeClassifier, "best"
+    _regressor = "RandomForestRegressor"  # named in the error on a continuous y
+
+    def __init__(self, n_estimators=100, *, max_features="sqrt", max_depth=None,
+                 min_samples_leaf=1, bootstrap=True, random_state=None,
+                 categorical_features="auto"):  # fmt: skip
+        super().__init__(n_estimators, max_features=max_features, max_depth=max_depth,
+                         min_samples_leaf=min_samples_leaf, bootstrap=bootstrap,
+                         random_state=random_state,
+                         categorical_features=categorical_features)  # fmt: skip
+
+    def _check_target(self, y) -> None:
+        _class_labels(self, y, self._regressor)
 
     def predict_proba(self, X):
-        check_is_fitted(self, "estimators_")
-        probas = [tree.predict_proba(X) for tree in self.estimators_]
+        probas = _tree_outputs(self, X, "predict_proba")
         if isinstance(probas[0], list):  # several outputs: average each output's
             return [np.mean(p, axis=0) for p in zip(*probas, strict=True)]
         return np.mean(probas, axis=0)
@@ -164,6 +291,7 @@ class RandomForestRegressor(RegressorMixin, _Forest):
     """Random forest of :class:`DecisionTreeRegressor`; averages the predictions."""
 
     _tree_class, _splitter = DecisionTreeRegressor, "best"
+    _classifier = "RandomForestClassifier"  # named in the error on a y of labels
 
     def __init__(self, n_estimators=100, *, max_features=1.0, max_depth=None,
                  min_samples_leaf=1, bootstrap=True, random_state=None,
@@ -173,15 +301,17 @@ class RandomForestRegressor(RegressorMixin, _Forest):
                          random_state=random_state,
                          categorical_features=categorical_features)  # fmt: skip
 
+    def _check_target(self, y) -> None:
+        _numeric_target(self, y, self._classifier)
+
     def predict(self, X) -> np.ndarray:
-        check_is_fitted(self, "estimators_")
-        return np.mean([tree.predict(X) for tree in self.estimators_], axis=0)
+        return np.mean(_tree_outputs(self, X, "predict"), axis=0)
 
 
 class ExtraTreesClassifier(RandomForestClassifier):
     """Extremely randomised trees (Geurts et al. 2006): random thresholds, all rows."""
 
-    _splitter = "random"
+    _splitter, _regressor = "random", "ExtraTreesRegressor"
 
     def __init__(self, n_estimators=100, *, max_features="sqrt", max_depth=None,
                  min_samples_leaf=1, bootstrap=False, random_state=None,
@@ -195,7 +325,7 @@ class ExtraTreesClassifier(RandomForestClassifier):
 class ExtraTreesRegressor(RandomForestRegressor):
     """Extremely randomised regression trees: random thresholds, all rows."""
 
-    _splitter = "random"
+    _splitter, _classifier = "random", "ExtraTreesClassifier"
 
     def __init__(self, n_estimators=100, *, max_features=1.0, max_depth=None,
                  min_samples_leaf=1, bootstrap=False, random_state=None,
@@ -204,6 +334,33 @@ class ExtraTreesRegressor(RandomForestRegressor):
                          min_samples_leaf=min_samples_leaf, bootstrap=bootstrap,
                          random_state=random_state,
                          categorical_features=categorical_features)  # fmt: skip
+
+
+def _fit_residuals(tree, X, residual, sample_weight, stage: int, rate) -> None:
+    """Fit a boosting stage's tree to the residuals, scaled when they pass the trees' limit.
+
+    The residuals ``y - F`` can reach twice the largest ``|y|``, beyond the
+    ``1e150`` a tree accepts.  Dividing them by a power of two is exact, and
+    so a squared-error tree grown on them has the same splits; multiplying
+    its values (and its impurities, by the square) back gives the tree of the
+    unscaled residuals.  Residuals past ``2**511`` (whose squares would
+    overflow even so) mean the stages diverge.
+    """
+    largest = float(np.max(np.abs(residual)))
+    if not largest <= 2.0**511:  # NaN and infinity too
+        raise ValueError(
+            f"The residuals of stage {stage} reach {largest:g}: the stages diverge with "
+            f"learning_rate={rate!r}; use a learning_rate of at most 1."
+        )
+    if largest <= MAX_ABS_TARGET:
+        tree.fit(X, residual, sample_weight=sample_weight)
+        return
+    scale = 2.0 ** int(np.ceil(np.log2(largest / MAX_ABS_TARGET)))
+    while largest / scale > MAX_ABS_TARGET:  # in case the logarithm rounded down
+        scale *= 2.0
+    tree.fit(X, residual / scale, sample_weight=sample_weight)
+    tree.tree_.value *= scale
+    tree.tree_.impurity *= scale * scale
 
 
 class GradientBoostingRegressor(RegressorMixin, _MissingValuesTag, BaseEstimator):
@@ -215,7 +372,18 @@ class GradientBoostingRegressor(RegressorMixin, _MissingValuesTag, BaseEstimator
     parameters, scikit-learn's ``GradientBoostingRegressor(criterion=
     "squared_error", subsample=1.0)`` makes the same predictions on tie-free
     data (chapter 11 and the tests check it).
+
+    Every ``y`` its trees accept (``|y| <= 1e150``) is accepted, although
+    the residuals may reach twice that: a stage whose residuals pass the
+    trees' limit fits them divided by a power of two, and its tree's values
+    are multiplied back (both exact), so the model is the one an exact
+    rescaling of ``y`` gives.
     """
+
+    _parameter_constraints: dict = {
+        **_TREE_PARAMETERS,
+        "learning_rate": [Interval(Real, 0.0, None, closed="neither")],
+    }
 
     def __init__(self, n_estimators=100, *, learning_rate=0.1, max_depth=3,
                  min_samples_leaf=1, max_features=None, random_state=None,
@@ -225,36 +393,35 @@ class GradientBoostingRegressor(RegressorMixin, _MissingValuesTag, BaseEstimator
         self.max_features, self.random_state = max_features, random_state
         self.categorical_features = categorical_features
 
+    @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y, sample_weight=None):
-        _check_int(self.n_estimators, "n_estimators", low=1)
-        rate = self.learning_rate
-        if isinstance(rate, bool) or not isinstance(rate, numbers.Real) or not rate > 0:
-            raise ValueError(f"learning_rate={rate!r} is invalid; use a number > 0.")
         _, sample_weight = _rows_and_weights(self, X, y, sample_weight)
-        y = column_or_1d(y, warn=True).astype(float)
-        if not np.all(np.isfinite(y)):
-            raise ValueError("y contains NaN or infinity; drop or impute those rows.")
+        y = _numeric_target(self, column_or_1d(y, warn=True), "RandomForestClassifier")
         rng = check_random_state(self.random_state)
-        self.init_ = float(np.average(y, weights=sample_weight))
-        F = np.full(len(y), self.init_)
-        self.estimators_ = []
-        for _ in range(self.n_estimators):
+        # The weighted mean with the weights the trees use (rescaled by a power of two,
+        # exactly): with weights near 1e300 the sum of w * y would overflow.
+        init = float(np.average(y, weights=power_of_two_scale(sample_weight)[0]))
+        F = np.full(len(y), init)
+        trees = []  # the fitted state changes only once every stage has succeeded
+        for stage in range(self.n_estimators):
             tree = DecisionTreeRegressor(
                 max_depth=self.max_depth, min_samples_leaf=self.min_samples_leaf,
                 max_features=self.max_features, random_state=rng.randint(MAX_SEED),
                 categorical_features=self.categorical_features,
-            ).fit(X, y - F, sample_weight=sample_weight)  # fmt: skip
-            F += rate * tree.predict(X)
-            self.estimators_.append(tree)
-        self.n_features_in_ = self.estimators_[0].n_features_in_
+            )  # fmt: skip
+            _fit_residuals(tree, X, y - F, sample_weight, stage, self.learning_rate)
+            F += self.learning_rate * tree.predict(X)
+            trees.append(tree)
+        self.init_, self.estimators_ = init, trees
+        _adopt_columns(self, trees[0])
         return self
 
     def staged_predict(self, X):
         """Predictions after each stage (a generator), as scikit-learn's."""
-        check_is_fitted(self, "estimators_")
-        F = None
+        _check_columns(self, X)
+        F, seen = None, set()
         for tree in self.estimators_:
-            step = self.learning_rate * tree.predict(X)
+            step = self.learning_rate * _tree_call(tree.predict, X, seen)
             F = np.full(len(step), self.init_) if F is None else F
             F = F + step
             yield F

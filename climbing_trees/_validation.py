@@ -9,8 +9,10 @@ call these checks.  Every rejected input raises ``ValueError`` or
 * infinity in a numerical column of ``X`` (NaN there is a missing value,
   chapter 10), NaN or infinity in ``y``;
 * ``X`` that is empty, 1-D, 3-D, sparse, complex, or has duplicate column
-  names, or mixes datetime and numeric columns; text in a column declared
-  numerical; ``X`` and ``y`` of different lengths;
+  names, or holds datetime or timedelta columns next to numeric or categorical
+  ones (unless declared categorical); text in a column declared numerical, and
+  with ``categorical_features="auto"`` a column of numbers with stray text
+  (:mod:`climbing_trees._categorical`); ``X`` and ``y`` of different lengths;
 * at predict time: another number of columns, or other column names or order;
 * sample weights that are negative, NaN, infinite, complex, all zero, of the
   wrong length, or whose sum overflows;
@@ -45,6 +47,9 @@ import numpy as np
 
 def resolve_hyperparameters(est, n_samples: int) -> dict:
     """Check an estimator's hyperparameters and turn fractions into counts.
+
+    ``n_samples`` is the number of rows of ``X``, rows of weight 0 included:
+    scikit-learn's ``ceil(fraction * n_samples)``.
 
     Raises ``ValueError`` or ``TypeError`` naming the parameter, the value
     received and what is allowed.  Returns the values the builder uses.
@@ -224,6 +229,13 @@ _TEXT_HINT = (
     "sklearn.preprocessing.OrdinalEncoder), or list them in categorical_features."
 )
 
+#: How to fix dates or times next to other columns (scikit-learn's validation refuses
+#: them next to numbers; :func:`climbing_trees.encode_categorical` next to levels).
+DATES_HINT = (
+    "X mixes dates or times with other columns: turn datetime columns into numbers "
+    "first (for example days since a reference date)."
+)
+
 #: Fragments of scikit-learn's input-validation messages, each with the hint
 #: that this package appends: scikit-learn names the problem, the hint says
 #: how to fix it.  Tests assert on both halves, so a reworded message upstream
@@ -251,11 +263,7 @@ _HINTS: tuple[tuple[str, str], ...] = (
         "Complex data not supported",
         "Pass real numbers: for example the real and imaginary parts as two columns.",
     ),
-    (
-        "could not be promoted",
-        "X mixes dates or times with numbers: turn datetime columns into numbers first "
-        "(for example days since a reference date).",
-    ),
+    ("could not be promoted", DATES_HINT),
     ("0 feature(s)", "Pass at least one column (feature)."),
     ("could not convert", _TEXT_HINT),
     ("Cannot cast", _TEXT_HINT),  # a pandas ``str`` column

@@ -5,11 +5,14 @@ Chapters 6 and 7 of the book explain what is tested here.
 
 from __future__ import annotations
 
+import copy
 import pickle
+import warnings
 
 import numpy as np
 import pandas as pd
 import pytest
+from conftest import assert_same_fitted_state
 
 import climbing_trees as ct
 from climbing_trees._categorical import CATEGORICAL_SEARCHES
@@ -594,3 +597,97 @@ def test_encode_without_categorical_columns_returns_x_itself(monkeypatch):
         out, *rest = ct.encode_categorical(given, categories=categories)
         assert out is given and rest == list(expected)
     assert ct.encode_categorical(frame[["a", "b"]], categories=categories)[1] is None
+
+
+# --- what "auto" will not guess, and predicting with the wrong kind of values ---------------
+
+
+def stray_text_ages(kind: str):
+    """Ages with one "?" among them: as Python objects, or as text (read from a CSV file)."""
+    ages = [23 + (7 * i) % 40 for i in range(40)]
+    values = [str(a) for a in ages] if kind == "text" else list(ages)
+    values[5] = "?"
+    return pd.DataFrame({"age": pd.Series(values, dtype=object), "x": np.arange(40.0)})
+
+
+@pytest.mark.parametrize("kind", ["objects", "text"])
+def test_auto_refuses_numbers_with_stray_text(kind):
+    X = stray_text_ages(kind)
+    y = np.arange(40.0)
+    model = ct.DecisionTreeRegressor().fit(X.assign(age=np.arange(40.0)), y)
+    before = copy.deepcopy(model)
+    with pytest.raises(ValueError, match="Column 'age' of X holds numbers") as info:
+        model.fit(X, y)
+    message = str(info.value)
+    assert "'?'" in message and "pandas.to_numeric" in message
+    assert "categorical_features" in message
+    assert_same_fitted_state(model, before)  # a failed fit keeps the previous model
+    # Declared, the column is categorical; declared numerical, it is not a number.
+    declared = ct.DecisionTreeRegressor(categorical_features=["age"]).fit(X, y)
+    assert declared.is_categorical_.tolist() == [True, False]
+    with pytest.raises(ValueError, match="could not convert string to float: '\\?'"):
+        ct.DecisionTreeRegressor(categorical_features=None).fit(X, y)
+    # The same column in an array of objects.
+    with pytest.raises(ValueError, match="Column 0 of X holds numbers"):
+        ct.DecisionTreeRegressor().fit(X.to_numpy(dtype=object), y)
+
+
+def test_numbers_stored_as_objects_in_a_frame_stay_numerical():
+    """As in an array of objects: a column of numbers (and missing values) is numerical."""
+    ages = pd.Series([23, 45, None, 31, 60, 38], dtype=object)
+    X, y = pd.DataFrame({"age": ages}), np.array([0.0, 1.0, 0.0, 0.0, 1.0, 1.0])
+    model = ct.DecisionTreeRegressor().fit(X, y)
+    assert model.is_categorical_.tolist() == [False]
+    as_floats = ct.DecisionTreeRegressor().fit(X.astype(float), y)
+    new = pd.DataFrame({"age": [30.0, 50.0, 70.0]})
+    np.testing.assert_array_equal(model.predict(new), as_floats.predict(new))
+
+
+def test_auto_refuses_only_mostly_numbers():
+    """Numbers with some text are refused; text alone, or text with a few numbers, is not."""
+    y = [0.0, 1.0, 2.0, 0.0, 3.0]
+    for values in (["10", "20", "30", "10", "40"], ["blue", "green", "1.5", "", "blue"]):
+        X = pd.DataFrame({"c": pd.Series(values, dtype=object)})
+        assert ct.DecisionTreeRegressor().fit(X, y).is_categorical_.all()
+    X = pd.DataFrame({"c": pd.Series([1, 2.5, "n/a", 1, 7], dtype=object)})
+    with pytest.raises(ValueError, match="holds numbers .1, 2.5, 7. and some other values"):
+        ct.DecisionTreeRegressor().fit(X, y)
+    assert ct.DecisionTreeRegressor(categorical_features=[0]).fit(X, y).is_categorical_.all()
+
+
+def test_predicting_with_codes_of_text_levels_warns(penguins):
+    X, y = penguins.drop(columns="species"), penguins["species"]
+    model = ct.DecisionTreeClassifier(max_depth=3).fit(X, y)
+    codes = X.copy()
+    codes["island"] = X["island"].map({"Biscoe": 0, "Dream": 1, "Torgersen": 2})
+    with pytest.warns(UserWarning, match="Column 'island' holds numbers") as record:
+        model.predict(codes)
+    assert "Biscoe" in str(record[0].message)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        model.predict(X)  # the levels themselves: no warning
+        model.predict(X.head(1).assign(island="Atlantis"))  # one unseen level among many rows
+        model.predict(X.assign(island=np.where(np.arange(len(X)) == 0, "Atlantis", X["island"])))
+    lower = X.assign(island=X["island"].str.lower())
+    with pytest.warns(UserWarning, match="No value of column 'island' matches"):
+        model.predict(lower)
+
+
+def test_predicting_numeric_levels_that_match_none_warns():
+    """The fast path of numeric levels warns as the general one does."""
+    X = np.column_stack([np.tile([1.0, 2.0, 3.0], 10), np.arange(30.0)])
+    y = np.tile([0.0, 5.0, 9.0], 10)
+    model = ct.DecisionTreeRegressor(categorical_features=[0]).fit(X, y)
+    with pytest.warns(UserWarning, match="No value of column 0 matches"):
+        model.predict(np.column_stack([np.full(4, 7.0), np.arange(4.0)]))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        model.predict(np.column_stack([[7.0, 1.0, np.nan], np.arange(3.0)]))
+
+
+def test_categorical_features_docstring_says_missing_values_are_a_level():
+    for Estimator in ESTIMATORS + [ct.RandomForestClassifier]:
+        doc = " ".join((Estimator.__doc__ or "").split())
+        assert "missing values raise" not in doc
+    doc = " ".join(ct.DecisionTreeClassifier.__doc__.split())
+    assert "Missing values (NaN, None, pd.NA) are a level of their own" in doc

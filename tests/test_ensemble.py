@@ -5,6 +5,7 @@ from __future__ import annotations
 import warnings
 
 import numpy as np
+import pandas as pd
 import pytest
 from conftest import as_float32_exact
 from sklearn import ensemble as sk
@@ -168,10 +169,18 @@ def test_forest_with_native_categorical_features(penguins):
 @pytest.mark.parametrize(
     "estimator, message",
     [
-        (ct.RandomForestClassifier(n_estimators=0), "n_estimators=0 is invalid"),
-        (ct.GradientBoostingRegressor(n_estimators=2.5), "n_estimators=2.5 is invalid"),
-        (ct.GradientBoostingRegressor(learning_rate=0), "learning_rate=0 is invalid"),
-        (ct.ExtraTreesRegressor(max_features="all"), "max_features='all' is invalid"),
+        (
+            ct.RandomForestClassifier(n_estimators=0),
+            r"The 'n_estimators' parameter of RandomForestClassifier must be an int in the "
+            r"range \[1, inf\). Got 0 instead.",
+        ),
+        (ct.GradientBoostingRegressor(n_estimators=2.5), "Got 2.5 instead"),
+        (
+            ct.GradientBoostingRegressor(learning_rate=0),
+            r"'learning_rate' parameter of GradientBoostingRegressor must be a float in the "
+            r"range \(0.0, inf\). Got 0 instead.",
+        ),
+        (ct.ExtraTreesRegressor(max_features="all"), "among {'log2', 'sqrt'}|Got 'all'"),
     ],
 )
 def test_bad_ensemble_parameters(estimator, message):
@@ -258,3 +267,138 @@ def ensemble_failures(estimator) -> dict[str, str]:
 )
 def test_ensembles_pass_sklearn_checks(estimator, check):
     check(estimator)
+
+
+# --- parameters checked by scikit-learn's constraints, errors naming the public class ---------
+
+ENSEMBLES = [
+    ct.RandomForestClassifier,
+    ct.RandomForestRegressor,
+    ct.ExtraTreesClassifier,
+    ct.ExtraTreesRegressor,
+    ct.GradientBoostingRegressor,
+]
+
+
+def ensemble_data(Ensemble):
+    X, y = load_diabetes(return_X_y=True)
+    return X[:80], (y[:80] > 140 if "Classifier" in Ensemble.__name__ else y[:80])
+
+
+@pytest.mark.parametrize("Ensemble", ENSEMBLES)
+@pytest.mark.parametrize(
+    "params, name",
+    [
+        ({"n_estimators": 0}, "n_estimators"),
+        ({"n_estimators": 2.5}, "n_estimators"),
+        ({"max_depth": 0}, "max_depth"),
+        ({"max_depth": "3"}, "max_depth"),
+        ({"min_samples_leaf": 0}, "min_samples_leaf"),
+        ({"min_samples_leaf": 1.5}, "min_samples_leaf"),
+        ({"max_features": "all"}, "max_features"),
+        ({"max_features": 0}, "max_features"),
+        ({"random_state": "seed"}, "random_state"),
+        ({"categorical_features": "yes"}, "categorical_features"),
+        ({"bootstrap": "no"}, "bootstrap"),
+        ({"learning_rate": 0}, "learning_rate"),
+        ({"learning_rate": "fast"}, "learning_rate"),
+    ],
+)
+def test_bad_ensemble_parameters_name_the_class(Ensemble, params, name):
+    if name not in Ensemble().get_params():
+        pytest.skip(f"{Ensemble.__name__} has no {name}")
+    X, y = ensemble_data(Ensemble)
+    model = Ensemble(n_estimators=2, random_state=0).fit(X, y)
+    trees = model.estimators_
+    with pytest.raises((ValueError, TypeError)) as info:
+        model.set_params(**params).fit(X, y)
+    assert f"The '{name}' parameter of {Ensemble.__name__} must be" in str(info.value)
+    assert model.estimators_ is trees  # the previous model stands
+
+
+@pytest.mark.parametrize("Ensemble", ENSEMBLES)
+def test_ensemble_signature_errors_name_the_class(Ensemble):
+    with pytest.raises(TypeError, match=f"{Ensemble.__name__}.__init__"):
+        Ensemble(bootstrapped=True)
+
+
+@pytest.mark.parametrize(
+    "Ensemble, y, message",
+    [
+        (ct.RandomForestRegressor, np.array(["a", "b"] * 40), "RandomForestRegressor needs"),
+        (ct.ExtraTreesRegressor, np.array(["a", "b"] * 40), "use ExtraTreesClassifier"),
+        (ct.GradientBoostingRegressor, np.array(["a", "b"] * 40), "GradientBoostingRegressor"),
+        (ct.RandomForestClassifier, np.linspace(0, 1, 80), "use RandomForestRegressor"),
+        (ct.ExtraTreesClassifier, np.linspace(0, 1, 80), "ExtraTreesClassifier needs"),
+    ],
+)
+def test_ensemble_target_errors_name_the_ensemble(Ensemble, y, message):
+    X, _ = load_diabetes(return_X_y=True)
+    with pytest.raises(ValueError, match=message) as info:
+        Ensemble(n_estimators=2).fit(X[:80], y)
+    assert "DecisionTree" not in str(info.value)
+
+
+# --- gradient boosting at the limits of the accepted targets and weights --------------------
+
+
+def test_boosting_fits_every_target_its_trees_accept():
+    """Residuals may pass 1e150 when y does not: each stage then fits a scaled copy."""
+    X = np.arange(6.0)[:, None]
+    y = np.array([1e150, -1e150, -1e150, 1e150, -7e149, 3e149])
+    scale = 2.0**500  # a power of two: the same fit on y / scale is exact
+    model = ct.GradientBoostingRegressor(n_estimators=5, max_depth=2).fit(X, y)
+    small = ct.GradientBoostingRegressor(n_estimators=5, max_depth=2).fit(X, y / scale)
+    np.testing.assert_array_equal(model.predict(X), small.predict(X) * scale)
+    for big, little in zip(model.estimators_, small.estimators_, strict=True):
+        np.testing.assert_array_equal(big.predict(X), little.predict(X) * scale)
+    with pytest.raises(ValueError, match="beyond"):
+        ct.GradientBoostingRegressor(n_estimators=2).fit(X, y * 1.5)
+
+
+def test_boosting_weights_near_the_largest_float():
+    X, y = load_diabetes(return_X_y=True)
+    w = np.random.default_rng(0).integers(1, 5, size=len(y)).astype(float)
+    plain = ct.GradientBoostingRegressor(n_estimators=10).fit(X, y, sample_weight=w)
+    huge = ct.GradientBoostingRegressor(n_estimators=10).fit(X, y, sample_weight=w * 2.0**1010)
+    assert huge.init_ == plain.init_
+    np.testing.assert_array_equal(huge.predict(X), plain.predict(X))
+
+
+def test_failed_boosting_fit_keeps_the_previous_model():
+    X, y = load_diabetes(return_X_y=True)
+    model = ct.GradientBoostingRegressor(n_estimators=3).fit(X, y)
+    init, trees, expected = model.init_, model.estimators_, model.predict(X)
+    with pytest.raises(ValueError, match="index 17"):  # raised by the first tree
+        model.set_params(categorical_features=[17]).fit(X, -y)
+    assert model.init_ == init and model.estimators_ is trees
+    np.testing.assert_array_equal(model.predict(X), expected)
+
+
+@pytest.mark.parametrize("Ensemble", ENSEMBLES)
+def test_ensemble_predict_checks_columns_in_its_own_name(Ensemble):
+    X, y = ensemble_data(Ensemble)
+    frame = pd.DataFrame(X, columns=[f"x{j}" for j in range(X.shape[1])])
+    model = Ensemble(n_estimators=3, random_state=0).fit(X, y)
+    with pytest.raises(ValueError, match=f"but {Ensemble.__name__} is expecting 10 features"):
+        model.predict(X[:, :5])
+    model.fit(frame, y)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        model.predict(X)  # no column names: one warning, naming the ensemble
+    assert [str(w.message) for w in caught] == [
+        f"X does not have valid feature names, but {Ensemble.__name__} was fitted with "
+        "feature names"
+    ]
+    model.fit(X, y)  # refitted on an array: no names left from the first fit
+    assert not hasattr(model, "feature_names_in_")
+
+
+def test_forest_passes_on_each_warning_about_levels_once(penguins):
+    X, y = penguins.drop(columns="species"), penguins["species"]
+    forest = ct.RandomForestClassifier(n_estimators=5, random_state=0).fit(X, y)
+    codes = X.assign(island=X["island"].map({"Biscoe": 0, "Dream": 1, "Torgersen": 2}))
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        forest.predict(codes)
+    assert len(caught) == 1 and "Column 'island' holds numbers" in str(caught[0].message)

@@ -585,3 +585,56 @@ def test_pure_nodes_have_entropy_plus_zero():
 def test_categorical_index_on_an_empty_frame_says_so():
     with pytest.raises(ValueError, match="0 columns; pass categorical_features=None"):
         ct.DecisionTreeRegressor(categorical_features=[0]).fit(np.zeros((3, 0)), np.arange(3.0))
+
+
+# ------------------------------------------------ dates, fractions, labels of several types
+
+
+@pytest.mark.parametrize("Estimator", ESTIMATORS)
+@pytest.mark.parametrize("dtype", ["datetime64[ns]", "timedelta64[ns]", "datetime64[ns, UTC]"])
+def test_dates_next_to_a_categorical_column_are_refused(Estimator, dtype, data):
+    """Without a categorical column scikit-learn's validation refuses them; with one, too."""
+    X, y = data
+    when = pd.Series(pd.date_range("2024-01-01", periods=len(X), unit="ns"))
+    when = when - when.iloc[0] if dtype.startswith("timedelta") else when
+    when = when.dt.tz_localize("UTC") if "UTC" in dtype else when
+    frame = pd.DataFrame({"a": X[:, 0], "when": when, "c": np.where(y == 1, "u", "v")})
+    assert str(frame["when"].dtype) == dtype
+    model = Estimator().fit(frame[["a", "c"]].assign(when=X[:, 1])[["a", "when", "c"]], y)
+    before = copy.deepcopy(model)
+    with pytest.raises(TypeError, match="Column 'when' of X holds dates or times") as info:
+        model.fit(frame, y)
+    assert "into numbers" in str(info.value)
+    assert_same_fitted_state(model, before)
+    # Declared categorical, the dates are levels.
+    Estimator(categorical_features=["when", "c"]).fit(frame, y)
+
+
+@pytest.mark.parametrize("param", ["min_samples_leaf", "min_samples_split"])
+def test_fractions_count_every_row_as_scikit_learn(param):
+    """ceil(fraction * n_samples) over all rows of X, zero-weight rows included."""
+    from sklearn.tree import DecisionTreeRegressor as SklearnRegressor
+
+    rng = np.random.default_rng(3)
+    X = rng.permutation(40).astype(float)[:, None]
+    y = rng.normal(size=40)
+    w = np.where(np.arange(40) < 20, 0.0, 1.0)  # half the rows removed by weight
+    params = {param: 0.2}  # 8 rows of 40; 4 of the 20 rows of positive weight
+    ours = DecisionTreeRegressor(**params).fit(X, y, sample_weight=w)
+    theirs = SklearnRegressor(**params).fit(X, y, sample_weight=w)
+    assert ours.tree_.node_count == theirs.tree_.node_count
+    np.testing.assert_array_equal(ours.tree_.threshold, theirs.tree_.threshold)
+    np.testing.assert_allclose(ours.predict(X), theirs.predict(X), rtol=1e-12)
+
+
+def test_outputs_with_labels_of_different_types_are_refused():
+    X = np.arange(12.0).reshape(6, 2)
+    y = np.empty((6, 2), dtype=object)
+    y[:, 0], y[:, 1] = [0, 1, 0, 1, 0, 1], ["a", "b", "a", "b", "b", "a"]
+    model = DecisionTreeClassifier().fit(X, y.astype(str))
+    before = copy.deepcopy(model)
+    with pytest.raises(TypeError, match="'<' not supported") as info:
+        model.fit(X, y)  # scikit-learn 1.9.1 raises this TypeError, without an explanation
+    message = str(info.value)
+    assert "output 0: int; output 1: str" in message and "astype(str)" in message
+    assert_same_fitted_state(model, before)
