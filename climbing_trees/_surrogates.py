@@ -30,13 +30,15 @@ At a node, with NaN marking a missing numerical value:
    by decreasing agreement (the lower feature first on equal agreement).
 3. **Routing** a row missing the primary feature: the first surrogate whose
    feature it has (a categorical surrogate also needs a level it knows)
-   decides; failing all, the row goes to the heavier side (by weight) of
-   the primary's labelled rows while growing (rpart's ``lastsurrogate``).
-   At predict time, rows that no surrogate can place go to the child with
-   more training rows (``missing_go_to_left``), as in rpart's ``predict``.
-   Where both sides weigh the same while growing, or both children hold as
-   many training rows at predict time, rpart leaves the row at the node
-   (``nodesplit.c``, ``predict``); this package sends it right.  A categorical
+   decides; failing all, the row goes to the heavier side, by weight, of the
+   rows the primary placed at the node (:func:`majority_goes_left`, rpart's
+   ``lastsurrogate``).  The tree stores that side as ``missing_go_to_left``
+   and prediction uses it, so routing the training rows reproduces every
+   node's ``n_node_samples`` and ``value``.  rpart grows (``nodesplit.c``)
+   and cross-validates (``branch.c``) with this rule, but its ``predict``
+   sends such a row to the child with more training rows, which can differ
+   when rows weigh differently.  Where both sides weigh the same, rpart
+   leaves the row at the node; this package sends it right.  A categorical
    primary split has no surrogates: its missing values are a level, and a
    level it did not see at the node goes to the heavier side (rpart treats
    such a level as missing).
@@ -58,6 +60,7 @@ feature costs the levels present at each node, not ``node_count x levels``.
 
 from __future__ import annotations
 
+import math
 from typing import NamedTuple
 
 import numpy as np
@@ -308,12 +311,34 @@ def best_present_split(search, rows, Y, w, impurity, key=0):
     return candidates[k]._replace(score=impurity - float(decreases[k]) / W_t)
 
 
+def majority_goes_left(label: np.ndarray, w: np.ndarray) -> bool:
+    """Where a row that no surrogate can place goes: the majority rule, by weight.
+
+    ``label`` is the primary's +1 (left) / -1 (right) / 0 (missing) per row.
+    True when the rows the primary sends left weigh more than those it sends
+    right; on equal weight, False (right).  This is rpart's
+    ``lastsurrogate`` (``surrogate.c``), which rpart uses while growing
+    (``nodesplit.c``) and in cross-validation (``branch.c``).  The tree stores
+    it as ``missing_go_to_left``, so prediction applies the same rule and the
+    training rows reach the nodes that hold them.  (rpart's ``predict``
+    compares the children's row counts instead, which can disagree with its
+    own growth when rows weigh differently.)  The sums are exact
+    (:func:`math.fsum`), so the side does not depend on the order of the rows.
+
+    >>> majority_goes_left(np.array([1, 1, -1, -1, -1, 0]), np.array([10.0, 10, 1, 1, 1, 1]))
+    True
+    """
+    return math.fsum(w[label > 0]) > math.fsum(w[label < 0])
+
+
 def route_with_surrogates(X, split, w, max_surrogates, is_categorical, n_categories):
     """Where each row of a node goes under a numerical primary ``split`` and its surrogates.
 
-    Returns ``(goes_left, surrogates)``.  Rows with the primary feature follow
-    it; the others the first surrogate that can place them, else the heavier
-    side of the primary's labelled rows (right on equal weight).
+    Returns ``(goes_left, surrogates, majority_left)``.  Rows with the
+    primary feature follow it; the others the first surrogate that can place
+    them, else the heavier side of the primary's labelled rows
+    (:func:`majority_goes_left`, right on equal weight), which
+    ``majority_left`` says and the tree keeps as ``missing_go_to_left``.
     """
     x = X[:, split.feature]
     present = ~np.isnan(x)
@@ -328,9 +353,9 @@ def route_with_surrogates(X, split, w, max_surrogates, is_categorical, n_categor
         if not todo.size:
             break
         side[todo] = surrogate_goes_left(s, X[todo, s.feature])
-    heavier_left = w[label > 0].sum() > w[label < 0].sum()
-    side[side == 0] = 1 if heavier_left else -1
-    return side > 0, surrogates
+    majority_left = majority_goes_left(label, w)
+    side[side == 0] = 1 if majority_left else -1
+    return side > 0, surrogates, majority_left
 
 
 __all__ = [
@@ -340,6 +365,7 @@ __all__ = [
     "best_present_split",
     "best_surrogate",
     "find_surrogates",
+    "majority_goes_left",
     "route_with_surrogates",
     "surrogate_goes_left",
 ]

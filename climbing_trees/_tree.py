@@ -175,9 +175,12 @@ class Tree:
         Where a row whose feature is missing (NaN) goes at each numerical
         node (chapter 10, scikit-learn's name): the direction learned at fit
         when the node had missing values for its feature, else the child
-        with more training rows (the right one on equal counts).  False at
+        with more training rows (the right one on equal counts).  In a
+        surrogate tree, where rows that no surrogate places go: the heavier
+        side of the rows the primary split placed, as while growing
+        (:func:`climbing_trees._surrogates.majority_goes_left`).  False at
         leaves and categorical nodes (a missing level is a level).  Defaults
-        to that count rule at every numerical node.
+        to the count rule at every numerical node.
     surrogate_feature, surrogate_threshold, surrogate_below_left : ndarray
         Surrogate splits (``missing_values="surrogate"``, chapter 10), shape
         ``(node_count, max_surrogates)``, best first; feature -1 where a
