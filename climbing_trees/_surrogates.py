@@ -287,7 +287,8 @@ def best_present_split(search, rows, Y, w, impurity, key=0):
             decrease = W_t * (impurity - split.score)
         else:
             present = ~np.isnan(X[:, j])
-            if present.sum() < 2 * msl:
+            # Present rows of no weight cannot split (each side needs weight).
+            if present.sum() < 2 * msl or not w[present].any():
                 continue
             Yp, wp, xp = Y[present], w[present], X[present][:, [j]]
             if spec is not None and spec.splitter == "random":
