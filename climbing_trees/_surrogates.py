@@ -76,7 +76,7 @@ from ._random import (
     random_numeric_split,
     random_thresholds,
 )
-from ._ties import TIE_RTOL
+from ._ties import TIE_RTOL, midpoint_threshold
 
 #: Entries of :attr:`Tree.surrogate_levels <climbing_trees.Tree.surrogate_levels>`
 #: (built on demand): the level goes left, goes right (0: cannot place).
@@ -127,7 +127,6 @@ def best_surrogate(
     t_left = float(w[label > 0].sum())
     t_right = float(w[label < 0].sum())
     total = t_left + t_right
-    majority = max(t_left, t_right) / total
     if categorical:
         present = labelled  # categorical columns hold codes, never NaN
         codes = x[present].astype(np.intp)
@@ -148,10 +147,10 @@ def best_surrogate(
         n_two = int(np.where(goes_right, rcnt, lcnt)[seen].sum())
         if not (n_one > 1 and n_two > 1):
             return None
-        agreement = agree / total
-        adjusted = (agreement - majority) / (1.0 - majority)
-        if adjusted <= MIN_ADJUSTED_AGREEMENT:
+        adjusted = adjusted_agreement(agree, t_left, t_right)
+        if not adjusted > MIN_ADJUSTED_AGREEMENT:
             return None
+        agreement = agree / total
         levels = tuple(side.astype(LEVEL_DTYPE) for side in levels)
         return Surrogate(0, np.nan, False, levels, agreement, adjusted)
     present = ~np.isnan(x)
@@ -187,12 +186,33 @@ def best_surrogate(
     if found is None:
         return None
     i, below_left = found
-    threshold = float((xs[i] + xs[i + 1]) / 2)  # rpart's midpoint
-    agreement = float(best) / total
-    adjusted = (agreement - majority) / (1.0 - majority)
-    if adjusted <= MIN_ADJUSTED_AGREEMENT:
+    # rpart's midpoint, by the package's rule (no overflow near the largest floats,
+    # and never onto the upper value).
+    threshold = float(midpoint_threshold(xs[i], xs[i + 1]))
+    adjusted = adjusted_agreement(float(best), t_left, t_right)
+    if not adjusted > MIN_ADJUSTED_AGREEMENT:
         return None
+    agreement = float(best) / total
     return Surrogate(0, threshold, below_left, None, agreement, adjusted)
+
+
+def adjusted_agreement(agree: float, t_left: float, t_right: float) -> float:
+    """How much of the majority rule's error a surrogate removes (rpart's ``adj``).
+
+    ``agree`` is the weight on which the surrogate agrees with the primary,
+    ``t_left`` and ``t_right`` the weights the primary sends each way.  With
+    ``p = agree / W`` and the majority ``m = max / W``, rpart's
+    ``(p - m) / (1 - m)`` is ``(agree - max) / min``, computed so: no
+    division by a ``1 - m`` that rounds to 0 when one side weighs much more.
+    ``-inf`` when a side weighs nothing (nothing to beat).
+
+    >>> adjusted_agreement(9.0, 6.0, 4.0)  # 3 of the 4 the majority rule gets wrong
+    0.75
+    """
+    smaller = min(t_left, t_right)
+    if not smaller > 0:
+        return -np.inf
+    return (agree - max(t_left, t_right)) / smaller
 
 
 def find_surrogates(
@@ -363,6 +383,7 @@ __all__ = [
     "GOES_LEFT",
     "GOES_RIGHT",
     "Surrogate",
+    "adjusted_agreement",
     "best_present_split",
     "best_surrogate",
     "find_surrogates",

@@ -546,3 +546,33 @@ def test_routing_the_training_rows_reproduces_every_node(problem):
             mass = np.array([wp[rows & (yp == c)].sum() for c in model.classes_])
             expected = mass / mass.sum()
         np.testing.assert_allclose(tree.value[node, 0], expected, rtol=1e-12, atol=1e-15)
+
+
+@pytest.mark.parametrize(
+    "a", [np.nextafter(1.0, 2.0), np.nextafter(1.6e308, 2e308)], ids=["rounds-up", "near-max"]
+)
+def test_surrogate_threshold_lies_between_its_two_values(a):
+    # The midpoint of two adjacent floats can round onto the upper one, and
+    # (a + b) / 2 overflows near the largest float: the threshold follows the
+    # package's rule (climbing_trees._ties.midpoint_threshold), a <= t < b.
+    b = np.nextafter(a, np.inf)
+    x = np.array([a, a, b, b])
+    label = np.array([1, 1, -1, -1])
+    with np.errstate(all="raise"):
+        found = best_surrogate(x, label, np.ones(4))
+    assert a <= found.threshold < b
+    side = ct._surrogates.surrogate_goes_left(found, x)
+    np.testing.assert_array_equal(side, label)
+    assert found.agreement == 1.0
+
+
+def test_surrogates_of_sides_that_weigh_1e300_times_apart():
+    # One side of the primary weighs 1e300 times the other: 1 - majority rounds
+    # to 0, which divided the adjusted agreement by zero.
+    x = np.array([0.0, 1, 2, 3, 4, 5, 6, 7, 8, 9])
+    codes = np.array([0.0, 0, 0, 0, 0, 1, 1, 1, 1, 1])
+    label = np.array([1, 1, 1, -1, -1, -1, -1, -1, 1, 1])
+    w = np.where(label > 0, 1.0, 1e-300)
+    with np.errstate(all="raise"):
+        for found in (best_surrogate(x, label, w), best_surrogate(codes, label, w, True, 2)):
+            assert found is None or found.adjusted > 0
