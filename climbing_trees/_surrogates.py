@@ -137,7 +137,7 @@ def best_surrogate(
         counted = w[present] > 0  # rpart counts rows of positive weight only
         lcnt = np.bincount(codes[(lab > 0) & counted], minlength=size)
         rcnt = np.bincount(codes[(lab < 0) & counted], minlength=size)
-        right_default = not lwt.sum() > rwt.sum()
+        right_default = not majority_goes_left(label, w)  # the heavier side overall
         seen = (lcnt > 0) | (rcnt > 0)
         goes_right = (lwt < rwt) | ((lwt == rwt) & right_default)
         levels = (np.flatnonzero(seen & ~goes_right), np.flatnonzero(seen & goes_right))
@@ -343,7 +343,7 @@ def majority_goes_left(label: np.ndarray, w: np.ndarray) -> bool:
     it as ``missing_go_to_left``, so prediction applies the same rule and the
     training rows reach the nodes that hold them.  (rpart's ``predict``
     compares the children's row counts instead, which can disagree with its
-    own growth when rows weigh differently.)  The sums are exact
+    own growth when rows weigh differently.)  The sums are correctly rounded
     (:func:`math.fsum`), so the side does not depend on the order of the rows.
 
     >>> majority_goes_left(np.array([1, 1, -1, -1, -1, 0]), np.array([10.0, 10, 1, 1, 1, 1]))
