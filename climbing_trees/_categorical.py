@@ -694,13 +694,20 @@ def absolute_error_split(
     if k < 2:
         return None
     if method in ("partition", "auto"):
+        # A level whose rows all weigh 0 has no median: it goes last, as in
+        # level_order (its key NaN); its point 0 keeps the principal axis finite.
+        w_level = np.array([w[codes == c].sum() for c in present])
         medians = np.array(
-            [[weighted_median(col[codes == c], w[codes == c]) for col in y.T] for c in present]
+            [
+                [weighted_median(col[codes == c], w[codes == c]) if wl > 0 else 0.0 for col in y.T]
+                for c, wl in zip(present, w_level, strict=True)
+            ]
         )
         if y.shape[1] > 1:  # several outputs: along the medians' first principal axis
-            w_level = np.array([w[codes == c].sum() for c in present])
-            medians = _principal_axis_key(medians, w_level)[:, None]
-        order = present[np.lexsort((present, medians[:, 0]))]
+            key = _principal_axis_key(medians, w_level)  # NaN for levels without weight
+        else:
+            key = np.where(w_level > 0, medians[:, 0], np.nan)
+        order = present[np.lexsort((present, key))]
         sets = [tuple(sorted(int(c) for c in order[: i + 1])) for i in range(k - 1)]
     elif method == "one_vs_rest":
         sets = [(int(c),) for c in present]

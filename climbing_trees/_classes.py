@@ -584,8 +584,9 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
         more training rows.  ``"surrogate"``: CART's and rpart's rule; the
         split is chosen on the rows where its feature is present, and rows
         missing it follow the first of up to ``max_surrogates`` surrogate
-        splits on other features that they have, then the child with more
-        training rows.  Surrogate trees are grown depth first (``grow_tree``).
+        splits on other features that they have, then the heavier side (by
+        weight) of the rows the split placed at fit.  Surrogate trees are
+        grown depth first (``grow_tree``).
         Missing values in categorical columns are a level of their own
         either way.  With ``max_features`` or ``splitter="random"``, each
         node draws its features (a feature whose present values are all

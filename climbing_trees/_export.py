@@ -457,6 +457,21 @@ def _fill_color(model, node: int) -> str:
     return "#" + "".join(f"{c:02x}" for c in rgb)
 
 
+def _around(value, precision: int):
+    """``np.around(value, precision)``, as scikit-learn prints numbers, without overflow.
+
+    ``np.around`` multiplies by ``10**precision`` first, which overflows for
+    huge values (weights near 1e300); a value that large has no digits after
+    the ``precision``-th decimal anyway, so it is kept as it is.
+
+    >>> _around(np.array([1.23456, 1e306]), 3).tolist()
+    [1.235, 1e+306]
+    """
+    with np.errstate(over="ignore", invalid="ignore"):
+        rounded = np.around(value, precision)
+    return np.where(np.isfinite(rounded), rounded, value)[()]
+
+
 def _value_text(model, node: int, proportion: bool, precision: int) -> str:
     """A node's value as scikit-learn's ``export_graphviz`` prints it."""
     tree = model.tree_
@@ -465,15 +480,17 @@ def _value_text(model, node: int, proportion: bool, precision: int) -> str:
     value = tree.value[node] if several else tree.value[node, 0]
     if hasattr(model, "classes_") or several:
         if proportion or not hasattr(model, "classes_"):
-            shown = np.around(value, precision)
+            shown = _around(value, precision)
         else:
             value = value * tree.weighted_n_node_samples[node]
-            whole = np.all(np.mod(value, 1) == 0)
-            shown = value.astype(int) if whole else np.around(value, precision)
+            # Whole weights print as integers (scikit-learn's rule), but only those
+            # an int64 holds: weights near 1e300 would cast to garbage.
+            whole = np.all(np.mod(value, 1) == 0) and np.all(np.abs(value) < 2.0**63)
+            shown = value.astype(np.int64) if whole else _around(value, precision)
         # numpy's array printing (with its line wrapping), without the quotes.
         text = str(shown.astype("S32")).replace("b'", "'")
         return text.replace("' '", ", ").replace("'", "")
-    return str(np.around(value[0], precision).astype("S32")).replace("b'", "").replace("'", "")
+    return str(_around(value[0], precision).astype("S32")).replace("b'", "").replace("'", "")
 
 
 def export_graphviz(
@@ -602,12 +619,12 @@ def export_graphviz(
                 levels = _level_sets(model, node, LEVELS_SHOWN, reach=reach)[0]
                 text += f"{feature} in {escape(levels)}{chars[4]}"
             else:
-                threshold = round(tree.threshold[node], precision)
+                threshold = _around(tree.threshold[node], precision)
                 text += f"{feature} {chars[3]} {threshold}{chars[4]}"
         if impurity:
             if labels:
                 text += f"{model.criterion} = "
-            text += str(round(tree.impurity[node], precision)) + chars[4]
+            text += str(_around(tree.impurity[node], precision)) + chars[4]
         if labels:
             text += "samples = "
         if proportion:

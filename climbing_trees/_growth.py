@@ -211,12 +211,11 @@ def grow_tree(
         node["threshold"], goes_left, node["categories_left"] = search.route(rows, split, w_t)
         node["missing_go_to_left"] = bool(getattr(split, "missing_go_to_left", False))
         if missing_values == "surrogate" and not isinstance(split, CategoricalSplit):
-            goes_left, node["surrogates"] = route_with_surrogates(
+            # Rows no surrogate places go to the heavier side of the primary's rows,
+            # at fit and, through missing_go_to_left, at predict (majority_goes_left).
+            goes_left, node["surrogates"], node["missing_go_to_left"] = route_with_surrogates(
                 search.X[rows], split, w_t, max_surrogates, search.categorical, search.n_categories
             )
-            # At predict time, rows no surrogate places go to the child with more
-            # training rows (rpart's predict; right on equal counts).
-            node["missing_go_to_left"] = bool(goes_left.sum() > (~goes_left).sum())
         # Push the right child first so that the left child is numbered next.
         stack.append((rows[~goes_left], depth + 1, node_id, False, child_keys(key, False)))
         stack.append((rows[goes_left], depth + 1, node_id, True, child_keys(key, True)))

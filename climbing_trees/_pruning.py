@@ -334,6 +334,9 @@ def best_first_subtree(tree: Tree, max_leaf_nodes: int) -> np.ndarray:
     """
     left, right = tree.children_left, tree.children_right
     w, imp = tree.weighted_n_node_samples, tree.impurity
+    # The weights over a power of two near the root's (exact: the same ranking),
+    # so that W_t I_t cannot overflow with weights near 1e300.
+    w = np.ldexp(w, -int(np.frexp(w[0])[1]))
     internal = left != TREE_LEAF
     decrease = np.zeros(tree.node_count)
     t = np.flatnonzero(internal)

@@ -30,13 +30,15 @@ At a node, with NaN marking a missing numerical value:
    by decreasing agreement (the lower feature first on equal agreement).
 3. **Routing** a row missing the primary feature: the first surrogate whose
    feature it has (a categorical surrogate also needs a level it knows)
-   decides; failing all, the row goes to the heavier side (by weight) of
-   the primary's labelled rows while growing (rpart's ``lastsurrogate``).
-   At predict time, rows that no surrogate can place go to the child with
-   more training rows (``missing_go_to_left``), as in rpart's ``predict``.
-   Where both sides weigh the same while growing, or both children hold as
-   many training rows at predict time, rpart leaves the row at the node
-   (``nodesplit.c``, ``predict``); this package sends it right.  A categorical
+   decides; failing all, the row goes to the heavier side, by weight, of the
+   rows the primary placed at the node (:func:`majority_goes_left`, rpart's
+   ``lastsurrogate``).  The tree stores that side as ``missing_go_to_left``
+   and prediction uses it, so routing the training rows reproduces every
+   node's ``n_node_samples`` and ``value``.  rpart grows (``nodesplit.c``)
+   and cross-validates (``branch.c``) with this rule, but its ``predict``
+   sends such a row to the child with more training rows, which can differ
+   when rows weigh differently.  Where both sides weigh the same, rpart
+   leaves the row at the node; this package sends it right.  A categorical
    primary split has no surrogates: its missing values are a level, and a
    level it did not see at the node goes to the heavier side (rpart treats
    such a level as missing).
@@ -58,6 +60,7 @@ feature costs the levels present at each node, not ``node_count x levels``.
 
 from __future__ import annotations
 
+import math
 from typing import NamedTuple
 
 import numpy as np
@@ -73,7 +76,7 @@ from ._random import (
     random_numeric_split,
     random_thresholds,
 )
-from ._ties import TIE_RTOL
+from ._ties import TIE_RTOL, midpoint_threshold
 
 #: Entries of :attr:`Tree.surrogate_levels <climbing_trees.Tree.surrogate_levels>`
 #: (built on demand): the level goes left, goes right (0: cannot place).
@@ -124,7 +127,6 @@ def best_surrogate(
     t_left = float(w[label > 0].sum())
     t_right = float(w[label < 0].sum())
     total = t_left + t_right
-    majority = max(t_left, t_right) / total
     if categorical:
         present = labelled  # categorical columns hold codes, never NaN
         codes = x[present].astype(np.intp)
@@ -135,7 +137,7 @@ def best_surrogate(
         counted = w[present] > 0  # rpart counts rows of positive weight only
         lcnt = np.bincount(codes[(lab > 0) & counted], minlength=size)
         rcnt = np.bincount(codes[(lab < 0) & counted], minlength=size)
-        right_default = not lwt.sum() > rwt.sum()
+        right_default = not majority_goes_left(label, w)  # the heavier side overall
         seen = (lcnt > 0) | (rcnt > 0)
         goes_right = (lwt < rwt) | ((lwt == rwt) & right_default)
         levels = (np.flatnonzero(seen & ~goes_right), np.flatnonzero(seen & goes_right))
@@ -145,10 +147,10 @@ def best_surrogate(
         n_two = int(np.where(goes_right, rcnt, lcnt)[seen].sum())
         if not (n_one > 1 and n_two > 1):
             return None
-        agreement = agree / total
-        adjusted = (agreement - majority) / (1.0 - majority)
-        if adjusted <= MIN_ADJUSTED_AGREEMENT:
+        adjusted = adjusted_agreement(agree, t_left, t_right)
+        if not adjusted > MIN_ADJUSTED_AGREEMENT:
             return None
+        agreement = agree / total
         levels = tuple(side.astype(LEVEL_DTYPE) for side in levels)
         return Surrogate(0, np.nan, False, levels, agreement, adjusted)
     present = ~np.isnan(x)
@@ -184,12 +186,33 @@ def best_surrogate(
     if found is None:
         return None
     i, below_left = found
-    threshold = float((xs[i] + xs[i + 1]) / 2)  # rpart's midpoint
-    agreement = float(best) / total
-    adjusted = (agreement - majority) / (1.0 - majority)
-    if adjusted <= MIN_ADJUSTED_AGREEMENT:
+    # rpart's midpoint, by the package's rule (no overflow near the largest floats,
+    # and never onto the upper value).
+    threshold = float(midpoint_threshold(xs[i], xs[i + 1]))
+    adjusted = adjusted_agreement(float(best), t_left, t_right)
+    if not adjusted > MIN_ADJUSTED_AGREEMENT:
         return None
+    agreement = float(best) / total
     return Surrogate(0, threshold, below_left, None, agreement, adjusted)
+
+
+def adjusted_agreement(agree: float, t_left: float, t_right: float) -> float:
+    """How much of the majority rule's error a surrogate removes (rpart's ``adj``).
+
+    ``agree`` is the weight on which the surrogate agrees with the primary,
+    ``t_left`` and ``t_right`` the weights the primary sends each way.  With
+    ``p = agree / W`` and the majority ``m = max / W``, rpart's
+    ``(p - m) / (1 - m)`` is ``(agree - max) / min``, computed so: no
+    division by a ``1 - m`` that rounds to 0 when one side weighs much more.
+    ``-inf`` when a side weighs nothing (nothing to beat).
+
+    >>> adjusted_agreement(9.0, 6.0, 4.0)  # 3 of the 4 the majority rule gets wrong
+    0.75
+    """
+    smaller = min(t_left, t_right)
+    if not smaller > 0:
+        return -np.inf
+    return (agree - max(t_left, t_right)) / smaller
 
 
 def find_surrogates(
@@ -284,7 +307,8 @@ def best_present_split(search, rows, Y, w, impurity, key=0):
             decrease = W_t * (impurity - split.score)
         else:
             present = ~np.isnan(X[:, j])
-            if present.sum() < 2 * msl:
+            # Present rows of no weight cannot split (each side needs weight).
+            if present.sum() < 2 * msl or not w[present].any():
                 continue
             Yp, wp, xp = Y[present], w[present], X[present][:, [j]]
             if spec is not None and spec.splitter == "random":
@@ -308,12 +332,34 @@ def best_present_split(search, rows, Y, w, impurity, key=0):
     return candidates[k]._replace(score=impurity - float(decreases[k]) / W_t)
 
 
+def majority_goes_left(label: np.ndarray, w: np.ndarray) -> bool:
+    """Where a row that no surrogate can place goes: the majority rule, by weight.
+
+    ``label`` is the primary's +1 (left) / -1 (right) / 0 (missing) per row.
+    True when the rows the primary sends left weigh more than those it sends
+    right; on equal weight, False (right).  This is rpart's
+    ``lastsurrogate`` (``surrogate.c``), which rpart uses while growing
+    (``nodesplit.c``) and in cross-validation (``branch.c``).  The tree stores
+    it as ``missing_go_to_left``, so prediction applies the same rule and the
+    training rows reach the nodes that hold them.  (rpart's ``predict``
+    compares the children's row counts instead, which can disagree with its
+    own growth when rows weigh differently.)  The sums are correctly rounded
+    (:func:`math.fsum`), so the side does not depend on the order of the rows.
+
+    >>> majority_goes_left(np.array([1, 1, -1, -1, -1, 0]), np.array([10.0, 10, 1, 1, 1, 1]))
+    True
+    """
+    return math.fsum(w[label > 0]) > math.fsum(w[label < 0])
+
+
 def route_with_surrogates(X, split, w, max_surrogates, is_categorical, n_categories):
     """Where each row of a node goes under a numerical primary ``split`` and its surrogates.
 
-    Returns ``(goes_left, surrogates)``.  Rows with the primary feature follow
-    it; the others the first surrogate that can place them, else the heavier
-    side of the primary's labelled rows (right on equal weight).
+    Returns ``(goes_left, surrogates, majority_left)``.  Rows with the
+    primary feature follow it; the others the first surrogate that can place
+    them, else the heavier side of the primary's labelled rows
+    (:func:`majority_goes_left`, right on equal weight), which
+    ``majority_left`` says and the tree keeps as ``missing_go_to_left``.
     """
     x = X[:, split.feature]
     present = ~np.isnan(x)
@@ -328,18 +374,20 @@ def route_with_surrogates(X, split, w, max_surrogates, is_categorical, n_categor
         if not todo.size:
             break
         side[todo] = surrogate_goes_left(s, X[todo, s.feature])
-    heavier_left = w[label > 0].sum() > w[label < 0].sum()
-    side[side == 0] = 1 if heavier_left else -1
-    return side > 0, surrogates
+    majority_left = majority_goes_left(label, w)
+    side[side == 0] = 1 if majority_left else -1
+    return side > 0, surrogates, majority_left
 
 
 __all__ = [
     "GOES_LEFT",
     "GOES_RIGHT",
     "Surrogate",
+    "adjusted_agreement",
     "best_present_split",
     "best_surrogate",
     "find_surrogates",
+    "majority_goes_left",
     "route_with_surrogates",
     "surrogate_goes_left",
 ]

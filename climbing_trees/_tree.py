@@ -25,6 +25,7 @@ from ._category_sets import (
     pack,
     pack_sides,
 )
+from ._validation import power_of_two_scale
 
 #: ``children_left``/``children_right`` value of a leaf.
 TREE_LEAF = -1
@@ -175,9 +176,12 @@ class Tree:
         Where a row whose feature is missing (NaN) goes at each numerical
         node (chapter 10, scikit-learn's name): the direction learned at fit
         when the node had missing values for its feature, else the child
-        with more training rows (the right one on equal counts).  False at
+        with more training rows (the right one on equal counts).  In a
+        surrogate tree, where rows that no surrogate places go: the heavier
+        side of the rows the primary split placed, as while growing
+        (:func:`climbing_trees._surrogates.majority_goes_left`).  False at
         leaves and categorical nodes (a missing level is a level).  Defaults
-        to that count rule at every numerical node.
+        to the count rule at every numerical node.
     surrogate_feature, surrogate_threshold, surrogate_below_left : ndarray
         Surrogate splits (``missing_values="surrogate"``, chapter 10), shape
         ``(node_count, max_surrogates)``, best first; feature -1 where a
@@ -809,14 +813,24 @@ class Tree:
         """Total weighted impurity decrease brought by each feature, normalised.
 
         The decrease at a node ``t`` is ``W_t I_t - W_left I_left -
-        W_right I_right``.  Importances sum to 1 unless the tree is a single
-        leaf, when they are all 0 (as in scikit-learn).
+        W_right I_right``.  Importances lie in [0, 1] and sum to 1 unless no
+        split decreases the impurity (a single leaf, for example), when they
+        are all 0 (as in scikit-learn).
+
+        A split never increases the impurity, so a decrease that rounds below
+        0 (a split whose gain is lost in the rounding of the impurities, as
+        with targets near 1e149 that differ in their last digits) counts as 0:
+        otherwise a total near 0 would divide into values outside [0, 1].
+        The weights and the impurities are first divided by powers of two
+        (exact), so huge weights and impurities (1e300 each) do not overflow.
         """
         internal = np.flatnonzero(self.children_left != TREE_LEAF)
         left = self.children_left[internal]
         right = self.children_right[internal]
-        w, imp = self.weighted_n_node_samples, self.impurity
+        w = power_of_two_scale(self.weighted_n_node_samples)[0]
+        imp = power_of_two_scale(np.maximum(self.impurity, 0.0))[0]
         decrease = w[internal] * imp[internal] - w[left] * imp[left] - w[right] * imp[right]
+        decrease = np.maximum(decrease, 0.0)
         importances = np.bincount(
             self.feature[internal], weights=decrease, minlength=n_features
         ).astype(float)

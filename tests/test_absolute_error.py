@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pytest
 from conftest import as_float32_exact
@@ -312,3 +314,61 @@ def test_categorical_features_in_the_estimator(mixed_frame):
     unseen = X.iloc[:5].copy()
     unseen["size"] = "XXL"
     assert np.isfinite(model.predict(unseen)).all()
+
+
+@pytest.mark.parametrize("n_outputs", [1, 2])
+@pytest.mark.parametrize("method", ["auto", "partition", "one_vs_rest"])
+@pytest.mark.parametrize("missing_values", ["learn", "surrogate"])
+def test_rows_of_weight_zero_change_no_split(method, n_outputs, missing_values):
+    # Level 4 of the categorical column appears only in rows of weight 0 (it has no
+    # median to sort by), and so do the present values of the numerical column at
+    # some nodes: grow_tree must grow the tree it grows without those rows.
+    rng = np.random.default_rng(7)
+    n = 80
+    codes = rng.integers(0, 4, n).astype(float)
+    codes[:10] = 4
+    x = rng.normal(size=n)
+    x[rng.random(n) < 0.4] = np.nan
+    x[:10] = rng.normal(size=10)  # only the rows of weight 0 have x at some nodes
+    X = np.column_stack([codes, x])
+    Y = rng.normal(size=(n, n_outputs)) + codes[:, None]
+    w = rng.uniform(0.5, 2.0, n)
+    w[:10] = 0.0
+    kept = w > 0
+    params = {
+        "criterion": "absolute_error"
+        if n_outputs == 1
+        else ct.output_criterion("absolute_error", [1] * n_outputs),
+        "is_categorical": np.array([True, False]),
+        "n_categories": np.array([5, 0]),
+        "categorical_split": method,
+        "missing_values": missing_values,
+        "max_depth": 4,
+    }
+    with_zeros = ct.grow_tree(X, Y, w, **params)
+    without = ct.grow_tree(X[kept], Y[kept], w[kept], **params)
+    for name in ("feature", "value", "children_left", "children_right"):
+        np.testing.assert_array_equal(getattr(with_zeros, name), getattr(without, name))
+    # The zeros change the order of the sums: the same up to rounding.
+    for name in ("impurity", "weighted_n_node_samples"):
+        np.testing.assert_allclose(getattr(with_zeros, name), getattr(without, name), rtol=1e-13)
+    np.testing.assert_array_equal(with_zeros.apply(X[kept]), without.apply(X[kept]))
+
+
+@pytest.mark.parametrize("criterion", ["absolute_error", "squared_error"])
+def test_a_feature_present_only_in_rows_of_weight_zero_is_not_searched(criterion):
+    # With surrogates the primary split is searched on the rows where its feature
+    # is present; here those weigh nothing, so the feature cannot split.
+    rng = np.random.default_rng(3)
+    X = np.column_stack([rng.normal(size=40), np.full(40, np.nan)])
+    X[:8, 1] = rng.normal(size=8)
+    y = rng.normal(size=(40, 1))
+    w = np.r_[np.zeros(8), rng.uniform(0.5, 2.0, 32)]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        tree = ct.grow_tree(X, y, w, criterion=criterion, missing_values="surrogate", max_depth=3)
+        without = ct.grow_tree(
+            X[8:, :1], y[8:], w[8:], criterion=criterion, missing_values="surrogate", max_depth=3
+        )
+    np.testing.assert_array_equal(tree.feature, without.feature)
+    np.testing.assert_allclose(tree.value, without.value, rtol=1e-13)  # means: rounding

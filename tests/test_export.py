@@ -11,6 +11,7 @@ import io
 import re
 import shutil
 import subprocess
+import warnings
 
 import numpy as np
 import pandas as pd
@@ -282,3 +283,26 @@ def test_exports_match_sklearn_for_the_other_criteria(synthetic_regression, crit
     for options in [{}, {"filled": True, "node_ids": True}]:
         assert ct.export_graphviz(ours, **options) == sk.export_graphviz(theirs, **options)
     assert_same_path(ours.decision_path(X), theirs.decision_path(X))
+
+
+@pytest.mark.parametrize("options", [{}, {"filled": True}, {"proportion": True}, {"precision": 12}])
+def test_export_graphviz_with_huge_weights(options):
+    # Weights near 1e300: the weighted class counts do not fit an int64 (they
+    # printed as -9223372036854775808 with "invalid value in cast" warnings), and
+    # rounding them to 12 decimals overflowed.  They print as floats, as counts
+    # that are not whole do.
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(30, 2))
+    y = (X[:, 0] > 0).astype(int)
+    w = np.full(30, 1e300 / 32)
+    classifier = ct.DecisionTreeClassifier(max_depth=2).fit(X, y, sample_weight=w)
+    regressor = ct.DecisionTreeRegressor(max_depth=2).fit(X, 1e149 * X[:, 0], sample_weight=w)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        text = ct.export_graphviz(classifier, **options)
+        ct.export_graphviz(regressor, **options)
+    assert "-9223372036854775808" not in text
+    if not options.get("proportion"):
+        counts = [float(c) for c in re.findall(r"value = \[([^,\]]+),", text)]
+        expected = classifier.tree_.value[:, 0, 0] * classifier.tree_.weighted_n_node_samples
+        np.testing.assert_allclose(counts, expected, rtol=1e-3)

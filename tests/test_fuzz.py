@@ -24,8 +24,13 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from climbing_trees import TREE_LEAF, DecisionTreeClassifier, DecisionTreeRegressor
-from climbing_trees._validation import _HINTS
+from climbing_trees import (
+    TREE_LEAF,
+    DecisionTreeClassifier,
+    DecisionTreeRegressor,
+    export_graphviz,
+)
+from climbing_trees._validation import _HINTS, power_of_two_scale
 
 N_DATASETS = 300
 
@@ -183,6 +188,14 @@ def make_case(seed: int) -> dict:
             params["categorical_features"] = [j in text for j in range(d)]
         else:  # numeric columns (extreme floats included) used as levels
             params["categorical_features"] = sorted(set(text) | {int(rng.integers(d))})
+    # Missing values, best-first growth and random splits, drawn from a generator of
+    # their own so that the cases above stay the same.
+    more = np.random.default_rng([seed, 1])
+    params["missing_values"] = ["learn", "surrogate"][int(more.random() < 0.3)]
+    params["max_leaf_nodes"] = [None, None, 4][int(more.integers(3))]
+    if more.random() < 0.2:
+        params["splitter"] = "random"
+        params["random_state"] = 0
     as_array = rng.random() < 0.3
     if as_array and isinstance(params.get("categorical_features"), list):
         if params["categorical_features"] and isinstance(params["categorical_features"][0], str):
@@ -212,15 +225,27 @@ def fit_strictly(model, X, y, w):
         out = {"predict": model.predict(X), "apply": model.apply(X)}
         if hasattr(model, "predict_proba"):
             out["predict_proba"] = model.predict_proba(X)
+        out["importances"] = model.feature_importances_
+        out["graphviz"] = export_graphviz(model)
     return out
 
 
-def check_outputs(model, X, y, out):
+def check_outputs(model, X, y, w, out):
     n = len(X)
     tree = model.tree_
     assert out["predict"].shape == (n,)
     assert out["apply"].shape == (n,)
     assert np.all(tree.children_left[out["apply"]] == TREE_LEAF)
+    # The training rows that count (positive weight after the exact rescaling)
+    # reach the leaves that hold them: the same rule routes them at fit and predict.
+    counted = np.ones(n, bool) if w is None else power_of_two_scale(np.asarray(w))[0] > 0
+    reached = np.bincount(out["apply"][counted], minlength=tree.node_count)
+    leaves = tree.children_left == TREE_LEAF
+    np.testing.assert_array_equal(reached[leaves], tree.n_node_samples[leaves])
+    importances = out["importances"]
+    assert np.all((importances >= 0) & (importances <= 1))
+    assert importances.sum() == 0 or abs(importances.sum() - 1) < 1e-9
+    assert "-9223372036854775808" not in out["graphviz"]
     assert np.all(np.isfinite(tree.weighted_n_node_samples))
     assert np.all(np.isfinite(tree.impurity)) and np.all(tree.impurity >= 0)
     internal = tree.children_left != TREE_LEAF
@@ -254,7 +279,7 @@ def test_fit_works_or_fails_clearly(seed):
         message = str(exc)
         assert any(fix in message for fix in FIXES), f"unclear error: {message!r}"
         return
-    check_outputs(model, case["X"], case["y"], out)
+    check_outputs(model, case["X"], case["y"], case["w"], out)
     # (Without categorical_features, a text column fits only when every level reads
     # as a number, such as "1.5".)
     if case["text_columns"] and case["params"].get("categorical_features") is not None:
