@@ -110,6 +110,7 @@ OPTIONS = [
     {"categorical_features": [2]},
     {"missing_values": "surrogate", "categorical_features": [2]},
     {"splitter": "random", "max_features": 2, "random_state": 0},
+    {"ccp_alpha": 1e-3},
 ]
 
 
@@ -148,9 +149,12 @@ def test_no_runtime_warning_at_the_limits_fit_accepts(criterion, builder, monkey
                     importances = model.feature_importances_
                     ct.export_graphviz(model, filled=True)
                     ct.export_text(model)
+                    path = model.cost_complexity_pruning_path(X, y, sample_weight=w)
                 except Exception as exc:  # name the case in the failure
                     raise AssertionError(f"{name}, {options}: {exc!r}") from exc
             assert np.all((importances >= 0) & (importances <= 1)), (name, options)
+            assert np.all(path.ccp_alphas >= 0), (name, options)
+            assert np.all(np.isfinite(path.impurities)), (name, options)
             # A surrogate's midpoint of two values near 1.6e308 overflowed to inf.
             assert not np.isinf(model.tree_.surrogate_threshold).any(), (name, options)
             fitted += 1
