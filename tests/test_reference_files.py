@@ -11,7 +11,9 @@ files against the problems they were made from, without the tools.
 from __future__ import annotations
 
 import importlib.util
+import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -136,6 +138,30 @@ def test_wine_svg_is_dots_drawing():
     drawn = drawing.draw(drawing.DOT_FILE.read_text())
     committed = drawing.SVG_FILE.read_text()
     assert drawing.without_version(drawn) == drawing.without_version(committed)
+
+
+# ---------------------------------------------------------------- the chapters
+
+RUNS_A_TOOL = re.compile(
+    r"\b(have_rpart|rpart_fit|rpart_surrogate_predict|make_references)\s*\("
+    r"|\bsubprocess\b|shutil\.which|[\"']dot[\"']|Rscript"
+)
+
+
+@pytest.mark.parametrize("chapter", sorted((ROOT / "book").glob("*.ipynb")), ids=lambda p: p.name)
+def test_no_chapter_runs_r_or_graphviz(chapter):
+    """A chapter reads rpart's and dot's output from the committed files, never runs them.
+
+    Otherwise the book would state other results (or fail) on a machine without
+    them.  Comments may name the functions that made the files.
+    """
+    cells = json.loads(chapter.read_text())["cells"]
+    for cell in cells:
+        if cell["cell_type"] != "code":
+            continue
+        code = "\n".join(line.split("#")[0] for line in "".join(cell["source"]).splitlines())
+        found = RUNS_A_TOOL.search(code)
+        assert found is None, f"cell {cell.get('id')} of {chapter.name}: {found.group()}"
 
 
 # ---------------------------------------------------------------- the built pages
