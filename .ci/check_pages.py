@@ -10,10 +10,11 @@ build and reports, with file and text, any of:
 - anywhere on a page: "not installed", "is not available", "comparison is
   skipped", "nan%" (a glued NaN formatted as a percentage);
 - in a value glued into prose (``{glue:text}``): nan or inf;
-- in a code cell's output: "skip", "skipped", "no Graphviz", "without R", ...
+- in a code cell's output: "skipped", "skipping", "no Graphviz", "without R", ...
 
-Prose may say that a candidate split "is skipped" (a rule of the algorithm); only
-outputs are searched for "skip".  Exit status 1 when something is found or no
+Prose may say that a candidate split "is skipped" (a rule of the algorithm), and
+an output may tell to "skip the candidate"; only outputs are searched for
+"skipped" and "skipping".  Exit status 1 when something is found or no
 page exists, 0 otherwise.  Standard library only.
 """
 
@@ -29,7 +30,7 @@ ANYWHERE = re.compile(
 )
 GLUED = re.compile(r"\b(nan|inf)\b", re.IGNORECASE)
 OUTPUT = re.compile(
-    r"\bskip(s|ped|ping)?\b|\bno (R|rpart|Graphviz|dot)\b|\bwithout (R|rpart|Graphviz)\b",
+    r"\bskipped\b|\bskipping\b|\bno (R|rpart|Graphviz|dot)\b|\bwithout (R|rpart|Graphviz)\b",
     re.IGNORECASE,
 )
 VOID = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta",

@@ -200,10 +200,11 @@ def test_check_pages_fails_on_a_skipped_result(tmp_path, value, output):
     assert "page.html" in done.stdout
 
 
-def test_check_pages_passes_a_stated_result(tmp_path):
-    (tmp_path / "page.html").write_text(
-        PAGE.format(value="100%", output="anova: agree on 400 of 400 rows")
-    )
+@pytest.mark.parametrize(
+    "output", ["anova: agree on 400 of 400 rows", "skip the candidate: x <= 49.5, R^2 = 0.4"]
+)
+def test_check_pages_passes_a_stated_result(tmp_path, output):
+    (tmp_path / "page.html").write_text(PAGE.format(value="100%", output=output))
     done = _check_pages(tmp_path)
     assert done.returncode == 0, done.stdout + done.stderr
 
