@@ -41,7 +41,7 @@ browser-test: $(STAMP)
 	$(BIN)/pytest -m browser tests/browser
 
 clean:
-	rm -rf _build .pytest_cache .ruff_cache .hypothesis
+	rm -rf _build _build-without-r-and-graphviz .pytest_cache .ruff_cache .hypothesis
 	find . -name __pycache__ -not -path "./$(VENV)/*" -prune -exec rm -rf {} +
 
 distclean: clean

@@ -8,12 +8,26 @@ that :func:`~climbing_trees.weakest_links` can prune the very same tree.
 :func:`rpart_surrogate_predict` grows rpart's regression or Gini tree with
 surrogate splits, the reference of chapter 10.  They need R with the rpart
 package; :func:`have_rpart` says whether it is there.
+
+The book and the tests do not need R: what they compare with is rpart's
+output on problems this module generates (:func:`pruning_problem`,
+:func:`surrogate_problem`, :func:`surrogate_comparison_problem`,
+:func:`missing_experiment`), kept as small CSV files in
+``climbing_trees/rpart_reference/`` and read by :func:`load_reference`.
+Where R with rpart is installed,
+
+    python -m climbing_trees._rpart --check    # rerun rpart, compare with the files
+    python -m climbing_trees._rpart --write    # rerun rpart, rewrite the files
+
+and ``tests/test_reference_files.py`` runs the check.
 """
 
 from __future__ import annotations
 
+import argparse
 import shutil
 import subprocess
+import sys
 import tempfile
 from pathlib import Path
 
@@ -23,17 +37,24 @@ import pandas as pd
 from ._pruning import weakest_links
 from ._tree import TREE_LEAF, TREE_UNDEFINED, Tree
 
-_SCRIPT = """
+_PUT = """
+put <- function(df, file) {  # doubles with 17 significant digits: exact
+  df <- as.data.frame(df, check.names = FALSE)
+  df[] <- lapply(df, function(v) if (is.double(v)) sprintf("%.17g", v) else v)
+  write.csv(df, file, row.names = FALSE, quote = FALSE)
+}
+"""
+
+_SCRIPT = _PUT + """
 suppressMessages(library(rpart))
 d <- read.csv("data.csv"); d$y <- factor(d$y)
 fit <- rpart(y ~ ., data = d, method = "class", parms = list(split = "gini"),
              control = rpart.control(cp = 0, minsplit = 2, minbucket = 1, xval = 0,
                                      maxcompete = 0, maxsurrogate = 0, usesurrogate = 0))
 fr <- fit$frame
-write.csv(data.frame(node = as.integer(rownames(fr)), var = as.character(fr$var),
-                     n = fr$n, dev = fr$dev, complexity = fr$complexity),
-          "frame.csv", row.names = FALSE)
-write.csv(fit$cptable, "cptable.csv", row.names = FALSE)
+put(data.frame(node = as.integer(rownames(fr)), var = as.character(fr$var),
+               n = fr$n, dev = fr$dev, complexity = fr$complexity), "frame.csv")
+put(fit$cptable, "cptable.csv")
 """
 
 
@@ -127,7 +148,7 @@ def exact_cptable(tree: Tree, risk: np.ndarray) -> pd.DataFrame:
     )
 
 
-_SURROGATE_SCRIPT = """
+_SURROGATE_SCRIPT = _PUT + """
 suppressMessages(library(rpart))
 d <- read.csv("data.csv"); t <- read.csv("test.csv"); w <- read.csv("weights.csv")$w
 cats <- scan("categorical.txt", what = "", quiet = TRUE)
@@ -144,7 +165,7 @@ fit <- rpart(y ~ ., data = d, weights = w, method = method, parms = parms,
                                      surrogatestyle = STYLE))
 p <- if (method == "class") predict(fit, newdata = t, type = "prob") else
   predict(fit, newdata = t)
-write.csv(data.frame(p = p), "pred.csv", row.names = FALSE)
+put(data.frame(p = p), "pred.csv")
 """
 
 
@@ -210,3 +231,338 @@ def rpart_surrogate_predict(
         )
         pred = pd.read_csv(path / "pred.csv")
     return pred["p"].to_numpy() if method == "anova" else pred.to_numpy()
+
+
+# ------------------------------------------------------------------ reference files
+#
+# rpart's output on the problems below, committed so that the book and the tests
+# compare with rpart on machines without R.  Each problem is generated here, from
+# a seed, so that the files can be made again (``--write``) and checked
+# (``--check``, tests/test_reference_files.py) wherever R with rpart is installed.
+
+#: Where the reference files live (shipped with the package).
+REFERENCE_DIR = Path(__file__).with_name("rpart_reference")
+
+#: Seeds of :func:`pruning_problem` whose rpart tree and cptable are kept: 1 is the
+#: tree of chapter 9 where rpart's table is not the exact sequence, 6, 8 and 11
+#: trees where it is.
+PRUNING_SEEDS = (1, 6, 8, 11)
+
+#: Seeds of :func:`surrogate_problem` compared with rpart (each numerical and with a
+#: categorical column, for regression and for Gini classification).
+SURROGATE_SEEDS = tuple(range(15))
+
+#: Stopping rules of the surrogate-style comparison of chapter 10's exercise.
+STYLE_CONTROL = {"max_depth": 30, "min_samples_split": 40, "min_samples_leaf": 20}
+
+#: Draws of :func:`missing_experiment` in the surrogate-style comparison.
+STYLE_SEEDS = tuple(range(5))
+
+
+def pruning_problem(seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """A noisy two-class problem on three uniform features, 40 to 199 rows."""
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(40, 200))
+    X = rng.uniform(size=(n, 3))
+    y = ((X[:, 0] + 0.5 * X[:, 1] + 0.4 * rng.normal(size=n)) > 0.8).astype(int)
+    return X, y
+
+
+def surrogate_problem(seed, n=None, categorical=False, rate=None):
+    """Correlated features (so surrogates exist), a target, NaN at a random rate.
+
+    Returns ``X, y, w, X_test, params``: ``n`` training rows (80 to 299 by
+    default) with weights, 200 new rows with 30 % of their values missing, and
+    stopping rules drawn from the seed.  With ``categorical`` the last column
+    holds 5 levels cut from a correlated variable, without missing values.
+    """
+    rng = np.random.default_rng(seed)
+    n = n or int(rng.integers(80, 300))
+    d = int(rng.integers(2, 5))
+    cov = 0.7 * np.ones((d, d)) + 0.3 * np.eye(d)
+    X = rng.multivariate_normal(np.zeros(d), cov, size=n + 200)
+    if categorical:  # the last column: 5 levels cut from a correlated variable
+        X[:, -1] = np.digitize(X[:, -1], [-1, -0.3, 0.3, 1])
+    y = X[:, 0] + np.sin(2 * X[:, 1]) + 0.3 * rng.normal(size=n + 200)
+    rate = rng.uniform(0.05, 0.4) if rate is None else rate
+    holes = rng.random(X.shape) < np.r_[np.full(n, rate), np.full(200, 0.3)][:, None]
+    if categorical:
+        holes[:, -1] = False
+    X[holes] = np.nan
+    w = rng.uniform(0.5, 2.0, size=n)
+    params = {"max_depth": int(rng.integers(2, 6)), "min_samples_leaf": int(rng.integers(3, 10))}
+    params["min_samples_split"] = 3 * params["min_samples_leaf"]
+    return X[:n], y[:n], w, X[n:], params
+
+
+def surrogate_classes(y: np.ndarray) -> np.ndarray:
+    """Three classes cut from a numeric target at its 33 % and 66 % quantiles."""
+    return np.digitize(y, np.quantile(y, [0.33, 0.66]))
+
+
+def surrogate_comparison_problem() -> dict:
+    """Chapter 10's comparison with rpart: 400 rows, a quarter of the values missing.
+
+    Three correlated features, a numeric target and three classes cut from it,
+    weights; the trees are grown on the first 300 rows and predict all 400.
+    Returns a dict with ``X``, ``y``, ``classes``, ``w`` and ``control`` (the
+    stopping rules).
+    """
+    from ._benchmark import with_missing
+
+    rng = np.random.default_rng(5)
+    cov = 0.7 + 0.3 * np.eye(3)
+    X = rng.multivariate_normal(np.zeros(3), cov, size=400)
+    y = X[:, 0] + np.sin(2 * X[:, 1]) + 0.3 * rng.normal(size=400)
+    X = with_missing(X, 0.25, seed=6)
+    w = rng.uniform(0.5, 2.0, size=400)
+    classes = np.digitize(y, np.quantile(y, [1 / 3, 2 / 3]))
+    control = {"max_depth": 4, "min_samples_split": 24, "min_samples_leaf": 8}
+    return {"X": X, "y": y, "classes": classes, "w": w, "control": control}
+
+
+def missing_experiment(seed: int, n: int, rate: float, mechanism: str):
+    """Chapter 10's experiment data: four features of correlation 0.85, float32-rounded.
+
+    Returns ``X_holes, X_full, y``.  A fraction ``rate`` of the values is
+    missing completely at random (``"mcar"``, ``"test"``); with ``"target"``
+    the first feature goes missing more often where ``y`` is high.
+    """
+    from ._benchmark import as_float32
+
+    rng = np.random.default_rng(seed)
+    cov = 0.85 + 0.15 * np.eye(4)
+    X = as_float32(rng.multivariate_normal(np.zeros(4), cov, size=n))
+    y = X[:, 0] + np.sin(2 * X[:, 0]) + 0.5 * X[:, 1] + 0.3 * rng.normal(size=n)
+    holes = rng.random(X.shape) < rate
+    if mechanism == "target":
+        high = y > np.quantile(y, 0.6)
+        holes[:, 0] = rng.random(n) < np.where(high, 2.2 * rate, 0.2 * rate)
+    return np.where(holes, np.nan, X), X, y
+
+
+def _pruning_references() -> dict[str, pd.DataFrame]:
+    frames, cptables = [], []
+    for seed in PRUNING_SEEDS:
+        frame, cptable = rpart_fit(*pruning_problem(seed))
+        frames.append(frame.assign(seed=seed))
+        cptables.append(cptable.assign(seed=seed))
+    return {
+        "pruning_frames": pd.concat(frames, ignore_index=True),
+        "pruning_cptables": pd.concat(cptables, ignore_index=True),
+    }
+
+
+def _surrogate_references() -> dict[str, pd.DataFrame]:
+    # A tree predicts one of few values: keep each problem's distinct predictions
+    # (``value``) and, for its rows in order, which one each gets (``codes``).
+    values = {"anova": [], "class": []}
+    codes = {"anova": [], "class": []}
+    for method in ("anova", "class"):
+        for categorical in (False, True):
+            for seed in SURROGATE_SEEDS:
+                X, y, w, X_test, params = surrogate_problem(seed, categorical=categorical)
+                target = surrogate_classes(y) if method == "class" else y
+                rows = np.vstack([X, X_test])
+                cat = (X.shape[1] - 1,) if categorical else ()
+                pred = rpart_surrogate_predict(
+                    X, target, rows, w, **params, categorical=cat, method=method
+                )
+                distinct, code = np.unique(
+                    pred.reshape(len(rows), -1), axis=0, return_inverse=True
+                )
+                table = pd.DataFrame(distinct)
+                table.columns = ["p"] if method == "anova" else [f"p{k}" for k in table.columns]
+                keys = {"categorical": int(categorical), "seed": seed}
+                values[method].append(
+                    pd.DataFrame({**keys, "value": np.arange(len(distinct))}).join(table)
+                )
+                codes[method].append({**keys, "codes": " ".join(map(str, code.ravel()))})
+    out = {}
+    for method in ("anova", "class"):
+        out[f"surrogates_{method}_values"] = pd.concat(values[method], ignore_index=True)
+        out[f"surrogates_{method}_rows"] = pd.DataFrame(codes[method])
+    return out
+
+
+def _chapter10_references() -> dict[str, pd.DataFrame]:
+    problem = surrogate_comparison_problem()
+    X, w, control = problem["X"], problem["w"], problem["control"]
+    anova = rpart_surrogate_predict(X[:300], problem["y"][:300], X, w[:300], **control)
+    proba = rpart_surrogate_predict(
+        X[:300], problem["classes"][:300], X, w[:300], method="class", **control
+    )
+    comparison = pd.DataFrame({"row": np.arange(len(X)), "anova": anova})
+    for k in range(proba.shape[1]):
+        comparison[f"class{k}"] = proba[:, k]
+    styles = []
+    for style in (0, 1):
+        for seed in STYLE_SEEDS:
+            X_holes, _, y = missing_experiment(seed, 4000, 0.3, "mcar")
+            pred = rpart_surrogate_predict(
+                X_holes[:2000],
+                y[:2000],
+                X_holes[2000:],
+                np.ones(2000),
+                surrogate_style=style,
+                **STYLE_CONTROL,
+            )
+            mse = float(np.mean((pred - y[2000:]) ** 2))
+            styles.append({"surrogatestyle": style, "seed": seed, "held_out_mse": mse})
+    return {"ch10_comparison": comparison, "ch10_styles": pd.DataFrame(styles)}
+
+
+def make_references() -> dict[str, pd.DataFrame]:
+    """Run rpart on every reference problem: the tables of the reference files, by name.
+
+    ``pruning_frames`` and ``pruning_cptables``: :func:`rpart_fit` on
+    :func:`pruning_problem` for each of :data:`PRUNING_SEEDS` (column ``seed``).
+    ``surrogates_anova_*`` and ``surrogates_class_*``:
+    :func:`rpart_surrogate_predict` on :func:`surrogate_problem` for each of
+    :data:`SURROGATE_SEEDS`, with and without a categorical column, predicting
+    the training rows then the new ones; ``*_values`` holds each problem's
+    distinct predictions, ``*_rows`` (``codes``) which of them each row gets
+    (:func:`reference_surrogate_predict` puts them together).
+    ``ch10_comparison``: chapter 10's regression and Gini trees on
+    :func:`surrogate_comparison_problem`.  ``ch10_styles``: the held-out mean
+    squared error of rpart's regression tree on :func:`missing_experiment`
+    (``"mcar"``, 2,000 training and 2,000 new rows) with ``surrogatestyle`` 0
+    and 1.  Needs R with rpart.
+    """
+    if not have_rpart():
+        raise RuntimeError(
+            "R with rpart is needed to make the reference files: install R and its "
+            "rpart package (Debian: apt-get install r-base-core r-cran-rpart)."
+        )
+    return {**_pruning_references(), **_surrogate_references(), **_chapter10_references()}
+
+
+def load_reference(name: str) -> pd.DataFrame:
+    """The committed reference table ``name`` (see :func:`make_references`)."""
+    path = REFERENCE_DIR / f"{name}.csv"
+    if not path.exists():
+        known = sorted(p.stem for p in REFERENCE_DIR.glob("*.csv"))
+        raise ValueError(f"no reference table {name!r}; the tables are {known}.")
+    return pd.read_csv(path, keep_default_na=False, na_values=[])
+
+
+def reference_fit(seed: int) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """rpart's frame and cptable for :func:`pruning_problem` ``(seed)``, from the files.
+
+    What :func:`rpart_fit` returns for that problem, without R.
+    """
+    if seed not in PRUNING_SEEDS:
+        raise ValueError(f"seed={seed!r}: the reference files hold seeds {PRUNING_SEEDS}.")
+    out = []
+    for name in ("pruning_frames", "pruning_cptables"):
+        table = load_reference(name)
+        table = table[table["seed"] == seed].drop(columns="seed")
+        out.append(table.reset_index(drop=True))
+    return out[0], out[1]
+
+
+def reference_surrogate_predict(seed: int, categorical: bool, method: str) -> np.ndarray:
+    """rpart's predictions for :func:`surrogate_problem`, from the files.
+
+    What :func:`rpart_surrogate_predict` returns for the problem's training rows
+    followed by its new rows (``method="class"``: on :func:`surrogate_classes`
+    of the target), without R.
+    """
+    if method not in ("anova", "class"):
+        raise ValueError(f"method={method!r}: use 'anova' or 'class'.")
+    values = load_reference(f"surrogates_{method}_values")
+    rows = load_reference(f"surrogates_{method}_rows")
+    here = (rows["seed"] == seed) & (rows["categorical"] == int(categorical))
+    if not here.any():
+        raise ValueError(f"seed={seed!r}: the reference files hold seeds {SURROGATE_SEEDS}.")
+    codes = np.array(rows.loc[here, "codes"].item().split(), dtype=np.intp)
+    here = (values["seed"] == seed) & (values["categorical"] == int(categorical))
+    table = values[here].set_index("value").sort_index()
+    distinct = table.drop(columns=["categorical", "seed"]).to_numpy(dtype=float)
+    return distinct[codes, 0] if method == "anova" else distinct[codes]
+
+
+def _differences(made: dict[str, pd.DataFrame], rtol: float = 1e-12) -> list[str]:
+    """How the freshly made tables differ from the committed files (empty: they agree).
+
+    Numbers agree to a relative ``rtol``: rpart's output is exact in the files, but
+    the inputs come from numpy's ``multivariate_normal``, whose LAPACK call may
+    round the last bit differently on another CPU.
+    """
+    problems = []
+    committed = {p.stem for p in REFERENCE_DIR.glob("*.csv")}
+    for name in sorted(committed - set(made)):
+        problems.append(f"{name}.csv is committed but no longer made")
+    for name, table in made.items():
+        if name not in committed:
+            problems.append(f"{name}.csv is missing")
+            continue
+        # Compare what was made as it reads back from a file.
+        old, new = load_reference(name), _round_trip(table)
+        if list(old.columns) != list(new.columns) or len(old) != len(new):
+            problems.append(
+                f"{name}.csv: columns {list(old.columns)} and {len(old)} rows, "
+                f"rpart now gives {list(new.columns)} and {len(new)} rows"
+            )
+            continue
+        for column in old.columns:
+            a, b = old[column].to_numpy(), new[column].to_numpy()
+            if a.dtype.kind in "fi" and b.dtype.kind in "fi":
+                same = np.isclose(a, b, rtol=rtol, atol=0) | (np.isnan(a) & np.isnan(b))
+            else:
+                same = a.astype(str) == b.astype(str)
+            if not same.all():
+                i = int(np.flatnonzero(~same)[0])
+                old_value, new_value = (getattr(v, "item", lambda v=v: v)() for v in (a[i], b[i]))
+                problems.append(
+                    f"{name}.csv, column {column!r}: {int((~same).sum())} values differ "
+                    f"(row {i}: {old_value!r} committed, {new_value!r} from rpart)"
+                )
+    return problems
+
+
+def _round_trip(table: pd.DataFrame) -> pd.DataFrame:
+    import io
+
+    buffer = io.StringIO()
+    table.to_csv(buffer, index=False)
+    buffer.seek(0)
+    return pd.read_csv(buffer, keep_default_na=False, na_values=[])
+
+
+def write_references(made: dict[str, pd.DataFrame]) -> None:
+    """Write the tables as ``REFERENCE_DIR/<name>.csv`` (floats in shortest exact form)."""
+    REFERENCE_DIR.mkdir(exist_ok=True)
+    for old in REFERENCE_DIR.glob("*.csv"):
+        if old.stem not in made:
+            old.unlink()
+    for name, table in made.items():
+        table.to_csv(REFERENCE_DIR / f"{name}.csv", index=False, lineterminator="\n")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="python -m climbing_trees._rpart",
+        description="Make rpart's reference files again (needs R with rpart).",
+    )
+    group = parser.add_mutually_exclusive_group(required=True)
+    group.add_argument("--write", action="store_true", help="rewrite the files")
+    group.add_argument("--check", action="store_true", help="compare with the files")
+    args = parser.parse_args(argv)
+    made = make_references()
+    if args.write:
+        write_references(made)
+        print(f"wrote {len(made)} tables to {REFERENCE_DIR}")
+        return 0
+    problems = _differences(made)
+    for line in problems:
+        print(line, file=sys.stderr)
+    if problems:
+        print("rpart's output changed: rerun with --write and review the diff.", file=sys.stderr)
+        return 1
+    print(f"rpart's output equals the {len(made)} committed tables in {REFERENCE_DIR}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -14,7 +14,7 @@ from test_sklearn_agreement import same_partition, sklearn_stable_fit
 
 import climbing_trees as ct
 from climbing_trees._pruning import _distinct_alphas, _landing_nodes
-from climbing_trees._rpart import exact_cptable, have_rpart, rpart_fit, tree_from_rpart_frame
+from climbing_trees._rpart import exact_cptable, reference_fit, tree_from_rpart_frame
 
 # ---------------------------------------------------------------- scikit-learn's path
 
@@ -425,21 +425,14 @@ def test_impurity_and_misclassification_paths_differ(breast_cancer):
     assert np.any(b.ccp_alphas[1:] < 1e-12) and not np.any(a.ccp_alphas[1:] < 1e-12)
 
 
-needs_rpart = pytest.mark.skipif(not have_rpart(), reason="needs Rscript with rpart")
+# rpart's trees and cptables on climbing_trees._rpart.pruning_problem(seed), from the
+# committed reference files (tests/test_reference_files.py reruns rpart where R is
+# installed and checks that the files are its output).
 
 
-def _rpart_problem(seed):
-    rng = np.random.default_rng(seed)
-    n = int(rng.integers(40, 200))
-    X = rng.uniform(size=(n, 3))
-    y = ((X[:, 0] + 0.5 * X[:, 1] + 0.4 * rng.normal(size=n)) > 0.8).astype(int)
-    return X, y
-
-
-@needs_rpart
 @pytest.mark.parametrize("seed", [6, 8, 11])
 def test_exact_cptable_equals_rpart_where_rpart_is_exact(seed):
-    frame, cptable = rpart_fit(*_rpart_problem(seed))
+    frame, cptable = reference_fit(seed)
     tree, risk = tree_from_rpart_frame(frame)
     ours = exact_cptable(tree, risk)
     np.testing.assert_allclose(ours["CP"], cptable["CP"], rtol=1e-9)
@@ -447,10 +440,9 @@ def test_exact_cptable_equals_rpart_where_rpart_is_exact(seed):
     np.testing.assert_allclose(ours["rel error"], cptable["rel error"], rtol=1e-9)
 
 
-@needs_rpart
 def test_rpart_cptable_is_not_the_exact_sequence():
     """rpart works complexities out while growing; on this tree its table is not optimal."""
-    frame, cptable = rpart_fit(*_rpart_problem(1))
+    frame, cptable = reference_fit(1)
     tree, risk = tree_from_rpart_frame(frame)
     ours = exact_cptable(tree, risk)
     assert len(ours) != len(cptable) or not np.allclose(ours["CP"], cptable["CP"])

@@ -17,29 +17,9 @@ from scipy import sparse
 
 import climbing_trees as ct
 from climbing_trees import _category_sets
-from climbing_trees._rpart import have_rpart, rpart_surrogate_predict
+from climbing_trees._rpart import reference_surrogate_predict, surrogate_classes
+from climbing_trees._rpart import surrogate_problem as correlated_problem
 from climbing_trees._surrogates import GOES_LEFT, GOES_RIGHT, best_surrogate
-
-
-def correlated_problem(seed, n=None, categorical=False, rate=None):
-    """Correlated features (so surrogates exist), a target, NaN at a random rate."""
-    rng = np.random.default_rng(seed)
-    n = n or int(rng.integers(80, 300))
-    d = int(rng.integers(2, 5))
-    cov = 0.7 * np.ones((d, d)) + 0.3 * np.eye(d)
-    X = rng.multivariate_normal(np.zeros(d), cov, size=n + 200)
-    if categorical:  # the last column: 5 levels cut from a correlated variable
-        X[:, -1] = np.digitize(X[:, -1], [-1, -0.3, 0.3, 1])
-    y = X[:, 0] + np.sin(2 * X[:, 1]) + 0.3 * rng.normal(size=n + 200)
-    rate = rng.uniform(0.05, 0.4) if rate is None else rate
-    holes = rng.random(X.shape) < np.r_[np.full(n, rate), np.full(200, 0.3)][:, None]
-    if categorical:
-        holes[:, -1] = False
-    X[holes] = np.nan
-    w = rng.uniform(0.5, 2.0, size=n)
-    params = {"max_depth": int(rng.integers(2, 6)), "min_samples_leaf": int(rng.integers(3, 10))}
-    params["min_samples_split"] = 3 * params["min_samples_leaf"]
-    return X[:n], y[:n], w, X[n:], params
 
 
 def route_row(tree, x, majority_left=None, node=0):
@@ -91,26 +71,27 @@ def route_row(tree, x, majority_left=None, node=0):
     return node
 
 
-@pytest.mark.skipif(not have_rpart(), reason="needs R with rpart (Rscript)")
 @pytest.mark.parametrize("categorical", [False, True], ids=["numerical", "categorical"])
 @pytest.mark.parametrize("method", ["anova", "class"], ids=["regression", "gini"])
 def test_predictions_equal_rparts(categorical, method):
+    # rpart's predictions (rpart_surrogate_predict) on these problems come from the
+    # committed reference files; tests/test_reference_files.py reruns rpart where
+    # R is installed and checks that the files are its output.
     # The categorical column has no missing value: the package makes a missing
     # category a level even with surrogates, where rpart would use surrogates.
     for seed in range(15):
         X, y, w, X_test, params = correlated_problem(seed, categorical=categorical)
         cat = [X.shape[1] - 1] if categorical else None
         if method == "class":  # three classes cut from the target
-            y = np.digitize(y, np.quantile(y, [0.33, 0.66]))
+            y = surrogate_classes(y)
             Model = ct.DecisionTreeClassifier
         else:
             Model = ct.DecisionTreeRegressor
         ours = Model(missing_values="surrogate", categorical_features=cat, **params)
         ours.fit(X, y, sample_weight=w)
         rows = np.vstack([X, X_test])
-        theirs = rpart_surrogate_predict(
-            X, y, rows, w, **params, categorical=tuple(cat or ()), method=method
-        )
+        theirs = reference_surrogate_predict(seed, categorical, method)
+        assert theirs.shape[0] == len(rows)
         # A row that no surrogate places goes to the heavier side of the primary's
         # rows here (rpart's rule while growing), to the child with more training
         # rows in rpart's predict, which stops the row where both children hold as
