@@ -153,6 +153,7 @@ from ._criteria import (
     n_outputs,
     node_statistics,
     output_absolute_error,
+    segment_sums,
     total_weight,
     weighted_median,
 )
@@ -252,13 +253,44 @@ def _principal_axis_key(p: np.ndarray, w: np.ndarray) -> np.ndarray:
     weighted principal axis, signed so that its largest-magnitude entry is positive;
     NaN for levels without weight."""
     positive = w > 0
-    mean = (w @ p) / w.sum()
-    centred = p - mean
-    cov = (centred * w[:, None]).T @ centred / w.sum()
-    _, vectors = np.linalg.eigh(cov)
+    _, vectors = _principal_axes(p, w)
     v = vectors[:, -1]  # eigenvalues come in increasing order
     v = v if v[np.argmax(np.abs(v))] > 0 else -v
-    return np.where(positive, p @ v, np.nan)
+    return np.where(positive, _project(p, v[:, None])[:, 0], np.nan)
+
+
+def _ordered_sums(columns) -> np.ndarray:
+    """The sum of each of ``columns`` (1-D arrays of one length), added in order."""
+    columns = list(columns)
+    return segment_sums(columns, np.zeros(len(columns[0]), dtype=np.intp), 1)[0]
+
+
+def _principal_axes(p: np.ndarray, w: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Points ``p`` centred at their weighted mean, and the eigenvectors of their
+    weighted covariance (columns, by increasing eigenvalue).
+
+    The means and covariances add the levels in order (no BLAS: a matrix
+    product's order of additions depends on the BLAS kernel, and these numbers
+    order the levels of a categorical split).  ``eigh`` (LAPACK) remains; the
+    level-wise builder calls this same function on the same level statistics.
+    """
+    total = _ordered_sums([w])[0]
+    centred = p - _ordered_sums((w[:, None] * p).T) / total
+    weighted = centred * w[:, None]
+    i, j = np.triu_indices(p.shape[1])
+    cov = np.empty((p.shape[1], p.shape[1]))
+    products = (weighted[:, a] * centred[:, b] for a, b in zip(i, j, strict=True))
+    cov[i, j] = _ordered_sums(products) / total
+    cov[j, i] = cov[i, j]
+    return centred, np.linalg.eigh(cov)[1]
+
+
+def _project(p: np.ndarray, vectors: np.ndarray) -> np.ndarray:
+    """``p @ vectors`` with the products added coordinate by coordinate, in order."""
+    out = p[:, :1] * vectors[:1]
+    for c in range(1, p.shape[1]):
+        out = out + p[:, c : c + 1] * vectors[c : c + 1]
+    return out
 
 
 class Candidates(NamedTuple):
@@ -281,18 +313,54 @@ class Candidates(NamedTuple):
 
 def _candidates_from_sets(sets: np.ndarray, level_stats, counts, criterion) -> Candidates:
     """Candidates given as a boolean matrix, one row per left set (brute force)."""
-    mask = sets.astype(float)
-    positive = (total_weight(level_stats, criterion) > 0).astype(float)
-    rows = np.asarray(counts, dtype=float)  # float products run in BLAS; exact below 2**53
+    sets = np.asarray(sets, dtype=bool)
+    positive = (total_weight(level_stats, criterion) > 0).astype(np.intp)
+    rows = np.asarray(counts, dtype=np.intp)  # integer products: exact, and never BLAS
     return Candidates(
-        mask @ level_stats,
-        (1.0 - mask) @ level_stats,
-        mask @ rows,
-        (1.0 - mask) @ rows,
-        mask @ positive,
-        (1.0 - mask) @ positive,
+        _set_sums(sets, level_stats),
+        _set_sums(~sets, level_stats),
+        sets.astype(np.intp) @ rows,
+        (~sets).astype(np.intp) @ rows,
+        sets.astype(np.intp) @ positive,
+        (~sets).astype(np.intp) @ positive,
         lambda i: tuple(int(c) for c in np.flatnonzero(sets[i])),
     )
+
+
+def _set_sums(sets: np.ndarray, level_stats: np.ndarray) -> np.ndarray:
+    """Summed statistics of the levels of each set (bool rows): ``(sets, statistics)``.
+
+    The levels are added one by one by increasing code, not by a matrix
+    product, whose order of additions depends on the BLAS kernel: the scores,
+    and the split, are then the same on every machine, and in both builders,
+    which pass the same levels.  (A level left out adds ``0 * x``, which
+    changes no sum; with infinite statistics it is skipped instead.)
+    """
+    k, m = level_stats.shape
+    sums = np.zeros((m, len(sets)))
+    if np.isfinite(level_stats).all():
+        chosen = sets.T.astype(float)  # one contiguous row per level
+        for c in range(k):
+            sums += level_stats[c][:, None] * chosen[c]
+    else:
+        for c in range(k):
+            np.add(sums, level_stats[c][:, None], out=sums, where=sets[:, c])
+    return sums.T
+
+
+def _subset_sums(rows: np.ndarray) -> np.ndarray:
+    """Sums of the rows in every subset of ``rows``: entry ``b`` sums the rows whose
+    bits are set in ``b``, ``(2**k, columns)``.
+
+    Each sum adds its rows by increasing index, as :func:`_set_sums` does, at
+    the cost of one addition per subset: subset ``b`` with highest bit ``c``
+    is subset ``b - 2**c`` plus row ``c``.
+    """
+    k = len(rows)
+    sums = np.zeros((1 << k, *rows.shape[1:]), dtype=rows.dtype)
+    for c in range(k):
+        np.add(sums[: 1 << c], rows[c], out=sums[1 << c : 2 << c])
+    return sums
 
 
 def _candidates_one_vs_rest(level_stats, counts, criterion) -> Candidates:
@@ -646,12 +714,31 @@ def _brute_force(level_stats, counts, criterion, min_samples_leaf, one_level_sid
     if k < 2:
         return None
     bits = _exhaustive_sets(k)
+    masks = np.arange(1, 1 << (k - 1))  # row i of bits holds the bits of i + 1
     if one_level_sides:
         size = bits.sum(axis=1)
-        bits = bits[(size == 1) | (size == k - 1)]
-    sets = np.zeros((len(bits), len(counts)), dtype=bool)
-    sets[:, present[:-1]] = bits
-    candidates = _candidates_from_sets(sets, level_stats, counts, criterion)
+        keep = (size == 1) | (size == k - 1)
+        bits, masks = bits[keep], masks[keep]
+    complement = ((1 << (k - 1)) - 1) ^ masks  # the right side, but for the last level
+    last = present[-1]  # always right
+    sides = []
+    for values in (
+        level_stats,
+        np.asarray(counts, dtype=np.intp)[:, None],
+        (total_weight(level_stats, criterion) > 0).astype(np.intp)[:, None],
+    ):
+        sums = _subset_sums(values[present[:-1]])  # left sides by bitmask, levels in order
+        sides += [sums[masks], sums[complement] + values[last]]
+    left, right, n_left, n_right, positive_left, positive_right = sides
+    candidates = Candidates(
+        left,
+        right,
+        n_left[:, 0],
+        n_right[:, 0],
+        positive_left[:, 0],
+        positive_right[:, 0],
+        lambda i: tuple(int(c) for c in present[:-1][bits[i]]),
+    )
     return _best_split(candidates, level_stats, criterion, min_samples_leaf)
 
 
@@ -871,11 +958,8 @@ def _plane_coordinates(p: np.ndarray, w: np.ndarray, dims: int = 2) -> np.ndarra
     Exact (an affine, one-to-one map of the points' plane) when the points
     span at most ``dims`` dimensions, as with three classes.
     """
-    mean = (w @ p) / w.sum()
-    centred = p - mean
-    cov = (centred * w[:, None]).T @ centred / w.sum()
-    _, vectors = np.linalg.eigh(cov)
-    return centred @ vectors[:, ::-1][:, :dims]
+    centred, vectors = _principal_axes(p, w)
+    return _project(centred, vectors[:, ::-1][:, :dims])
 
 
 def _improve_by_moves(left, stats, counts, criterion, min_samples_leaf, parent):

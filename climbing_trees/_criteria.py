@@ -443,7 +443,30 @@ def node_value(
         Y = np.asarray(Y, dtype=float)
         return np.array([weighted_median(Y[:, k], sample_weight) for k in range(Y.shape[1])])
     w = np.asarray(sample_weight, dtype=float)
-    return (w @ np.asarray(Y, dtype=float)) / w.sum()
+    Y = np.asarray(Y, dtype=float)
+    node = np.zeros(len(w), dtype=np.intp)  # one segment: the node's rows
+    sums = segment_sums((w[:, None] * Y).T, node, 1)[0]
+    with np.errstate(invalid="ignore", divide="ignore"):  # no weight: NaN, as 0 / 0
+        return sums / np.bincount(node, weights=w, minlength=1)[0]
+
+
+def segment_sums(columns, segment: np.ndarray, n_segments: int) -> np.ndarray:
+    """Sums per segment of each of ``columns`` (1-D, one value per row): ``(n_segments, k)``.
+
+    The rows are added one by one in order (``np.bincount``), never by BLAS,
+    whose order of additions depends on the CPU kernel (``OPENBLAS_CORETYPE``).
+    A node's mean, which centres every squared-error search, decides splits
+    through its last bits: ``grow_tree`` (one segment, :func:`node_value`) and
+    the level-wise builder (one segment per node of a level) both take it
+    from here, so they get the same bits on every machine.
+
+    >>> segment_sums([np.array([1.0, 2.0, 4.0])], np.array([0, 1, 0]), 2).tolist()
+    [[5.0], [2.0]]
+    """
+    return np.stack(
+        [np.bincount(segment, weights=column, minlength=n_segments) for column in columns],
+        axis=1,
+    )
 
 
 def _centred(Y: np.ndarray, sample_weight: np.ndarray, criterion: str) -> np.ndarray:

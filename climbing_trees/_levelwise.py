@@ -68,6 +68,7 @@ from ._criteria import (
     output_mean,
     output_widths,
     poisson_impurity,
+    segment_sums,
     total_weight,
     value_by_output,
 )
@@ -316,17 +317,17 @@ def grow_tree_levelwise(
             )
             phi = None  # no sufficient statistics
         elif regression:
-            value = _segment_sum((w_rows[:, None] * Y_rows).T, node_of_pos, n_nodes)
+            value = segment_sums((w_rows[:, None] * Y_rows).T, node_of_pos, n_nodes)
             value /= w_node[:, None]
             # Squared error centres each node's targets at its mean, as grow_tree does.
             centred = criterion == "squared_error"
             phi = Y_rows - value.take(node_of_pos, axis=0) if centred else Y_rows
             phi = node_statistics(phi, w_rows, criterion)
-            node_stats = _segment_sum(phi.T, node_of_pos, n_nodes)
+            node_stats = segment_sums(phi.T, node_of_pos, n_nodes)
             impurity = impurity_from_statistics(node_stats, criterion)
         else:  # the statistics are the weighted one-hot rows: their sums give the value
             columns = (col.take(index_rows) for col in class_cols)  # no copy of them all
-            node_stats = _segment_sum(columns, node_of_pos, n_nodes)
+            node_stats = segment_sums(columns, node_of_pos, n_nodes)
             value = node_stats / w_node[:, None]
             impurity = impurity_from_statistics(node_stats, criterion)
             phi = None  # by row: only the categorical and random searches read it
@@ -998,15 +999,6 @@ def _presort_runs(Xt: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     for j in np.flatnonzero(~has_ties & (n_missing > 1)):  # only the missing run
         order[j, n - n_missing[j] :].sort()
     return order, tie_share
-
-
-def _segment_sum(columns, segment: np.ndarray, n_segments: int) -> np.ndarray:
-    """Sums per segment of each of ``columns`` (1-D, one value per row), adding the
-    rows one by one in order: ``(n_segments, len(columns))``."""
-    return np.stack(
-        [np.bincount(segment, weights=column, minlength=n_segments) for column in columns],
-        axis=1,
-    )
 
 
 def _is_pure(Y_rows, w_rows, node_of_pos, starts, n_nodes) -> np.ndarray:
