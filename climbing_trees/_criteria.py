@@ -444,10 +444,59 @@ def node_value(
         return np.array([weighted_median(Y[:, k], sample_weight) for k in range(Y.shape[1])])
     w = np.asarray(sample_weight, dtype=float)
     Y = np.asarray(Y, dtype=float)
-    node = np.zeros(len(w), dtype=np.intp)  # one segment: the node's rows
-    sums = segment_sums((w[:, None] * Y).T, node, 1)[0]
+    return segment_means(Y, w, np.zeros(len(w), dtype=np.intp), 1)[0]  # one segment
+
+
+def segment_means(
+    Y: np.ndarray, sample_weight: np.ndarray, segment: np.ndarray, n_segments: int, total=None
+) -> np.ndarray:
+    """Weighted mean of each column of ``Y`` per segment (node): ``(n_segments, k)``.
+
+    The weighted sums (:func:`segment_sums`) over the weight ``total`` (summed
+    here when not given), the node value both builders store (scikit-learn's,
+    to the bit).
+
+    >>> segment_means(np.array([[1.0], [4.0], [2.0]]), np.array([2.0, 1.0, 1.0]),
+    ...               np.array([0, 0, 1]), 2).tolist()
+    [[2.0], [2.0]]
+    """
+    w = np.asarray(sample_weight, dtype=float)
+    if total is None:
+        total = np.bincount(segment, weights=w, minlength=n_segments)
+    mean = segment_sums((w[:, None] * Y).T, segment, n_segments)
     with np.errstate(invalid="ignore", divide="ignore"):  # no weight: NaN, as 0 / 0
-        return sums / np.bincount(node, weights=w, minlength=1)[0]
+        mean /= total[:, None]
+    return mean
+
+
+def centring_means(Y, sample_weight, segment, mean, total) -> np.ndarray:
+    """Where squared error centres each segment's targets: ``mean`` (from
+    :func:`segment_means`, with the segments' weights ``total``) plus the
+    weighted mean of the residuals ``y - mean``, which removes its rounding.
+
+    So a constant column is centred at that constant exactly and its
+    impurity is exactly 0.  (A one-pass mean of a column constant near
+    ``1e150`` is a few units in the last place away from it; centred there,
+    its residuals near ``1e134`` have squares near ``1e268`` that swamp the
+    other outputs' gains.)  ``grow_tree`` (one segment, through
+    :func:`_centred`) and the level-wise builder (a level's nodes) both call
+    it, so their centred targets have the same bits.
+
+    >>> Y = np.full((3, 1), 6.184052532980498e149)
+    >>> node, w = np.zeros(3, dtype=np.intp), np.ones(3)
+    >>> mean = segment_means(Y, w, node, 1)
+    >>> centre = centring_means(Y, w, node, mean, np.array([3.0]))
+    >>> bool(mean[0, 0] == Y[0, 0]), bool(centre[0, 0] == Y[0, 0])
+    (False, True)
+    """
+    w = np.asarray(sample_weight, dtype=float)
+    residuals = Y - mean.take(segment, axis=0)
+    residuals *= w[:, None]
+    correction = segment_sums(residuals.T, segment, len(mean))
+    with np.errstate(invalid="ignore", divide="ignore"):  # no weight: NaN, as 0 / 0
+        correction /= np.asarray(total, dtype=float)[:, None]
+    correction += mean
+    return correction
 
 
 def segment_sums(columns, segment: np.ndarray, n_segments: int) -> np.ndarray:
@@ -458,7 +507,8 @@ def segment_sums(columns, segment: np.ndarray, n_segments: int) -> np.ndarray:
     A node's mean, which centres every squared-error search, decides splits
     through its last bits: ``grow_tree`` (one segment, :func:`node_value`) and
     the level-wise builder (one segment per node of a level) both take it
-    from here, so they get the same bits on every machine.
+    from here (:func:`segment_means`), so they get the same bits on every
+    machine.
 
     >>> segment_sums([np.array([1.0, 2.0, 4.0])], np.array([0, 1, 0]), 2).tolist()
     [[5.0], [2.0]]
@@ -474,8 +524,12 @@ def _centred(Y: np.ndarray, sample_weight: np.ndarray, criterion: str) -> np.nda
 
     ``s2/W - mean**2`` subtracts two large numbers when ``y`` sits far from 0;
     after centring both are small and the difference keeps its precision.
-    Poisson deviance is not shift-invariant: its ``y`` stays as it is.
+    The centre is :func:`centring_means`, so a constant column becomes exact
+    zeros.  Poisson deviance is not shift-invariant: its ``y`` stays as it is.
     """
     if criterion != "squared_error":
         return Y
-    return Y - node_value(Y, sample_weight)
+    Y, w = np.asarray(Y, dtype=float), np.asarray(sample_weight, dtype=float)
+    node = np.zeros(len(w), dtype=np.intp)  # one segment: the node's rows
+    total = np.bincount(node, weights=w, minlength=1)
+    return Y - centring_means(Y, w, node, segment_means(Y, w, node, 1, total), total)[0]

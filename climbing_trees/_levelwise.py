@@ -62,12 +62,14 @@ from ._category_sets import SetRouter, encode_pairs, pack, unseen_goes_left
 from ._criteria import (
     CLASSIFICATION_CRITERIA,
     STATISTICS_CRITERIA,
+    centring_means,
     impurity_from_statistics,
     n_outputs,
     node_statistics,
     output_mean,
     output_widths,
     poisson_impurity,
+    segment_means,
     segment_sums,
     total_weight,
     value_by_output,
@@ -317,11 +319,12 @@ def grow_tree_levelwise(
             )
             phi = None  # no sufficient statistics
         elif regression:
-            value = segment_sums((w_rows[:, None] * Y_rows).T, node_of_pos, n_nodes)
-            value /= w_node[:, None]
+            value = segment_means(Y_rows, w_rows, node_of_pos, n_nodes, w_node)
             # Squared error centres each node's targets at its mean, as grow_tree does.
-            centred = criterion == "squared_error"
-            phi = Y_rows - value.take(node_of_pos, axis=0) if centred else Y_rows
+            phi = Y_rows
+            if criterion == "squared_error":
+                centre = centring_means(Y_rows, w_rows, node_of_pos, value, w_node)
+                phi = Y_rows - centre.take(node_of_pos, axis=0)
             phi = node_statistics(phi, w_rows, criterion)
             node_stats = segment_sums(phi.T, node_of_pos, n_nodes)
             impurity = impurity_from_statistics(node_stats, criterion)
