@@ -153,7 +153,6 @@ from ._criteria import (
     n_outputs,
     node_statistics,
     output_absolute_error,
-    segment_sums,
     total_weight,
     weighted_median,
 )
@@ -259,10 +258,11 @@ def _principal_axis_key(p: np.ndarray, w: np.ndarray) -> np.ndarray:
     return np.where(positive, _project(p, v[:, None])[:, 0], np.nan)
 
 
-def _ordered_sums(columns) -> np.ndarray:
-    """The sum of each of ``columns`` (1-D arrays of one length), added in order."""
-    columns = list(columns)
-    return segment_sums(columns, np.zeros(len(columns[0]), dtype=np.intp), 1)[0]
+def _ordered_sums(columns: np.ndarray) -> np.ndarray:
+    """The sum of each column of ``columns`` (one row per level), rows added in order."""
+    if not len(columns):
+        return np.zeros(columns.shape[1:])
+    return np.cumsum(columns, axis=0)[-1]  # a running sum: one addition at a time
 
 
 def _principal_axes(p: np.ndarray, w: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -274,13 +274,12 @@ def _principal_axes(p: np.ndarray, w: np.ndarray) -> tuple[np.ndarray, np.ndarra
     order the levels of a categorical split).  ``eigh`` (LAPACK) remains; the
     level-wise builder calls this same function on the same level statistics.
     """
-    total = _ordered_sums([w])[0]
-    centred = p - _ordered_sums((w[:, None] * p).T) / total
+    total = _ordered_sums(w[:, None])[0]
+    centred = p - _ordered_sums(w[:, None] * p) / total
     weighted = centred * w[:, None]
     i, j = np.triu_indices(p.shape[1])
     cov = np.empty((p.shape[1], p.shape[1]))
-    products = (weighted[:, a] * centred[:, b] for a, b in zip(i, j, strict=True))
-    cov[i, j] = _ordered_sums(products) / total
+    cov[i, j] = _ordered_sums(weighted[:, i] * centred[:, j]) / total
     cov[j, i] = cov[i, j]
     return centred, np.linalg.eigh(cov)[1]
 
@@ -973,16 +972,47 @@ def _improve_by_moves(left, stats, counts, criterion, min_samples_leaf, parent):
     flips = np.eye(k, dtype=bool)
     current = _set_scores(left[None, :], stats, counts, criterion, min_samples_leaf)[0]
     for _ in range(4 * k):
-        moved = left[None, :] ^ flips
-        scores = _set_scores(moved, stats, counts, criterion, min_samples_leaf)
+        candidates = _candidates_of_moves(left, stats, counts, criterion)
+        scores = candidate_scores(candidates, stats, criterion, min_samples_leaf)
         if not np.isfinite(scores).any():
             break
         best = int(np.nanargmin(scores))
         tol = TIE_RTOL * max(abs(parent), abs(scores[best]))
         if np.isfinite(current) and not scores[best] < current - tol:
             break
-        left, current = moved[best], scores[best]
+        left, current = left ^ flips[best], scores[best]
     return left
+
+
+def _candidates_of_moves(left: np.ndarray, stats, counts, criterion) -> Candidates:
+    """Candidate ``c`` moves level ``c`` of the bool row ``left`` to the other side.
+
+    Each side of candidate ``c`` is summed as (its levels before ``c``, added
+    in order) + (level ``c`` if it joins) + (its levels after ``c``, added from
+    the last one down): running sums (``np.cumsum``), no BLAS, and ``O(k)``
+    for the ``k`` candidates.
+    """
+    positive = (total_weight(stats, criterion) > 0).astype(np.intp)
+    sides = []
+    for values in (stats, np.asarray(counts, dtype=np.intp)[:, None], positive[:, None]):
+        for side in (left, ~left):
+            kept = np.where(side[:, None], values, 0)
+            before = np.zeros_like(kept)
+            before[1:] = np.cumsum(kept[:-1], axis=0)
+            after = np.zeros_like(kept)
+            after[:-1] = np.cumsum(kept[:0:-1], axis=0)[::-1]
+            sides.append(before + np.where(side[:, None], 0, values) + after)
+    left_sums, right_sums, n_left, n_right, positive_left, positive_right = sides
+    k = len(left)
+    return Candidates(
+        left_sums,
+        right_sums,
+        n_left[:, 0],
+        n_right[:, 0],
+        positive_left[:, 0],
+        positive_right[:, 0],
+        lambda i: tuple(int(c) for c in np.flatnonzero(left ^ (np.arange(k) == i))),
+    )
 
 
 def _set_scores(sets, stats, counts, criterion, min_samples_leaf):
