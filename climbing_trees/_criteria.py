@@ -469,34 +469,37 @@ def segment_means(
     return mean
 
 
-def centring_means(Y, sample_weight, segment, mean, total) -> np.ndarray:
-    """Where squared error centres each segment's targets: ``mean`` (from
-    :func:`segment_means`, with the segments' weights ``total``) plus the
-    weighted mean of the residuals ``y - mean``, which removes its rounding.
+def segment_ranges(Y: np.ndarray, sample_weight: np.ndarray, starts: np.ndarray) -> tuple:
+    """Smallest and largest value of each column of ``Y`` over the rows of positive
+    weight of each segment (rows ``starts[i]`` up to ``starts[i + 1]``):
+    ``(lo, hi)``, each ``(n_segments, k)``.  A segment without such a row has
+    ``lo = inf > hi = -inf``.
+    """
+    positive = np.asarray(sample_weight) > 0
+    lo = np.minimum.reduceat(np.where(positive[:, None], Y, np.inf), starts, axis=0)
+    hi = np.maximum.reduceat(np.where(positive[:, None], Y, -np.inf), starts, axis=0)
+    return lo, hi
 
-    So a constant column is centred at that constant exactly and its
-    impurity is exactly 0.  (A one-pass mean of a column constant near
-    ``1e150`` is a few units in the last place away from it; centred there,
-    its residuals near ``1e134`` have squares near ``1e268`` that swamp the
-    other outputs' gains.)  ``grow_tree`` (one segment, through
-    :func:`_centred`) and the level-wise builder (a level's nodes) both call
-    it, so their centred targets have the same bits.
+
+def centring_means(mean: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
+    """Where squared error centres each segment's targets: its weighted ``mean``
+    (:func:`segment_means`), but a column constant over the rows of positive
+    weight (``lo == hi``, :func:`segment_ranges`) at that constant.
+
+    Its centred targets are then exact zeros and its impurity exactly 0.  (The
+    mean of a column constant near ``1e150`` is a few units in the last place
+    away from it; centred there, its targets near ``1e134`` have squares near
+    ``1e268`` that swamp the other outputs' gains.)  ``grow_tree`` (one
+    segment, through :func:`_centred`) and the level-wise builder (a level's
+    nodes) both call it, so their centred targets have the same bits.
 
     >>> Y = np.full((3, 1), 6.184052532980498e149)
-    >>> node, w = np.zeros(3, dtype=np.intp), np.ones(3)
-    >>> mean = segment_means(Y, w, node, 1)
-    >>> centre = centring_means(Y, w, node, mean, np.array([3.0]))
+    >>> mean = segment_means(Y, np.ones(3), np.zeros(3, dtype=np.intp), 1)
+    >>> centre = centring_means(mean, *segment_ranges(Y, np.ones(3), np.array([0])))
     >>> bool(mean[0, 0] == Y[0, 0]), bool(centre[0, 0] == Y[0, 0])
     (False, True)
     """
-    w = np.asarray(sample_weight, dtype=float)
-    residuals = Y - mean.take(segment, axis=0)
-    residuals *= w[:, None]
-    correction = segment_sums(residuals.T, segment, len(mean))
-    with np.errstate(invalid="ignore", divide="ignore"):  # no weight: NaN, as 0 / 0
-        correction /= np.asarray(total, dtype=float)[:, None]
-    correction += mean
-    return correction
+    return np.where(lo == hi, lo, mean)
 
 
 def segment_sums(columns, segment: np.ndarray, n_segments: int) -> np.ndarray:
@@ -524,12 +527,13 @@ def _centred(Y: np.ndarray, sample_weight: np.ndarray, criterion: str) -> np.nda
 
     ``s2/W - mean**2`` subtracts two large numbers when ``y`` sits far from 0;
     after centring both are small and the difference keeps its precision.
-    The centre is :func:`centring_means`, so a constant column becomes exact
+    The centre is :func:`centring_means`: a constant column becomes exact
     zeros.  Poisson deviance is not shift-invariant: its ``y`` stays as it is.
     """
     if criterion != "squared_error":
         return Y
     Y, w = np.asarray(Y, dtype=float), np.asarray(sample_weight, dtype=float)
-    node = np.zeros(len(w), dtype=np.intp)  # one segment: the node's rows
-    total = np.bincount(node, weights=w, minlength=1)
-    return Y - centring_means(Y, w, node, segment_means(Y, w, node, 1, total), total)[0]
+    if not len(Y):
+        return Y
+    mean = segment_means(Y, w, np.zeros(len(w), dtype=np.intp), 1)  # one segment
+    return Y - centring_means(mean, *segment_ranges(Y, w, np.zeros(1, dtype=np.intp)))[0]

@@ -70,6 +70,7 @@ from ._criteria import (
     output_widths,
     poisson_impurity,
     segment_means,
+    segment_ranges,
     segment_sums,
     total_weight,
     value_by_output,
@@ -313,6 +314,7 @@ def grow_tree_levelwise(
         w_node = np.bincount(node_of_pos, weights=w_rows, minlength=n_nodes)
         if regression:  # take: several times faster than Y[index_rows]
             Y_rows = Y.take(index_rows, axis=0)
+            lo, hi = segment_ranges(Y_rows, w_rows, starts)  # each column's, per node
         if absolute:  # medians, ranks and shifted targets (climbing_trees._wavelet)
             value, impurity, ranks, shifted = _absolute_error_summaries(
                 Y_rows, w_rows, node_of_pos, starts, sizes, w_node
@@ -323,8 +325,7 @@ def grow_tree_levelwise(
             # Squared error centres each node's targets at its mean, as grow_tree does.
             phi = Y_rows
             if criterion == "squared_error":
-                centre = centring_means(Y_rows, w_rows, node_of_pos, value, w_node)
-                phi = Y_rows - centre.take(node_of_pos, axis=0)
+                phi = Y_rows - centring_means(value, lo, hi).take(node_of_pos, axis=0)
             phi = node_statistics(phi, w_rows, criterion)
             node_stats = segment_sums(phi.T, node_of_pos, n_nodes)
             impurity = impurity_from_statistics(node_stats, criterion)
@@ -337,7 +338,9 @@ def grow_tree_levelwise(
             if cat_features.size or random_splitter:
                 phi = class_cols.T.take(index_rows, axis=0)
         if regression:
-            pure = _is_pure(Y_rows, w_rows, node_of_pos, starts, n_nodes)
+            # Pure: every column constant over the rows of positive weight (a node
+            # without positive weight has lo = inf > hi = -inf: pure too).
+            pure = np.all(lo >= hi, axis=1)
             del Y_rows  # per-row arrays are freed as soon as they are used (memory)
         else:  # one-hot rows: pure when at most one class has positive weight
             # (each output's block has a class of positive weight)
@@ -1002,17 +1005,6 @@ def _presort_runs(Xt: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     for j in np.flatnonzero(~has_ties & (n_missing > 1)):  # only the missing run
         order[j, n - n_missing[j] :].sort()
     return order, tie_share
-
-
-def _is_pure(Y_rows, w_rows, node_of_pos, starts, n_nodes) -> np.ndarray:
-    """Per node: do all rows with positive weight share one label?"""
-    positive = w_rows > 0
-    lo = np.where(positive[:, None], Y_rows, np.inf)
-    hi = np.where(positive[:, None], Y_rows, -np.inf)
-    lo = np.minimum.reduceat(lo, starts, axis=0)
-    hi = np.maximum.reduceat(hi, starts, axis=0)
-    # A node without positive weight has lo=inf > hi=-inf: pure too.
-    return np.all(lo >= hi, axis=1)
 
 
 def _size_classes(sizes: np.ndarray, d: int, slack: int = 8192) -> list[np.ndarray]:
