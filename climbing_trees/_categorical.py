@@ -252,13 +252,44 @@ def _principal_axis_key(p: np.ndarray, w: np.ndarray) -> np.ndarray:
     weighted principal axis, signed so that its largest-magnitude entry is positive;
     NaN for levels without weight."""
     positive = w > 0
-    mean = (w @ p) / w.sum()
-    centred = p - mean
-    cov = (centred * w[:, None]).T @ centred / w.sum()
-    _, vectors = np.linalg.eigh(cov)
+    _, vectors = _principal_axes(p, w)
     v = vectors[:, -1]  # eigenvalues come in increasing order
     v = v if v[np.argmax(np.abs(v))] > 0 else -v
-    return np.where(positive, p @ v, np.nan)
+    return np.where(positive, _project(p, v[:, None])[:, 0], np.nan)
+
+
+def _ordered_sums(columns: np.ndarray) -> np.ndarray:
+    """The sum of each column of ``columns`` (one row per level), rows added in order."""
+    if not len(columns):
+        return np.zeros(columns.shape[1:])
+    return np.cumsum(columns, axis=0)[-1]  # a running sum: one addition at a time
+
+
+def _principal_axes(p: np.ndarray, w: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Points ``p`` centred at their weighted mean, and the eigenvectors of their
+    weighted covariance (columns, by increasing eigenvalue).
+
+    The means and covariances add the levels in order (no BLAS: a matrix
+    product's order of additions depends on the BLAS kernel, and these numbers
+    order the levels of a categorical split).  ``eigh`` (LAPACK) remains; the
+    level-wise builder calls this same function on the same level statistics.
+    """
+    total = _ordered_sums(w[:, None])[0]
+    centred = p - _ordered_sums(w[:, None] * p) / total
+    weighted = centred * w[:, None]
+    i, j = np.triu_indices(p.shape[1])
+    cov = np.empty((p.shape[1], p.shape[1]))
+    cov[i, j] = _ordered_sums(weighted[:, i] * centred[:, j]) / total
+    cov[j, i] = cov[i, j]
+    return centred, np.linalg.eigh(cov)[1]
+
+
+def _project(p: np.ndarray, vectors: np.ndarray) -> np.ndarray:
+    """``p @ vectors`` with the products added coordinate by coordinate, in order."""
+    out = p[:, :1] * vectors[:1]
+    for c in range(1, p.shape[1]):
+        out = out + p[:, c : c + 1] * vectors[c : c + 1]
+    return out
 
 
 class Candidates(NamedTuple):
@@ -281,18 +312,54 @@ class Candidates(NamedTuple):
 
 def _candidates_from_sets(sets: np.ndarray, level_stats, counts, criterion) -> Candidates:
     """Candidates given as a boolean matrix, one row per left set (brute force)."""
-    mask = sets.astype(float)
-    positive = (total_weight(level_stats, criterion) > 0).astype(float)
-    rows = np.asarray(counts, dtype=float)  # float products run in BLAS; exact below 2**53
+    sets = np.asarray(sets, dtype=bool)
+    positive = (total_weight(level_stats, criterion) > 0).astype(np.intp)
+    rows = np.asarray(counts, dtype=np.intp)  # integer products: exact, and never BLAS
     return Candidates(
-        mask @ level_stats,
-        (1.0 - mask) @ level_stats,
-        mask @ rows,
-        (1.0 - mask) @ rows,
-        mask @ positive,
-        (1.0 - mask) @ positive,
+        _set_sums(sets, level_stats),
+        _set_sums(~sets, level_stats),
+        sets.astype(np.intp) @ rows,
+        (~sets).astype(np.intp) @ rows,
+        sets.astype(np.intp) @ positive,
+        (~sets).astype(np.intp) @ positive,
         lambda i: tuple(int(c) for c in np.flatnonzero(sets[i])),
     )
+
+
+def _set_sums(sets: np.ndarray, level_stats: np.ndarray) -> np.ndarray:
+    """Summed statistics of the levels of each set (bool rows): ``(sets, statistics)``.
+
+    The levels are added one by one by increasing code, not by a matrix
+    product, whose order of additions depends on the BLAS kernel: the scores,
+    and the split, are then the same on every machine, and in both builders,
+    which pass the same levels.  (A level left out adds ``0 * x``, which
+    changes no sum; with infinite statistics it is skipped instead.)
+    """
+    k, m = level_stats.shape
+    sums = np.zeros((m, len(sets)))
+    if np.isfinite(level_stats).all():
+        chosen = sets.T.astype(float)  # one contiguous row per level
+        for c in range(k):
+            sums += level_stats[c][:, None] * chosen[c]
+    else:
+        for c in range(k):
+            np.add(sums, level_stats[c][:, None], out=sums, where=sets[:, c])
+    return sums.T
+
+
+def _subset_sums(rows: np.ndarray) -> np.ndarray:
+    """Sums of the rows in every subset of ``rows``: entry ``b`` sums the rows whose
+    bits are set in ``b``, ``(2**k, columns)``.
+
+    Each sum adds its rows by increasing index, as :func:`_set_sums` does, at
+    the cost of one addition per subset: subset ``b`` with highest bit ``c``
+    is subset ``b - 2**c`` plus row ``c``.
+    """
+    k = len(rows)
+    sums = np.zeros((1 << k, *rows.shape[1:]), dtype=rows.dtype)
+    for c in range(k):
+        np.add(sums[: 1 << c], rows[c], out=sums[1 << c : 2 << c])
+    return sums
 
 
 def _candidates_one_vs_rest(level_stats, counts, criterion) -> Candidates:
@@ -646,12 +713,31 @@ def _brute_force(level_stats, counts, criterion, min_samples_leaf, one_level_sid
     if k < 2:
         return None
     bits = _exhaustive_sets(k)
+    masks = np.arange(1, 1 << (k - 1))  # row i of bits holds the bits of i + 1
     if one_level_sides:
         size = bits.sum(axis=1)
-        bits = bits[(size == 1) | (size == k - 1)]
-    sets = np.zeros((len(bits), len(counts)), dtype=bool)
-    sets[:, present[:-1]] = bits
-    candidates = _candidates_from_sets(sets, level_stats, counts, criterion)
+        keep = (size == 1) | (size == k - 1)
+        bits, masks = bits[keep], masks[keep]
+    complement = ((1 << (k - 1)) - 1) ^ masks  # the right side, but for the last level
+    last = present[-1]  # always right
+    sides = []
+    for values in (
+        level_stats,
+        np.asarray(counts, dtype=np.intp)[:, None],
+        (total_weight(level_stats, criterion) > 0).astype(np.intp)[:, None],
+    ):
+        sums = _subset_sums(values[present[:-1]])  # left sides by bitmask, levels in order
+        sides += [sums[masks], sums[complement] + values[last]]
+    left, right, n_left, n_right, positive_left, positive_right = sides
+    candidates = Candidates(
+        left,
+        right,
+        n_left[:, 0],
+        n_right[:, 0],
+        positive_left[:, 0],
+        positive_right[:, 0],
+        lambda i: tuple(int(c) for c in present[:-1][bits[i]]),
+    )
     return _best_split(candidates, level_stats, criterion, min_samples_leaf)
 
 
@@ -878,11 +964,8 @@ def _plane_coordinates(p: np.ndarray, w: np.ndarray, dims: int = 2) -> np.ndarra
     Exact (an affine, one-to-one map of the points' plane) when the points
     span at most ``dims`` dimensions, as with three classes.
     """
-    mean = (w @ p) / w.sum()
-    centred = p - mean
-    cov = (centred * w[:, None]).T @ centred / w.sum()
-    _, vectors = np.linalg.eigh(cov)
-    return centred @ vectors[:, ::-1][:, :dims]
+    centred, vectors = _principal_axes(p, w)
+    return _project(centred, vectors[:, ::-1][:, :dims])
 
 
 def _improve_by_moves(left, stats, counts, criterion, min_samples_leaf, parent):
@@ -896,16 +979,47 @@ def _improve_by_moves(left, stats, counts, criterion, min_samples_leaf, parent):
     flips = np.eye(k, dtype=bool)
     current = _set_scores(left[None, :], stats, counts, criterion, min_samples_leaf)[0]
     for _ in range(4 * k):
-        moved = left[None, :] ^ flips
-        scores = _set_scores(moved, stats, counts, criterion, min_samples_leaf)
+        candidates = _candidates_of_moves(left, stats, counts, criterion)
+        scores = candidate_scores(candidates, stats, criterion, min_samples_leaf)
         if not np.isfinite(scores).any():
             break
         best = int(np.nanargmin(scores))
         tol = TIE_RTOL * max(abs(parent), abs(scores[best]))
         if np.isfinite(current) and not scores[best] < current - tol:
             break
-        left, current = moved[best], scores[best]
+        left, current = left ^ flips[best], scores[best]
     return left
+
+
+def _candidates_of_moves(left: np.ndarray, stats, counts, criterion) -> Candidates:
+    """Candidate ``c`` moves level ``c`` of the bool row ``left`` to the other side.
+
+    Each side of candidate ``c`` is summed as (its levels before ``c``, added
+    in order) + (level ``c`` if it joins) + (its levels after ``c``, added from
+    the last one down): running sums (``np.cumsum``), no BLAS, and ``O(k)``
+    for the ``k`` candidates.
+    """
+    positive = (total_weight(stats, criterion) > 0).astype(np.intp)
+    sides = []
+    for values in (stats, np.asarray(counts, dtype=np.intp)[:, None], positive[:, None]):
+        for side in (left, ~left):
+            kept = np.where(side[:, None], values, 0)
+            before = np.zeros_like(kept)
+            before[1:] = np.cumsum(kept[:-1], axis=0)
+            after = np.zeros_like(kept)
+            after[:-1] = np.cumsum(kept[:0:-1], axis=0)[::-1]
+            sides.append(before + np.where(side[:, None], 0, values) + after)
+    left_sums, right_sums, n_left, n_right, positive_left, positive_right = sides
+    k = len(left)
+    return Candidates(
+        left_sums,
+        right_sums,
+        n_left[:, 0],
+        n_right[:, 0],
+        positive_left[:, 0],
+        positive_right[:, 0],
+        lambda i: tuple(int(c) for c in np.flatnonzero(left ^ (np.arange(k) == i))),
+    )
 
 
 def _set_scores(sets, stats, counts, criterion, min_samples_leaf):

@@ -443,7 +443,83 @@ def node_value(
         Y = np.asarray(Y, dtype=float)
         return np.array([weighted_median(Y[:, k], sample_weight) for k in range(Y.shape[1])])
     w = np.asarray(sample_weight, dtype=float)
-    return (w @ np.asarray(Y, dtype=float)) / w.sum()
+    Y = np.asarray(Y, dtype=float)
+    return segment_means(Y, w, np.zeros(len(w), dtype=np.intp), 1)[0]  # one segment
+
+
+def segment_means(
+    Y: np.ndarray, sample_weight: np.ndarray, segment: np.ndarray, n_segments: int, total=None
+) -> np.ndarray:
+    """Weighted mean of each column of ``Y`` per segment (node): ``(n_segments, k)``.
+
+    The weighted sums (:func:`segment_sums`) over the weight ``total`` (summed
+    here when not given), the node value both builders store (scikit-learn's,
+    to the bit).
+
+    >>> segment_means(np.array([[1.0], [4.0], [2.0]]), np.array([2.0, 1.0, 1.0]),
+    ...               np.array([0, 0, 1]), 2).tolist()
+    [[2.0], [2.0]]
+    """
+    w = np.asarray(sample_weight, dtype=float)
+    if total is None:
+        total = np.bincount(segment, weights=w, minlength=n_segments)
+    mean = segment_sums((w[:, None] * Y).T, segment, n_segments)
+    with np.errstate(invalid="ignore", divide="ignore"):  # no weight: NaN, as 0 / 0
+        mean /= total[:, None]
+    return mean
+
+
+def segment_ranges(Y: np.ndarray, sample_weight: np.ndarray, starts: np.ndarray) -> tuple:
+    """Smallest and largest value of each column of ``Y`` over the rows of positive
+    weight of each segment (rows ``starts[i]`` up to ``starts[i + 1]``):
+    ``(lo, hi)``, each ``(n_segments, k)``.  A segment without such a row has
+    ``lo = inf > hi = -inf``.
+    """
+    positive = np.asarray(sample_weight) > 0
+    lo = np.minimum.reduceat(np.where(positive[:, None], Y, np.inf), starts, axis=0)
+    hi = np.maximum.reduceat(np.where(positive[:, None], Y, -np.inf), starts, axis=0)
+    return lo, hi
+
+
+def centring_means(mean: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
+    """Where squared error centres each segment's targets: its weighted ``mean``
+    (:func:`segment_means`), but a column constant over the rows of positive
+    weight (``lo == hi``, :func:`segment_ranges`) at that constant.
+
+    Its centred targets are then exact zeros and its impurity exactly 0.  (The
+    mean of a column constant near ``1e150`` is a few units in the last place
+    away from it; centred there, its targets near ``1e134`` have squares near
+    ``1e268`` that swamp the other outputs' gains.)  ``grow_tree`` (one
+    segment, through :func:`_centred`) and the level-wise builder (a level's
+    nodes) both call it, so their centred targets have the same bits.
+
+    >>> Y = np.full((3, 1), 6.184052532980498e149)
+    >>> mean = segment_means(Y, np.ones(3), np.zeros(3, dtype=np.intp), 1)
+    >>> centre = centring_means(mean, *segment_ranges(Y, np.ones(3), np.array([0])))
+    >>> bool(mean[0, 0] == Y[0, 0]), bool(centre[0, 0] == Y[0, 0])
+    (False, True)
+    """
+    return np.where(lo == hi, lo, mean)
+
+
+def segment_sums(columns, segment: np.ndarray, n_segments: int) -> np.ndarray:
+    """Sums per segment of each of ``columns`` (1-D, one value per row): ``(n_segments, k)``.
+
+    The rows are added one by one in order (``np.bincount``), never by BLAS,
+    whose order of additions depends on the CPU kernel (``OPENBLAS_CORETYPE``).
+    A node's mean, which centres every squared-error search, decides splits
+    through its last bits: ``grow_tree`` (one segment, :func:`node_value`) and
+    the level-wise builder (one segment per node of a level) both take it
+    from here (:func:`segment_means`), so they get the same bits on every
+    machine.
+
+    >>> segment_sums([np.array([1.0, 2.0, 4.0])], np.array([0, 1, 0]), 2).tolist()
+    [[5.0], [2.0]]
+    """
+    return np.stack(
+        [np.bincount(segment, weights=column, minlength=n_segments) for column in columns],
+        axis=1,
+    )
 
 
 def _centred(Y: np.ndarray, sample_weight: np.ndarray, criterion: str) -> np.ndarray:
@@ -451,8 +527,13 @@ def _centred(Y: np.ndarray, sample_weight: np.ndarray, criterion: str) -> np.nda
 
     ``s2/W - mean**2`` subtracts two large numbers when ``y`` sits far from 0;
     after centring both are small and the difference keeps its precision.
-    Poisson deviance is not shift-invariant: its ``y`` stays as it is.
+    The centre is :func:`centring_means`: a constant column becomes exact
+    zeros.  Poisson deviance is not shift-invariant: its ``y`` stays as it is.
     """
     if criterion != "squared_error":
         return Y
-    return Y - node_value(Y, sample_weight)
+    Y, w = np.asarray(Y, dtype=float), np.asarray(sample_weight, dtype=float)
+    if not len(Y):
+        return Y
+    mean = segment_means(Y, w, np.zeros(len(w), dtype=np.intp), 1)  # one segment
+    return Y - centring_means(mean, *segment_ranges(Y, w, np.zeros(1, dtype=np.intp)))[0]

@@ -62,12 +62,16 @@ from ._category_sets import SetRouter, encode_pairs, pack, unseen_goes_left
 from ._criteria import (
     CLASSIFICATION_CRITERIA,
     STATISTICS_CRITERIA,
+    centring_means,
     impurity_from_statistics,
     n_outputs,
     node_statistics,
     output_mean,
     output_widths,
     poisson_impurity,
+    segment_means,
+    segment_ranges,
+    segment_sums,
     total_weight,
     value_by_output,
 )
@@ -310,30 +314,33 @@ def grow_tree_levelwise(
         w_node = np.bincount(node_of_pos, weights=w_rows, minlength=n_nodes)
         if regression:  # take: several times faster than Y[index_rows]
             Y_rows = Y.take(index_rows, axis=0)
+            lo, hi = segment_ranges(Y_rows, w_rows, starts)  # each column's, per node
         if absolute:  # medians, ranks and shifted targets (climbing_trees._wavelet)
             value, impurity, ranks, shifted = _absolute_error_summaries(
                 Y_rows, w_rows, node_of_pos, starts, sizes, w_node
             )
             phi = None  # no sufficient statistics
         elif regression:
-            value = _segment_sum((w_rows[:, None] * Y_rows).T, node_of_pos, n_nodes)
-            value /= w_node[:, None]
+            value = segment_means(Y_rows, w_rows, node_of_pos, n_nodes, w_node)
             # Squared error centres each node's targets at its mean, as grow_tree does.
-            centred = criterion == "squared_error"
-            phi = Y_rows - value.take(node_of_pos, axis=0) if centred else Y_rows
+            phi = Y_rows
+            if criterion == "squared_error":
+                phi = Y_rows - centring_means(value, lo, hi).take(node_of_pos, axis=0)
             phi = node_statistics(phi, w_rows, criterion)
-            node_stats = _segment_sum(phi.T, node_of_pos, n_nodes)
+            node_stats = segment_sums(phi.T, node_of_pos, n_nodes)
             impurity = impurity_from_statistics(node_stats, criterion)
         else:  # the statistics are the weighted one-hot rows: their sums give the value
             columns = (col.take(index_rows) for col in class_cols)  # no copy of them all
-            node_stats = _segment_sum(columns, node_of_pos, n_nodes)
+            node_stats = segment_sums(columns, node_of_pos, n_nodes)
             value = node_stats / w_node[:, None]
             impurity = impurity_from_statistics(node_stats, criterion)
             phi = None  # by row: only the categorical and random searches read it
             if cat_features.size or random_splitter:
                 phi = class_cols.T.take(index_rows, axis=0)
         if regression:
-            pure = _is_pure(Y_rows, w_rows, node_of_pos, starts, n_nodes)
+            # Pure: every column constant over the rows of positive weight (a node
+            # without positive weight has lo = inf > hi = -inf: pure too).
+            pure = np.all(lo >= hi, axis=1)
             del Y_rows  # per-row arrays are freed as soon as they are used (memory)
         else:  # one-hot rows: pure when at most one class has positive weight
             # (each output's block has a class of positive weight)
@@ -998,26 +1005,6 @@ def _presort_runs(Xt: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     for j in np.flatnonzero(~has_ties & (n_missing > 1)):  # only the missing run
         order[j, n - n_missing[j] :].sort()
     return order, tie_share
-
-
-def _segment_sum(columns, segment: np.ndarray, n_segments: int) -> np.ndarray:
-    """Sums per segment of each of ``columns`` (1-D, one value per row), adding the
-    rows one by one in order: ``(n_segments, len(columns))``."""
-    return np.stack(
-        [np.bincount(segment, weights=column, minlength=n_segments) for column in columns],
-        axis=1,
-    )
-
-
-def _is_pure(Y_rows, w_rows, node_of_pos, starts, n_nodes) -> np.ndarray:
-    """Per node: do all rows with positive weight share one label?"""
-    positive = w_rows > 0
-    lo = np.where(positive[:, None], Y_rows, np.inf)
-    hi = np.where(positive[:, None], Y_rows, -np.inf)
-    lo = np.minimum.reduceat(lo, starts, axis=0)
-    hi = np.maximum.reduceat(hi, starts, axis=0)
-    # A node without positive weight has lo=inf > hi=-inf: pure too.
-    return np.all(lo >= hi, axis=1)
 
 
 def _size_classes(sizes: np.ndarray, d: int, slack: int = 8192) -> list[np.ndarray]:

@@ -114,6 +114,33 @@ def test_far_from_zero_regression_target():
     assert_equivalent(fast, slow)
 
 
+@pytest.mark.parametrize("seed", range(8))
+def test_an_output_constant_near_1e150_adds_nothing(seed):
+    """A constant output has impurity 0 at every node, even near the largest accepted |y|:
+    the tree of ``[c, y]`` is the tree of ``y``, with half its impurities, in both builders
+    and through the estimator."""
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(10, 80))
+    X = rng.normal(size=(n, 3))
+    y = np.round(rng.normal(size=n), 1)
+    constant = rng.choice([-1.0, 1.0]) * rng.uniform(0.5, 1.0) * 1e150
+    Y = np.column_stack([np.full(n, constant), y])[:, :: 1 if seed % 2 else -1]
+    w = np.ones(n) if seed % 3 == 0 else rng.uniform(0.1, 3.0, size=n)
+    alone = ct.grow_tree(X, y[:, None], w, criterion="squared_error", max_depth=4)
+    criterion = ct.output_criterion("squared_error", (1, 1))
+    slow = ct.grow_tree(X, Y, w, criterion=criterion, max_depth=4)
+    fast = grow_tree_levelwise(X, Y, w, criterion=criterion, max_depth=4)
+    model = ct.DecisionTreeRegressor(max_depth=4).fit(X, Y, sample_weight=w)
+    for tree in (slow, fast, model.tree_):
+        np.testing.assert_array_equal(tree.children_left, alone.children_left)
+        np.testing.assert_array_equal(tree.feature, alone.feature)
+        np.testing.assert_array_equal(tree.threshold, alone.threshold)
+        np.testing.assert_array_equal(tree.impurity, alone.impurity / 2)
+        np.testing.assert_array_equal(tree.value[:, 1 if seed % 2 else 0], alone.value[:, 0])
+    assert_equivalent(fast, slow)
+    assert_equivalent(model.tree_, slow)
+
+
 @pytest.mark.parametrize("criterion", ["gini", "entropy"])
 @pytest.mark.parametrize("max_depth", [None, 3])
 def test_same_tree_on_breast_cancer(breast_cancer, criterion, max_depth):
