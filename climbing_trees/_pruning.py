@@ -529,8 +529,12 @@ def select_ccp_alpha(
     (``src/xval.c``):
 
     * ``T_k`` for ``k < K``: the geometric mean ``sqrt(a_k a_{k+1})`` of the ends
-      of its interval (rpart's ``sqrt(cp[i-1] * cp[i])`` of consecutive rows).
-      For ``T_0`` that is 0, each fold's grown tree.  When some branches gain
+      of its interval.  rpart's ``cptable`` lists the smallest tree first, and
+      ``src/xval.c`` gives each row after the first
+      ``sqrt(cplist->cp * cplist->forward->cp)``, where ``cplist`` is the row
+      before it (the next smaller tree, CP ``a_{k+1}``) and ``cplist->forward``
+      the row itself (CP ``a_k``), both CPs being alphas over the root's risk.
+      For ``T_0`` the mean is 0, each fold's grown tree.  When some branches gain
       nothing (``a_1`` is 0 to rounding, ``T_1`` the smallest tree at alpha 0),
       ``T_1`` gets ``sqrt(max(a_1, 1e-300) a_2)``, a positive alpha below ``a_2``.
     * The root ``T_K``: ``inf``, so every fold's tree is cut to its root and the
