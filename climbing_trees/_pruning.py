@@ -60,7 +60,8 @@ def node_risk(tree: Tree, risk: str = "impurity") -> np.ndarray:
     >>> import numpy as np
     >>> from climbing_trees import grow_tree, one_hot
     >>> X = np.array([[0.0], [1.0], [2.0], [3.0]])
-    >>> tree = grow_tree(X, one_hot(np.array([0, 0, 1, 0]), 2), np.ones(4), criterion="gini")
+    >>> Y = one_hot(np.array([0, 0, 1, 0]), 2)
+    >>> tree = grow_tree(X, Y, np.ones(4), criterion="gini")
     >>> node_risk(tree, "misclassification").tolist()[:2]
     [0.25, 0.0]
     """
@@ -105,7 +106,11 @@ def link_strength(r_node, r_branch, n_leaves):
     return 0.0 if g <= 0.0 else g
 
 
-def weakest_links(tree: Tree, risk: np.ndarray | None = None, max_alpha: float = np.inf) -> Bunch:
+def weakest_links(
+    tree: Tree,
+    risk: np.ndarray | None = None,
+    max_alpha: float = np.inf,
+) -> Bunch:
     """The weakest-link pruning sequence of ``tree``, one collapsed node per step.
 
     Every internal node ``t`` has ``g(t) = (R(t) - R(T_t)) / (|T_t| - 1)``:
@@ -161,7 +166,8 @@ def weakest_links(tree: Tree, risk: np.ndarray | None = None, max_alpha: float =
         g[t] = link_strength(r[t], branch[t], count[t])
     heap = [(g[t], t) for t in internal]
     heapq.heapify(heap)
-    gone = np.zeros(tree.node_count, dtype=bool)  # collapsed, or inside a collapsed branch
+    # Collapsed, or inside a collapsed branch.
+    gone = np.zeros(tree.node_count, dtype=bool)
     nodes, alphas, risks, leaves = [], [], [branch[0]], [max(1, count[0])]
     while heap:
         g_t, t = heapq.heappop(heap)
@@ -191,7 +197,11 @@ def weakest_links(tree: Tree, risk: np.ndarray | None = None, max_alpha: float =
     )
 
 
-def _branch_risks(r_node: np.ndarray, parent: list, is_leaf: np.ndarray) -> tuple[list, list]:
+def _branch_risks(
+    r_node: np.ndarray,
+    parent: list,
+    is_leaf: np.ndarray,
+) -> tuple[list, list]:
     """``R(T_t)`` and ``|T_t|`` of every branch, as lists (0 leaves counted at a leaf).
 
     Each leaf's risk bubbles up to its ancestors, leaves in increasing id
@@ -234,7 +244,11 @@ def weakest_links_scan(tree: Tree, risk: np.ndarray | None = None) -> Bunch:
     size = _branch_sizes(tree)
     while candidate[0]:
         g.fill(np.inf)
-        g[candidate] = link_strength(r_node[candidate], r_branch[candidate], n_leaves[candidate])
+        g[candidate] = link_strength(
+            r_node[candidate],
+            r_branch[candidate],
+            n_leaves[candidate],
+        )
         t = int(np.argmin(g))  # the first of equal minima: lowest id
         nodes.append(t)
         alphas.append(float(g[t]))
@@ -269,7 +283,10 @@ def cost_complexity_path(tree: Tree, risk: np.ndarray | None = None) -> Bunch:
     error).  The last row is the root alone.
     """
     links = weakest_links(tree, risk)
-    return Bunch(ccp_alphas=np.concatenate([[0.0], links.alphas]), impurities=links.risks)
+    return Bunch(
+        ccp_alphas=np.concatenate([[0.0], links.alphas]),
+        impurities=links.risks,
+    )
 
 
 def subtree_mask(tree: Tree, collapsed) -> np.ndarray:
@@ -296,7 +313,7 @@ def _branch_sizes(tree: Tree) -> np.ndarray:
 
 
 def ccp_subtree(tree: Tree, alpha: float, risk: np.ndarray | None = None) -> np.ndarray:
-    """Nodes of the smallest subtree of ``tree`` minimising ``R(T) + alpha |leaves(T)|``.
+    """Nodes of the smallest subtree of ``tree`` minimising ``R(T) + alpha |T|``.
 
     Collapses weakest links while their ``g`` is at most ``alpha`` (the rule
     of scikit-learn's ``ccp_alpha``).  By Breiman et al.'s theorem (1984,
@@ -468,14 +485,21 @@ def prune(tree: Tree, inside: np.ndarray) -> Tree:
             fields[f.name] = np.asarray(getattr(tree, f.name))[inside].copy()
     leaf = becomes_leaf[inside] | (left[inside] == TREE_LEAF)
     sets = select(*tree._sets(), inside, leaf)
-    names = ("categories_unseen_left", "categories_start", "categories_stop", "categories_levels")
+    names = (
+        "categories_unseen_left",
+        "categories_start",
+        "categories_stop",
+        "categories_levels",
+    )
     fields.update(zip(names, sets, strict=True))
     fields["categories_width"] = tree.categories_width
     sides = select_sides(*tree._surrogate_sets(), inside, leaf)
     names = ("surrogate_categories_start", "surrogate_categories_stop")
     fields.update(zip((*names, "surrogate_categories_levels"), sides, strict=True))
-    fields["children_left"] = np.where(leaf, TREE_LEAF, new_id[left[inside]]).astype(left.dtype)
-    fields["children_right"] = np.where(leaf, TREE_LEAF, new_id[right[inside]]).astype(right.dtype)
+    new_left = np.where(leaf, TREE_LEAF, new_id[left[inside]])
+    new_right = np.where(leaf, TREE_LEAF, new_id[right[inside]])
+    fields["children_left"] = new_left.astype(left.dtype)
+    fields["children_right"] = new_right.astype(right.dtype)
     fields["feature"][leaf] = TREE_UNDEFINED
     fields["threshold"][leaf] = TREE_UNDEFINED
     fields["missing_go_to_left"][leaf] = False  # a leaf sends nothing anywhere
@@ -505,8 +529,12 @@ def select_ccp_alpha(
     (``src/xval.c``):
 
     * ``T_k`` for ``k < K``: the geometric mean ``sqrt(a_k a_{k+1})`` of the ends
-      of its interval (rpart's ``sqrt(cp[i-1] * cp[i])`` of consecutive rows).
-      For ``T_0`` that is 0, each fold's grown tree.  When some branches gain
+      of its interval.  rpart's ``cptable`` lists the smallest tree first, and
+      ``src/xval.c`` gives each row after the first
+      ``sqrt(cplist->cp * cplist->forward->cp)``, where ``cplist`` is the row
+      before it (the next smaller tree, CP ``a_{k+1}``) and ``cplist->forward``
+      the row itself (CP ``a_k``), both CPs being alphas over the root's risk.
+      For ``T_0`` the mean is 0, each fold's grown tree.  When some branches gain
       nothing (``a_1`` is 0 to rounding, ``T_1`` the smallest tree at alpha 0),
       ``T_1`` gets ``sqrt(max(a_1, 1e-300) a_2)``, a positive alpha below ``a_2``.
     * The root ``T_K``: ``inf``, so every fold's tree is cut to its root and the
@@ -585,7 +613,8 @@ def select_ccp_alpha(
     fold_scores = []
     for train, test in splitter.split(np.zeros((n, 1)), y_cv):
         model = clone(estimator).set_params(ccp_alpha=0.0)
-        model.fit(_take(X, train), y_cv[train], sample_weight=None if w is None else w[train])
+        w_train = None if w is None else w[train]
+        model.fit(_take(X, train), y_cv[train], sample_weight=w_train)
         fold_links = weakest_links(model.tree_, model._node_risk(model.tree_))
         X_test = _take(X, test)
         if scorer is not None:
@@ -604,7 +633,8 @@ def select_ccp_alpha(
                 ]
             )
             continue
-        # The leaf each held-out row reaches in every pruned tree, without building them.
+        # The leaf each held-out row reaches in every pruned tree, without building
+        # them.
         landing = _landing_nodes(
             model.tree_, fold_links, model._validate_X_predict(X_test), candidates
         )
@@ -622,10 +652,14 @@ def select_ccp_alpha(
     if scorer is None:
         cv_loss, cv_se = _weighted_mean_and_se(losses, w)
     else:
-        risks = -np.array(fold_scores).T  # (candidates, folds): the loss is minus the score
+        # (candidates, folds): the loss is minus the score.
+        risks = -np.array(fold_scores).T
         cv_loss = risks.mean(axis=1)
         k = risks.shape[1]
-        cv_se = risks.std(axis=1, ddof=1) / np.sqrt(k) if k > 1 else np.zeros_like(cv_loss)
+        if k > 1:
+            cv_se = risks.std(axis=1, ddof=1) / np.sqrt(k)
+        else:
+            cv_se = np.zeros_like(cv_loss)
     best = _argmin_last(cv_loss)
     if rule == "min":
         chosen = best
@@ -660,7 +694,10 @@ def _cv_alphas(distinct: np.ndarray, root_risk: float) -> np.ndarray:
     return candidates
 
 
-def _weighted_mean_and_se(losses: np.ndarray, sample_weight) -> tuple[np.ndarray, np.ndarray]:
+def _weighted_mean_and_se(
+    losses: np.ndarray,
+    sample_weight,
+) -> tuple[np.ndarray, np.ndarray]:
     """Mean of each row of ``losses`` over the held-out rows and its standard error.
 
     Weighted by ``sample_weight``, first divided by a power of two (exact) that
@@ -681,17 +718,18 @@ def _weighted_mean_and_se(losses: np.ndarray, sample_weight) -> tuple[np.ndarray
 
 
 def _distinct_alphas(alphas: np.ndarray, scale: float) -> tuple[np.ndarray, np.ndarray]:
-    """The distinct values of a pruning path, and the last step of each (rows of ``risks``).
+    """The distinct values of a pruning path, and the last step of each.
 
-    The path's alphas with a 0 in front; rounding can leave an alpha a hair
-    below the one before it, so their running maximum is used (pruning to an
-    alpha stops at the first larger one, so it sees the same order).  Alphas
-    within a relative 1e-10 of each other, or within ``1e-12 * scale`` (pass
-    the root's risk), are equal up to rounding (the same ``g`` summed in
-    another order) and form one value.  The grown tree always has a row of
-    its own: when some splits do not lower the risk at all, the first two
-    values are (about) 0, the grown tree (``ccp_alpha=0`` keeps it) and the
-    tree without those splits.
+    The last steps index the rows of ``risks`` and ``n_leaves``.  The path's
+    alphas with a 0 in front; rounding can leave an alpha a hair below the one
+    before it, so their running maximum is used (pruning to an alpha stops at
+    the first larger one, so it sees the same order).  Alphas within a
+    relative 1e-10 of each other, or within ``1e-12 * scale`` (pass the root's
+    risk), are equal up to rounding (the same ``g`` summed in another order)
+    and form one value.  The grown tree always has a row of its own: when some
+    splits do not lower the risk at all, the first two values are (about) 0,
+    the grown tree (``ccp_alpha=0`` keeps it) and the tree without those
+    splits.
     """
     path = np.maximum.accumulate(np.concatenate([[0.0], alphas]))  # alphas are >= 0
     new = np.r_[True, path[1:] > path[:-1] * (1 + 1e-10) + 1e-12 * scale]
@@ -716,7 +754,10 @@ def _collapse_alphas(tree: Tree, links: Bunch) -> np.ndarray:
 
 
 def _decision_paths(tree: Tree, X: np.ndarray) -> np.ndarray:
-    """Node ids on each row's path from the root, shape (n_rows, depth + 1), leaf-padded."""
+    """Node ids on each row's path from the root, shape (n_rows, depth + 1).
+
+    A path shorter than the longest is padded with its leaf.
+    """
     node = np.zeros(len(X), dtype=np.intp)
     path = [node]
     while True:
@@ -726,12 +767,21 @@ def _decision_paths(tree: Tree, X: np.ndarray) -> np.ndarray:
         node = node.copy()
         rows, current = np.flatnonzero(internal), node[internal]
         go_left = tree._goes_left(current, X[rows, tree.feature[current]])
-        node[rows] = np.where(go_left, tree.children_left[current], tree.children_right[current])
+        left, right = tree.children_left[current], tree.children_right[current]
+        node[rows] = np.where(go_left, left, right)
         path.append(node)
 
 
-def _landing_nodes(tree: Tree, links: Bunch, X: np.ndarray, alphas: np.ndarray) -> np.ndarray:
-    """Leaf of the tree pruned to each alpha that each row reaches: shape (len(alphas), n_rows)."""
+def _landing_nodes(
+    tree: Tree,
+    links: Bunch,
+    X: np.ndarray,
+    alphas: np.ndarray,
+) -> np.ndarray:
+    """The leaf each row reaches in the tree pruned to each alpha.
+
+    Shape (len(alphas), n_rows).
+    """
     paths = _decision_paths(tree, X)
     c = _collapse_alphas(tree, links)[paths]  # (n_rows, depth + 1)
     out = np.empty((len(alphas), len(X)), dtype=np.intp)
@@ -745,7 +795,7 @@ def _landing_nodes(tree: Tree, links: Bunch, X: np.ndarray, alphas: np.ndarray) 
 
 
 def _argmin_last(values: np.ndarray) -> int:
-    """Index of the minimum; the last (largest alpha, smallest tree) among equal ones."""
+    """Index of the minimum; the last among equal ones (the smallest tree)."""
     return int(len(values) - 1 - np.argmin(values[::-1]))
 
 
@@ -754,7 +804,7 @@ def _take(X, rows):
 
 
 def _prune_by_links(tree: Tree, links: Bunch, alpha: float) -> Tree:
-    """:func:`ccp_subtree` then :func:`prune`, reusing a computed weakest-link sequence."""
+    """:func:`ccp_subtree` then :func:`prune`, reusing a weakest-link sequence."""
     if alpha == 0.0:
         return tree
     above = np.flatnonzero(links.alphas > alpha)
