@@ -139,6 +139,7 @@ attributes in decision trees", Data Mining and Knowledge Discovery 3, 1999.
 from __future__ import annotations
 
 import functools
+import math
 from collections.abc import Callable
 from typing import NamedTuple
 
@@ -269,10 +270,10 @@ def _principal_axes(p: np.ndarray, w: np.ndarray) -> tuple[np.ndarray, np.ndarra
     """Points ``p`` centred at their weighted mean, and the eigenvectors of their
     weighted covariance (columns, by increasing eigenvalue).
 
-    The means and covariances add the levels in order (no BLAS: a matrix
-    product's order of additions depends on the BLAS kernel, and these numbers
-    order the levels of a categorical split).  ``eigh`` (LAPACK) remains; the
-    level-wise builder calls this same function on the same level statistics.
+    The means and covariances add the levels in order, and the eigenvectors come
+    from :func:`symmetric_eigenvectors` (no BLAS or LAPACK: a matrix product's
+    order of additions depends on the BLAS kernel, and these numbers order the
+    levels of a categorical split).  Both builders call this function.
     """
     total = _ordered_sums(w[:, None])[0]
     centred = p - _ordered_sums(w[:, None] * p) / total
@@ -281,7 +282,60 @@ def _principal_axes(p: np.ndarray, w: np.ndarray) -> tuple[np.ndarray, np.ndarra
     cov = np.empty((p.shape[1], p.shape[1]))
     cov[i, j] = _ordered_sums(weighted[:, i] * centred[:, j]) / total
     cov[j, i] = cov[i, j]
-    return centred, np.linalg.eigh(cov)[1]
+    return centred, symmetric_eigenvectors(cov)
+
+
+def symmetric_eigenvectors(matrix: np.ndarray) -> np.ndarray:
+    """Eigenvectors of a small symmetric matrix (columns, by increasing eigenvalue,
+    equal eigenvalues in column order), by cyclic Jacobi rotations.
+
+    Written in Python floats, so every operation is one IEEE rounding and the
+    result is the same on every CPU; ``numpy.linalg.eigh`` calls LAPACK, whose
+    last bits depend on the BLAS kernel, and where eigenvalues are equal (levels
+    that are each pure in one class) its choice of axis does too.  Each rotation
+    zeroes one off-diagonal entry; a sweep visits every pair; the sweeps stop
+    when every off-diagonal entry is negligible beside its two diagonal
+    entries (Numerical Recipes, section 11.1; Golub and Van Loan, section 8.5).
+
+    >>> vectors = symmetric_eigenvectors(np.array([[2.0, 1.0], [1.0, 2.0]]))
+    >>> np.round(np.abs(vectors), 4).tolist()
+    [[0.7071, 0.7071], [0.7071, 0.7071]]
+    """
+    a = np.asarray(matrix, dtype=float).tolist()
+    d = len(a)
+    v = [[float(i == j) for j in range(d)] for i in range(d)]
+    for _ in range(100):  # converges quadratically: 4 to 8 sweeps
+        rotated = False
+        for p in range(d - 1):
+            for q in range(p + 1, d):
+                apq = a[p][q]
+                g = 100.0 * abs(apq)
+                if abs(a[p][p]) + g == abs(a[p][p]) and abs(a[q][q]) + g == abs(a[q][q]):
+                    a[p][q] = a[q][p] = 0.0  # negligible (0 included)
+                    continue
+                rotated = True
+                h = a[q][q] - a[p][p]
+                if abs(h) + g == abs(h):
+                    t = apq / h  # the tangent of the angle, when it is tiny
+                else:
+                    theta = 0.5 * h / apq
+                    t = 1.0 / (abs(theta) + math.sqrt(theta * theta + 1.0))
+                    t = -t if theta < 0.0 else t
+                c = 1.0 / math.sqrt(t * t + 1.0)
+                s = t * c
+                for row in a:  # columns p and q
+                    row[p], row[q] = c * row[p] - s * row[q], s * row[p] + c * row[q]
+                a[p], a[q] = (  # rows p and q
+                    [c * x - s * y for x, y in zip(a[p], a[q], strict=True)],
+                    [s * x + c * y for x, y in zip(a[p], a[q], strict=True)],
+                )
+                a[p][q] = a[q][p] = 0.0
+                for row in v:
+                    row[p], row[q] = c * row[p] - s * row[q], s * row[p] + c * row[q]
+        if not rotated:
+            break
+    order = np.argsort([a[i][i] for i in range(d)], kind="stable")
+    return np.array(v)[:, order]
 
 
 def _project(p: np.ndarray, vectors: np.ndarray) -> np.ndarray:

@@ -148,6 +148,22 @@ def _problems():
         "max_depth": 6,
     }
     yield "two-labels", X, Y2, np.ones(n), params
+    for k in (3, 4, 5):  # pure levels: the class proportions' covariance has equal
+        # eigenvalues, so only the eigen solver decides the principal axis
+        codes = np.repeat(np.arange(k), 5)
+        params = {
+            "criterion": "gini",
+            "is_categorical": np.array([True]),
+            "n_categories": np.array([k]),
+            "max_depth": 1,
+        }
+        yield (
+            f"pure-levels-{k}",
+            codes[:, None].astype(float),
+            ct.one_hot(codes, k),
+            np.ones(5 * k),
+            params,
+        )
 
 
 def _digests() -> tuple[dict[str, str], list[str]]:
