@@ -836,7 +836,7 @@ def absolute_error_split(
     if method in ("partition", "auto"):
         # A level whose rows all weigh 0 has no median: it goes last, as in
         # level_order (its key NaN); its point 0 keeps the principal axis finite.
-        w_level = np.array([w[codes == c].sum() for c in present])
+        w_level = np.bincount(codes, weights=w)[present]
         medians = np.array(
             [
                 [weighted_median(col[codes == c], w[codes == c]) if wl > 0 else 0.0 for col in y.T]
@@ -1376,9 +1376,7 @@ def _kind_of_level(value) -> str:
     return type(value).__name__
 
 
-def warn_unmatched_levels(
-    name, values: np.ndarray, codes: np.ndarray, levels, stacklevel: int = 6
-) -> None:
+def warn_unmatched_levels(name, values: np.ndarray, codes: np.ndarray, levels) -> None:
     """Warn when a column's values at predict cannot be the levels seen at fit.
 
     Unseen levels are allowed (they go to the heavier child), but two cases are
@@ -1386,12 +1384,14 @@ def warn_unmatched_levels(
     another kind than every fitted level (the integer codes 0, 1, 2 of text
     levels, or text for numeric levels), and a column of two or more present
     values none of which matches a fitted level (one row of a new level is the
-    ordinary unseen level).  Missing values are left out of both checks.
-    ``stacklevel`` 6 points at the caller of an estimator's ``predict``.
+    ordinary unseen level).  Missing values are left out of both checks.  The
+    warning points at the first line outside the package (the user's call).
     """
     import warnings
 
     import pandas as pd
+
+    from ._validation import user_stacklevel
 
     unseen = codes < 0
     if not unseen.any():
@@ -1424,7 +1424,7 @@ def warn_unmatched_levels(
         )
     else:
         return
-    warnings.warn(message, UserWarning, stacklevel=stacklevel)
+    warnings.warn(message, UserWarning, stacklevel=user_stacklevel())
 
 
 def resolve_categorical_features(categorical_features, columns, names, is_frame) -> np.ndarray:

@@ -42,7 +42,12 @@ from ._classes import (
     DecisionTreeRegressor,
     _check_classification_labels,
 )
-from ._validation import check_sample_weight, explained_errors, power_of_two_scale
+from ._validation import (
+    check_sample_weight,
+    explained_errors,
+    power_of_two_scale,
+    user_stacklevel,
+)
 
 #: The largest seed scikit-learn gives a tree of an ensemble (``np.iinfo(np.int32).max``).
 MAX_SEED = np.iinfo(np.int32).max
@@ -144,7 +149,7 @@ def _tree_call(method, X, seen: set):
         if key[1].startswith(_NAME_WARNINGS) or key in seen:
             continue
         seen.add(key)
-        warnings.warn(warning.message, stacklevel=4)
+        warnings.warn(warning.message, stacklevel=user_stacklevel())
     return out
 
 

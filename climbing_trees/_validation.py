@@ -39,6 +39,8 @@ from __future__ import annotations
 
 import math
 import numbers
+import os
+import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 
@@ -324,3 +326,14 @@ def explained_errors() -> Iterator[None]:
         except Exception:  # an exception type with an unusual constructor
             raise exc from None
         raise explained from exc
+
+
+def user_stacklevel() -> int:
+    """The ``stacklevel`` at which a warning raised by the caller of this function
+    points at the first frame outside the package (the user's ``predict`` line,
+    however deep the ensemble's own calls go)."""
+    package = os.path.dirname(os.path.abspath(__file__)) + os.sep
+    frame, level = sys._getframe(1), 1
+    while frame is not None and os.path.abspath(frame.f_code.co_filename).startswith(package):
+        frame, level = frame.f_back, level + 1
+    return level

@@ -402,3 +402,14 @@ def test_forest_passes_on_each_warning_about_levels_once(penguins):
         warnings.simplefilter("always")
         forest.predict(codes)
     assert len(caught) == 1 and "Column 'island' holds numbers" in str(caught[0].message)
+
+
+@pytest.mark.parametrize("method", ["predict", "predict_proba"])
+def test_forest_warnings_point_at_the_callers_line(penguins, method):
+    X, y = penguins.drop(columns="species"), penguins["species"]
+    forest = ct.RandomForestClassifier(n_estimators=3, random_state=0).fit(X, y)
+    codes = X.assign(island=X["island"].map({"Biscoe": 0, "Dream": 1, "Torgersen": 2}))
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        getattr(forest, method)(codes)
+    assert [w.filename for w in caught] == [__file__]
