@@ -433,6 +433,9 @@ def node_value(
     error is minimised by a :func:`weighted_median` instead).  The weights
     matter here as much as in the split search: an unweighted mean would
     predict for a leaf a value that the weighted criterion did not choose.
+    The sum adds the rows in order (:func:`segment_means`, the level-wise
+    builder's sums), not through BLAS (``w @ Y``), whose order of additions
+    depends on the CPU.
 
     >>> node_value(np.array([[1.0], [4.0]]), np.array([2.0, 1.0])).tolist()
     [2.0]
