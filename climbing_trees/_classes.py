@@ -34,6 +34,25 @@ from ._weights import (
 MAX_ABS_TARGET = 1e150
 
 
+def numeric_target(y, name: str, classifier: str) -> np.ndarray:
+    """``y`` as floats, finite and within ``MAX_ABS_TARGET``, or an error naming
+    the estimator ``name`` (and ``classifier``, for class labels)."""
+    try:
+        y = np.asarray(y, dtype=float)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(
+            f"{name} needs a numeric target y; for class labels use {classifier}."
+        ) from exc
+    if not np.all(np.isfinite(y)):
+        raise ValueError("y contains NaN or infinity; drop or impute those rows.")
+    if np.any(np.abs(y) > MAX_ABS_TARGET):
+        raise ValueError(
+            f"y has values beyond +/-{MAX_ABS_TARGET:g}, whose squares overflow; "
+            "rescale y (for example divide it by a constant)."
+        )
+    return y
+
+
 def _finite_state(X: np.ndarray) -> str:
     """``"finite"``, ``"missing"`` (NaN, no infinity) or ``"infinite"``: a 2-D float array's values.
 
@@ -939,20 +958,7 @@ class DecisionTreeRegressor(RegressorMixin, BaseDecisionTree):
         )
 
     def _encode_target(self, y) -> np.ndarray:
-        try:
-            y = np.asarray(y, dtype=float)
-        except (TypeError, ValueError) as exc:
-            raise ValueError(
-                "DecisionTreeRegressor needs a numeric target y; for class labels "
-                "use DecisionTreeClassifier."
-            ) from exc
-        if not np.all(np.isfinite(y)):
-            raise ValueError("y contains NaN or infinity; drop or impute those rows.")
-        if np.any(np.abs(y) > MAX_ABS_TARGET):
-            raise ValueError(
-                f"y has values beyond +/-{MAX_ABS_TARGET:g}, whose squares overflow; "
-                "rescale y (for example divide it by a constant)."
-            )
+        y = numeric_target(y, "DecisionTreeRegressor", "DecisionTreeClassifier")
         self.n_outputs_ = 1 if y.ndim == 1 else y.shape[1]
         return y[:, None] if y.ndim == 1 else y
 

@@ -41,6 +41,7 @@ from ._classes import (
     DecisionTreeClassifier,
     DecisionTreeRegressor,
     _check_classification_labels,
+    numeric_target,
 )
 from ._validation import (
     check_sample_weight,
@@ -176,21 +177,7 @@ def _class_labels(estimator, y, regressor: str) -> None:
 
 def _numeric_target(estimator, y, classifier: str) -> np.ndarray:
     """``y`` as floats, finite and within the trees' limit, or an error naming the ensemble."""
-    name = type(estimator).__name__
-    try:
-        y = np.asarray(y, dtype=float)
-    except (TypeError, ValueError) as exc:
-        raise ValueError(
-            f"{name} needs a numeric target y; for class labels use {classifier}."
-        ) from exc
-    if not np.all(np.isfinite(y)):
-        raise ValueError("y contains NaN or infinity; drop or impute those rows.")
-    if np.any(np.abs(y) > MAX_ABS_TARGET):
-        raise ValueError(
-            f"y has values beyond +/-{MAX_ABS_TARGET:g}, whose squares overflow; "
-            "rescale y (for example divide it by a constant)."
-        )
-    return y
+    return numeric_target(y, type(estimator).__name__, classifier)
 
 
 class _MissingValuesTag:
