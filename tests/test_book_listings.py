@@ -35,6 +35,7 @@ LONG_LISTINGS = {
     "08_speed.ipynb",
     "10_missing_values.ipynb",
     "11_ensembles.ipynb",
+    "appendix_multiclass_partitions.ipynb",  # moved from chapter 7 with its listings
 }
 LONG_MARKDOWN_CODE = {"04_ties.ipynb", "05_training_inference.ipynb"}
 
