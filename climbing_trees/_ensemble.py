@@ -355,7 +355,7 @@ class _Forest(_MissingValuesTag, BaseEstimator):
         if np.asarray(y).ndim == 2 and np.asarray(y).shape[1] == 1:
             y = column_or_1d(y, warn=True)  # a column vector warns, as scikit-learn's forests
         n, weights = _rows_and_weights(self, X, y, sample_weight)
-        self._check_target(y)
+        Y = _one_column_per_output(self._check_target(y))
         if not self.bootstrap and self.max_samples is not None:
             raise ValueError(
                 "`max_sample` cannot be set if `bootstrap=False`. Either switch to "
@@ -363,7 +363,6 @@ class _Forest(_MissingValuesTag, BaseEstimator):
             )
         if not self.bootstrap and self.oob_score:
             raise ValueError("Out of bag estimation only available if bootstrap=True")
-        Y = _one_column_per_output(y)
         given = None if sample_weight is None else weights
         draw_weight = self._draw_weights(Y, given)
         n_draws = _get_n_samples_bootstrap(n, self.max_samples, draw_weight)
@@ -424,8 +423,9 @@ class _Forest(_MissingValuesTag, BaseEstimator):
         params = {k: own[k] for k in names if k in own and k not in _SET_BY_THE_FOREST}
         return {**params, "splitter": self._splitter}
 
-    def _check_target(self, y) -> None:
-        """Checks of ``y`` that name the ensemble rather than its trees."""
+    def _check_target(self, y):
+        """``y`` checked in the ensemble's name (not its trees'): labels, or floats."""
+        return y
 
     def _draw_weights(self, Y: np.ndarray, sample_weight):
         """The weights rows are drawn by (``sample_weight`` times class weights), or None."""
@@ -515,6 +515,8 @@ class _Forest(_MissingValuesTag, BaseEstimator):
                 f"{kind} while only the following are supported: continuous, "
                 "continuous-multioutput, binary, multiclass, multilabel-indicator."
             )
+        if not isinstance(X, (np.ndarray, list)) and not hasattr(X, "iloc"):
+            X = np.asarray(X)  # another array-like: rows taken from its array
         total, votes = None, np.zeros(Y.shape, dtype=np.int64)
         for tree in trees:
             rows = np.flatnonzero(sampling.counts(tree.random_state) == 0)
@@ -581,8 +583,9 @@ class _ForestClassifier(ClassifierMixin, _Forest):
     class_weight: Any = None
     ccp_risk: str = "impurity"
 
-    def _check_target(self, y) -> None:
+    def _check_target(self, y):
         _class_labels(self, y, self._regressor)
+        return y
 
     def _draw_weights(self, Y: np.ndarray, sample_weight):
         """``sample_weight`` times the class weights, as scikit-learn's forests: a
@@ -670,8 +673,8 @@ class _ForestRegressor(RegressorMixin, _Forest):
     _default_oob_score: ClassVar[Callable] = staticmethod(r2_score)
     _classifier: ClassVar[str] = "RandomForestClassifier"  # named in the error on labels
 
-    def _check_target(self, y) -> None:
-        _numeric_target(self, y, self._classifier)
+    def _check_target(self, y):
+        return _numeric_target(self, y, self._classifier)
 
     def _oob_tree_output(self, tree, X) -> np.ndarray:
         """A tree's predictions, shaped ``(n_rows, 1, n_outputs)``."""
