@@ -437,6 +437,11 @@ class _Forest(_MissingValuesTag, BaseEstimator):
             return lambda seed: sampling.weights
         return lambda seed: np.bincount(sampling.rows(seed), minlength=sampling.n_samples)
 
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.target_tags.multi_output = True  # y may have several columns, as the trees'
+        return tags
+
     # -- the trees as a sequence -----------------------------------------------------------
 
     def __len__(self) -> int:
@@ -586,6 +591,11 @@ class _ForestClassifier(ClassifierMixin, _Forest):
     def _check_target(self, y):
         _class_labels(self, y, self._regressor)
         return y
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.classifier_tags.multi_label = True  # as scikit-learn's forests
+        return tags
 
     def _draw_weights(self, Y: np.ndarray, sample_weight):
         """``sample_weight`` times the class weights, as scikit-learn's forests: a
