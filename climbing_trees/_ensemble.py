@@ -55,7 +55,7 @@ from sklearn.utils import (
     compute_class_weight,
     compute_sample_weight,
 )
-from sklearn.utils._param_validation import Interval, RealNotInt, StrOptions
+from sklearn.utils._param_validation import Hidden, Interval, RealNotInt, StrOptions
 from sklearn.utils.multiclass import type_of_target
 from sklearn.utils.parallel import Parallel, delayed
 from sklearn.utils.validation import _num_samples, check_is_fitted, column_or_1d, validate_data
@@ -679,12 +679,30 @@ class _ForestRegressor(RegressorMixin, _Forest):
     _tree_class: ClassVar[type] = DecisionTreeRegressor
     _parameter_constraints: ClassVar[dict] = _forest_constraints(
         SkRandomForestRegressor, REGRESSION_CRITERIA
-    )
+    ) | {
+        "criterion": [
+            StrOptions(set(REGRESSION_CRITERIA)),
+            Hidden(StrOptions({"friedman_mse"})),  # deprecated in scikit-learn 1.9
+        ]
+    }
     _default_oob_score: ClassVar[Callable] = staticmethod(r2_score)
     _classifier: ClassVar[str] = "RandomForestClassifier"  # named in the error on labels
 
     def _check_target(self, y):
         return _numeric_target(self, y, self._classifier)
+
+    def _tree_params(self) -> dict:
+        params = super()._tree_params()
+        if params["criterion"] == "friedman_mse":  # scikit-learn 1.9's deprecation
+            warnings.warn(
+                'Value `"friedman_mse"` for `criterion` is deprecated and will be removed in '
+                '1.11. It maps to `"squared_error"` as both were always equivalent. Use '
+                '`criterion="squared_error"` to remove this warning.',
+                FutureWarning,
+                stacklevel=user_stacklevel(),
+            )
+            params["criterion"] = "squared_error"
+        return params
 
     def _oob_tree_output(self, tree, X) -> np.ndarray:
         """A tree's predictions, shaped ``(n_rows, 1, n_outputs)``."""

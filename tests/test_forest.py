@@ -208,6 +208,17 @@ def test_warm_start_seeds_are_sklearns(tie_free):
     assert [t.random_state for t in ours] == [t.random_state for t in theirs.estimators_]
 
 
+@pytest.mark.parametrize("Forest", [ct.RandomForestRegressor, ct.ExtraTreesRegressor])
+def test_friedman_mse_is_squared_error_with_sklearns_warning(tie_free, Forest):
+    X, y, _, _, X_new = tie_free
+    plain = Forest(n_estimators=3, random_state=0).fit(X, y)
+    with pytest.warns(FutureWarning, match='Value `"friedman_mse"` for `criterion` is deprec'):
+        friedman = Forest(n_estimators=3, criterion="friedman_mse", random_state=0).fit(X, y)
+    assert friedman.estimator_.criterion == "squared_error"
+    assert friedman.get_params()["criterion"] == "friedman_mse"  # the parameter as set
+    np.testing.assert_array_equal(friedman.predict(X_new), plain.predict(X_new))
+
+
 def test_verbose_reports_progress(tie_free, capsys):
     X, y, _, _, _ = tie_free
     ct.RandomForestRegressor(n_estimators=3, verbose=2, random_state=0).fit(X, y)
