@@ -1,0 +1,114 @@
+"""Variable importance: CART's with surrogate splits, and drop-column importance.
+
+Chapter 12 of the book ("Costs, priors and importance") explains this module
+and compares three measures on features built to fool them:
+
+* the **impurity importance** (MDI) of scikit-learn and of this package,
+  ``feature_importances_``: each split's weighted impurity decrease, summed by
+  feature and normalised (:meth:`climbing_trees.Tree.compute_feature_importances`);
+* scikit-learn's **permutation importance** (``sklearn.inspection``) and the
+  **drop-column importance** (:func:`drop_column_importances`): how much a
+  held-out score drops when a feature is shuffled, or removed and the model
+  refitted;
+* **CART's importance with surrogates** (Breiman et al. 1984, section 5.3.4;
+  rpart's ``variable.importance``, :func:`surrogate_importances`): a feature
+  also earns credit where it *could* have split, as a surrogate of the
+  primary split, so a feature masked by a correlated one is not scored 0.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from sklearn.base import clone
+
+from ._criteria import node_impurity
+from ._surrogates import find_surrogates
+from ._tree import TREE_LEAF, Tree
+
+
+def surrogate_importances(
+    tree: Tree,
+    X: np.ndarray,
+    Y: np.ndarray,
+    sample_weight: np.ndarray,
+    criterion,
+    is_categorical: np.ndarray,
+    n_categories: np.ndarray,
+    max_surrogates: int,
+) -> np.ndarray:
+    """CART's variable importance of a tree grown with surrogate splits (rpart's).
+
+    For every split ``s`` at a node ``t``, ``improve(s)`` is the absolute
+    weighted impurity decrease ``W_p I_p - W_L I_L - W_R I_R`` over the rows
+    of ``t`` whose split feature is present (the primary's score in
+    :func:`~climbing_trees._surrogates.best_present_split`).  A feature's
+    importance is the sum of ``improve`` over the splits where it is the
+    primary, plus ``adj * improve`` over the splits where it is a surrogate,
+    ``adj`` being the surrogate's adjusted agreement
+    (:func:`~climbing_trees._surrogates.adjusted_agreement`), as rpart's
+    ``importance`` (``R/importance.R``) sums them.  Breiman et al. (section
+    5.3.4) credit each surrogate with the decrease it would bring itself; rpart
+    weights the primary's by the adjusted agreement instead, and this function
+    follows rpart.
+
+    ``X``, ``Y`` and ``sample_weight`` are the training arrays the tree was
+    grown on (encoded, rows of weight 0 removed), ``criterion`` its criterion.
+    The surrogates of each node are found again on the rows that reach it
+    (:func:`~climbing_trees._surrogates.find_surrogates`), which gives those of
+    the tree and their adjusted agreements, which the tree does not store.
+
+    Returns the raw sums, one per feature (rpart's scale: the weighted
+    impurity decrease, a sum of squares for regression); divide by their sum
+    to compare with ``feature_importances_``.
+    """
+    importances = np.zeros(X.shape[1])
+    reach = tree.decision_path(X).tocsc()
+    for t in np.flatnonzero(tree.children_left != TREE_LEAF):
+        rows = reach[:, [t]].nonzero()[0]
+        left = reach[:, [tree.children_left[t]]].nonzero()[0]
+        goes_left = np.isin(rows, left)
+        j = int(tree.feature[t])
+        x = X[rows, j]
+        present = np.ones(len(rows), bool) if is_categorical[j] else ~np.isnan(x)
+        improve = _decrease(Y[rows], sample_weight[rows], present, goes_left, criterion)
+        importances[j] += improve
+        if is_categorical[j]:
+            continue  # a categorical primary has no surrogates (its missing values: a level)
+        label = np.where(present, np.where(goes_left, 1, -1), 0)
+        for s in find_surrogates(
+            X[rows], label, sample_weight[rows], j, max_surrogates, is_categorical, n_categories
+        ):
+            importances[s.feature] += s.adjusted * improve
+    return importances
+
+
+def _decrease(Y, w, present, goes_left, criterion) -> float:
+    """``W_p I_p - W_L I_L - W_R I_R`` over the ``present`` rows."""
+    total = 0.0
+    for sign, part in ((1, present), (-1, present & goes_left), (-1, present & ~goes_left)):
+        if part.any():
+            total += sign * float(w[part].sum()) * node_impurity(Y[part], w[part], criterion)
+    return max(total, 0.0)
+
+
+def drop_column_importances(estimator, X_train, y_train, X_test, y_test) -> np.ndarray:
+    """How much the held-out score drops when each feature is removed and the model refitted.
+
+    ``score(full) - score(without feature j)`` for every ``j``, the models
+    fitted on ``(X_train, y_train)`` (numpy arrays) and scored on ``(X_test,
+    y_test)`` with ``estimator.score``.  Unlike permutation importance it never
+    asks the model about rows it could not have seen (a shuffled column breaks
+    the features' correlations), but it costs one fit per feature, and a
+    feature with a correlated twin scores near 0: the twin takes its place.
+    """
+    X_train, X_test = np.asarray(X_train), np.asarray(X_test)
+    full = clone(estimator).fit(X_train, y_train).score(X_test, y_test)
+    drops = []
+    for j in range(X_train.shape[1]):
+        keep = np.delete(np.arange(X_train.shape[1]), j)
+        model = clone(estimator).fit(X_train[:, keep], y_train)
+        drops.append(full - model.score(X_test[:, keep], y_test))
+    return np.array(drops)
+
+
+__all__ = ["drop_column_importances", "surrogate_importances"]
