@@ -89,11 +89,14 @@ def check_loss_matrix(loss_matrix, n_classes, n_outputs: int = 1) -> LossMatrix 
     k = int(n_classes)
     if L.shape != (k, k):
         raise ValueError(
-            f"loss_matrix has shape {L.shape}, but y has {k} classes: pass a ({k}, {k}) "
-            "matrix, rows and columns in the order of classes_ (sorted labels)."
+            f"loss_matrix has shape {L.shape}, but y has {k} classes: pass a "
+            f"({k}, {k}) matrix, rows and columns in the order of classes_ "
+            "(sorted labels)."
         )
     if not np.all(np.isfinite(L)):
-        raise ValueError("loss_matrix contains NaN or infinity; give every cost a finite value.")
+        raise ValueError(
+            "loss_matrix contains NaN or infinity; give every cost a finite value."
+        )
     if np.any(L < 0):
         raise ValueError("loss_matrix has negative entries; costs must be >= 0.")
     if np.any(np.diag(L) != 0):
@@ -105,7 +108,8 @@ def check_loss_matrix(loss_matrix, n_classes, n_outputs: int = 1) -> LossMatrix 
         rows = np.flatnonzero(L.sum(axis=1) == 0).tolist()
         raise ValueError(
             f"loss_matrix rows {rows} are all zero: misclassifying those classes would "
-            "cost nothing, which gives them a prior of 0; give each row a positive cost."
+            "cost nothing, which gives them a prior of 0; give each row a positive "
+            "cost."
         )
     return LossMatrix(L)
 
@@ -147,7 +151,8 @@ def least_cost_classes(proba: np.ndarray, loss: np.ndarray) -> np.ndarray:
     Costs within ``TIE_RTOL`` (relative) of the least are equal, and equal
     costs go to the lowest class index, as rpart's ``ginidev`` does.
 
-    >>> least_cost_classes(np.array([[0.7, 0.3], [0.8, 0.2]]), np.array([[0, 1], [3, 0]]))
+    >>> proba = np.array([[0.7, 0.3], [0.8, 0.2]])
+    >>> least_cost_classes(proba, np.array([[0, 1], [3, 0]]))
     array([1, 0])
     """
     costs = expected_costs(proba, loss)
@@ -169,7 +174,9 @@ def loss_node_risk(tree: Tree, loss: LossMatrix, factors: np.ndarray) -> np.ndar
     if loss.uniform is not None:
         return loss.uniform * node_risk(tree, "misclassification")
     share = tree.weighted_n_node_samples / tree.weighted_n_node_samples[0]
-    costs = expected_costs(share[:, None] * tree.value[:, 0, :], loss.matrix / factors[:, None])
+    costs = expected_costs(
+        share[:, None] * tree.value[:, 0, :], loss.matrix / factors[:, None]
+    )
     return costs.min(axis=1)
 
 
@@ -183,7 +190,7 @@ def expected_costs(proba: np.ndarray, loss: np.ndarray) -> np.ndarray:
 
 
 class FittedCosts(NamedTuple):
-    """What a fit with ``loss_matrix`` keeps: the loss and the altered priors' factors."""
+    """What a fit with ``loss_matrix`` keeps: the loss, the altered priors' factors."""
 
     loss: LossMatrix
     factors: np.ndarray
@@ -195,17 +202,21 @@ class FittedCosts(NamedTuple):
         return prior_proportions(value, self.factors)
 
     def node_classes(self, value: np.ndarray) -> np.ndarray:
-        """Class code of least expected cost of each row of ``value`` (a tree's nodes)."""
-        if self.loss.uniform is not None:  # the 0-1 loss scaled: the most probable class
+        """Class code of least expected cost of each row of ``value`` (tree nodes)."""
+        if (
+            self.loss.uniform is not None
+        ):  # the 0-1 loss scaled: the most probable class
             return np.argmax(value, axis=1)
         return least_cost_classes(self.proba(value), self.loss.matrix)
 
     def node_risk(self, tree: Tree) -> np.ndarray:
-        """``R(t)`` of cost-complexity pruning under the loss (:func:`loss_node_risk`)."""
+        """``R(t)`` of pruning under the loss (:func:`loss_node_risk`)."""
         return loss_node_risk(tree, self.loss, self.factors)
 
 
-def fit_costs(loss_matrix, n_classes, n_outputs, Y: np.ndarray, sample_weight: np.ndarray):
+def fit_costs(
+    loss_matrix, n_classes, n_outputs, Y: np.ndarray, sample_weight: np.ndarray
+):
     """Check ``loss_matrix`` and weight the rows by the altered priors.
 
     ``Y`` is the one-hot target, ``sample_weight`` the weights so far (class
@@ -226,7 +237,7 @@ def fit_costs(loss_matrix, n_classes, n_outputs, Y: np.ndarray, sample_weight: n
 
 
 def prior_class_weight(y, prior, sample_weight=None) -> dict:
-    """The ``class_weight`` that makes the priors ``prior`` (rpart's ``parms = list(prior)``).
+    """The ``class_weight`` that gives the priors ``prior`` (rpart's ``prior``).
 
     A class's prior is its share of the training weight; weighting class
     ``k`` by ``prior_k / share_k`` turns the shares into ``prior``.
@@ -237,15 +248,25 @@ def prior_class_weight(y, prior, sample_weight=None) -> dict:
     """
     classes, codes = np.unique(np.asarray(y), return_inverse=True)
     prior = np.asarray(prior, dtype=float)
-    if prior.shape != classes.shape or np.any(prior < 0) or not np.isclose(prior.sum(), 1):
+    if (
+        prior.shape != classes.shape
+        or np.any(prior < 0)
+        or not np.isclose(prior.sum(), 1)
+    ):
         raise ValueError(
-            f"prior must hold {len(classes)} non-negative values that sum to 1, one per "
-            "class in sorted label order."
+            f"prior must hold {len(classes)} non-negative values that sum to 1, one "
+            "per class in sorted label order."
         )
-    w = np.ones(len(codes)) if sample_weight is None else np.asarray(sample_weight, float)
+    w = (
+        np.ones(len(codes))
+        if sample_weight is None
+        else np.asarray(sample_weight, float)
+    )
     totals = np.array([math.fsum(w[codes == k]) for k in range(len(classes))])
     share = totals / math.fsum(totals)
-    return {c: float(p / s) for c, p, s in zip(classes.tolist(), prior, share, strict=True)}
+    return {
+        c: float(p / s) for c, p, s in zip(classes.tolist(), prior, share, strict=True)
+    }
 
 
 __all__ = [

@@ -73,10 +73,16 @@ def surrogate_importances(
         improve = _decrease(Y[rows], sample_weight[rows], present, goes_left, criterion)
         importances[j] += improve
         if is_categorical[j]:
-            continue  # a categorical primary has no surrogates (its missing values: a level)
+            continue  # a categorical primary has no surrogates (missing is a level)
         label = np.where(present, np.where(goes_left, 1, -1), 0)
         for s in find_surrogates(
-            X[rows], label, sample_weight[rows], j, max_surrogates, is_categorical, n_categories
+            X[rows],
+            label,
+            sample_weight[rows],
+            j,
+            max_surrogates,
+            is_categorical,
+            n_categories,
         ):
             importances[s.feature] += s.adjusted * improve
     return importances
@@ -85,30 +91,57 @@ def surrogate_importances(
 def _decrease(Y, w, present, goes_left, criterion) -> float:
     """``W_p I_p - W_L I_L - W_R I_R`` over the ``present`` rows."""
     total = 0.0
-    for sign, part in ((1, present), (-1, present & goes_left), (-1, present & ~goes_left)):
+    for sign, part in (
+        (1, present),
+        (-1, present & goes_left),
+        (-1, present & ~goes_left),
+    ):
         if part.any():
-            total += sign * float(w[part].sum()) * node_impurity(Y[part], w[part], criterion)
+            total += (
+                sign * float(w[part].sum()) * node_impurity(Y[part], w[part], criterion)
+            )
     return max(total, 0.0)
 
 
 def drop_column_importances(estimator, X_train, y_train, X_test, y_test) -> np.ndarray:
-    """How much the held-out score drops when each feature is removed and the model refitted.
+    """How much the held-out score drops when a feature is removed and the model refit.
 
-    ``score(full) - score(without feature j)`` for every ``j``, the models
-    fitted on ``(X_train, y_train)`` (numpy arrays) and scored on ``(X_test,
-    y_test)`` with ``estimator.score``.  Unlike permutation importance it never
-    asks the model about rows it could not have seen (a shuffled column breaks
-    the features' correlations), but it costs one fit per feature, and a
-    feature with a correlated twin scores near 0: the twin takes its place.
+    ``score(full) - score(without feature j)`` for every column ``j``, the
+    models fitted on ``(X_train, y_train)`` and scored on ``(X_test, y_test)``
+    with ``estimator.score``.  ``X`` may be arrays or DataFrames (give
+    categorical columns a ``category`` dtype: their indices move when a
+    column is dropped).  Unlike permutation importance it never asks the model
+    about rows it could not have seen (a shuffled column breaks the features'
+    correlations), but it costs one fit per feature, and a feature with a
+    correlated twin scores near 0: the twin takes its place.
     """
-    X_train, X_test = np.asarray(X_train), np.asarray(X_test)
     full = clone(estimator).fit(X_train, y_train).score(X_test, y_test)
     drops = []
     for j in range(X_train.shape[1]):
-        keep = np.delete(np.arange(X_train.shape[1]), j)
-        model = clone(estimator).fit(X_train[:, keep], y_train)
-        drops.append(full - model.score(X_test[:, keep], y_test))
+        if hasattr(X_train, "columns"):
+            name = X_train.columns[j]
+            train, test = X_train.drop(columns=name), X_test.drop(columns=name)
+        else:
+            train, test = np.delete(X_train, j, axis=1), np.delete(X_test, j, axis=1)
+        model = clone(estimator).fit(train, y_train)
+        drops.append(full - model.score(test, y_test))
     return np.array(drops)
 
 
-__all__ = ["drop_column_importances", "surrogate_importances"]
+def noisy_levels(seed: int, k: int, n: int = 200, n_test: int = 1000, signal=0.15):
+    """Chapter 7's selection-bias problem: an informative ``x`` and a noise feature.
+
+    ``x`` is uniform on [0, 1] and moves P(class 1) from ``0.5 - signal``
+    below 0.5 to ``0.5 + signal`` above; column 1 holds the codes of ``k``
+    levels drawn independently of everything (declare it categorical).
+    Returns ``X, y, X_test, y_test``.
+    """
+    rng = np.random.default_rng(seed)
+    x = rng.uniform(size=n + n_test)
+    level = rng.integers(0, k, size=n + n_test)
+    y = (rng.uniform(size=n + n_test) < 0.5 + signal * np.sign(x - 0.5)).astype(int)
+    X = np.column_stack([x, level.astype(float)])
+    return X[:n], y[:n], X[n:], y[n:]
+
+
+__all__ = ["drop_column_importances", "noisy_levels", "surrogate_importances"]
