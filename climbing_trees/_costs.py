@@ -53,7 +53,8 @@ class LossMatrix:
     def __init__(self, matrix: np.ndarray):
         self.matrix = matrix
         off = matrix[~np.eye(len(matrix), dtype=bool)]
-        self.uniform = float(off[0]) if len(off) and np.all(off == off[0]) else None
+        uniform = not len(off) or np.all(off == off[0])  # one class: nothing to alter
+        self.uniform = (float(off[0]) if len(off) else 1.0) if uniform else None
 
     @property
     def misclassification_costs(self) -> np.ndarray:

@@ -66,6 +66,13 @@ def test_bad_loss_matrix_is_refused_with_the_fix(loss, message):
         DecisionTreeClassifier(loss_matrix=loss).fit(X, y)
 
 
+def test_one_class_with_a_loss_matrix():
+    """A single class (a 1 x 1 loss [[0]]) fits and predicts it, as without a loss."""
+    X, _, _ = noisy_problem(0)
+    model = DecisionTreeClassifier(loss_matrix=[[0.0]]).fit(X, np.zeros(len(X)))
+    assert set(model.predict(X)) == {0} and np.all(model.predict_proba(X) == 1)
+
+
 def test_loss_matrix_needs_one_output():
     X, y, _ = noisy_problem(0)
     Y = np.column_stack([y, y])
@@ -302,3 +309,42 @@ def test_prior_class_weight_sets_the_priors():
 def test_prior_class_weight_refuses_bad_priors():
     with pytest.raises(ValueError, match="2 non-negative values that sum to 1"):
         prior_class_weight([0, 1, 1], [0.5, 0.6])
+
+
+def test_drawings_show_the_class_predict_gives():
+    """export_text and export_graphviz name each leaf's least-cost class (with three
+    classes it is not always the largest proportion of tree_.value)."""
+    from climbing_trees import export_graphviz, export_text
+
+    X, y, _ = noisy_problem(4, 3)
+    L = [[0, 1, 10], [1, 0, 1], [1, 1, 0]]
+    model = DecisionTreeClassifier(max_depth=4, loss_matrix=L).fit(X, y)
+    leaves = np.flatnonzero(model.tree_.children_left == TREE_LEAF)
+    shown = [
+        int(line.rsplit(" ", 1)[1]) for line in export_text(model).splitlines() if "class:" in line
+    ]
+    value = model.tree_.value[leaves, 0]
+    expected = model._costs_.node_classes(value)
+    assert shown == expected.tolist() and shown != value.argmax(axis=1).tolist()
+    dot = export_graphviz(model, class_names=["a", "b", "c"])
+    nodes = model._costs_.node_classes(model.tree_.value[:, 0])
+    assert dot.count("class = c") == int(np.sum(nodes == 2))
+
+
+@pytest.mark.parametrize("seed", COST_SEEDS)
+def test_cost_reference_is_of_its_problem(seed):
+    """rpart's root holds the problem's rows and weight; one prediction per new row."""
+    problem = cost_problem(seed)
+    frame, pred = reference_costs(seed)
+    root = frame.iloc[0]
+    assert root["node"] == 1 and root["n"] == len(problem["y"])
+    assert root["wt"] == pytest.approx(problem["w"].sum(), rel=1e-12)
+    assert len(pred) == len(problem["X_test"])
+    n_classes = len(np.unique(problem["y"]))
+    np.testing.assert_allclose(pred.drop(columns="class").sum(axis=1), 1, rtol=1e-12)
+    assert pred.shape[1] == 1 + n_classes
+
+
+def test_reference_costs_refuses_unknown_seeds():
+    with pytest.raises(ValueError, match="hold seeds"):
+        reference_costs(max(COST_SEEDS) + 1)

@@ -52,9 +52,9 @@ def test_without_surrogates_it_is_the_impurity_importance(seed):
     rng = np.random.default_rng(seed)
     X = rng.normal(size=(300, 4))
     y = (X[:, 0] + X[:, 1] * X[:, 2] + 0.5 * rng.normal(size=300) > 0).astype(int)
-    model = DecisionTreeClassifier(
-        max_depth=4, missing_values="surrogate", max_surrogates=0
-    ).fit(X, y)
+    model = DecisionTreeClassifier(max_depth=4, missing_values="surrogate", max_surrogates=0).fit(
+        X, y
+    )
     raw = model.surrogate_importances_
     np.testing.assert_allclose(raw / raw.sum(), model.feature_importances_, rtol=1e-10)
 
@@ -92,3 +92,8 @@ def test_drop_column_importance_is_a_refit_without_the_column():
     without = clone(est).fit(X[:300, 1:], y[:300]).score(X[300:, 1:], y[300:])
     assert drops[0] == pytest.approx(full - without)
     assert drops[0] > 0.2 and np.all(np.abs(drops[1:]) < 0.1)
+
+
+def test_reference_importance_refuses_unknown_seeds():
+    with pytest.raises(ValueError, match="hold seeds"):
+        reference_importance(max(SURROGATE_SEEDS) + 1, "class")
