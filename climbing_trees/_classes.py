@@ -331,7 +331,7 @@ class BaseDecisionTree(BaseEstimator):
         learner.tree_ = tree
         if training is not None:
             learner.surrogate_importances_ = surrogate_importances(
-                tree, *training, learner.is_categorical_, n_categories, max_surrogates
+                tree, *training, learner.is_categorical_, n_categories
             )
             del training
         tree.flat_tables()  # the lookup tables of predict, built once here

@@ -22,7 +22,7 @@ import numpy as np
 from sklearn.base import clone
 
 from ._criteria import node_impurity
-from ._surrogates import find_surrogates
+from ._surrogates import best_surrogate
 from ._tree import TREE_LEAF, Tree
 
 
@@ -34,7 +34,6 @@ def surrogate_importances(
     criterion,
     is_categorical: np.ndarray,
     n_categories: np.ndarray,
-    max_surrogates: int,
 ) -> np.ndarray:
     """CART's variable importance of a tree grown with surrogate splits (rpart's).
 
@@ -53,9 +52,10 @@ def surrogate_importances(
 
     ``X``, ``Y`` and ``sample_weight`` are the training arrays the tree was
     grown on (encoded, rows of weight 0 removed), ``criterion`` its criterion.
-    The surrogates of each node are found again on the rows that reach it
-    (:func:`~climbing_trees._surrogates.find_surrogates`), which gives those of
-    the tree and their adjusted agreements, which the tree does not store.
+    The tree keeps each node's surrogate features but not their adjusted
+    agreements: each surrogate is searched again on the rows that reach the
+    node (:func:`~climbing_trees._surrogates.best_surrogate`, the search that
+    chose it), for the features the tree keeps only.
 
     Returns the raw sums, one per feature (rpart's scale: the weighted
     impurity decrease, a sum of squares for regression); divide by their sum
@@ -75,16 +75,16 @@ def surrogate_importances(
         if is_categorical[j]:
             continue  # a categorical primary has no surrogates (missing is a level)
         label = np.where(present, np.where(goes_left, 1, -1), 0)
-        for s in find_surrogates(
-            X[rows],
-            label,
-            sample_weight[rows],
-            j,
-            max_surrogates,
-            is_categorical,
-            n_categories,
-        ):
-            importances[s.feature] += s.adjusted * improve
+        kept = tree.surrogate_feature[t]
+        for k in kept[kept >= 0]:
+            s = best_surrogate(
+                X[rows, k],
+                label,
+                sample_weight[rows],
+                bool(is_categorical[k]),
+                int(n_categories[k]),
+            )
+            importances[k] += s.adjusted * improve
     return importances
 
 
