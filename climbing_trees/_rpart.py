@@ -1,4 +1,5 @@
-"""rpart as an outside reference: pruning (chapter 9) and surrogate splits (chapter 10).
+"""rpart as an outside reference: pruning (chapter 9), surrogate splits (chapter 10),
+misclassification costs, priors and importance (chapter 12).
 
 R's rpart (Therneau and Atkinson) grows a classification tree and reports
 its cost-complexity sequence as ``cptable``.  These helpers run rpart through
@@ -6,8 +7,10 @@ its cost-complexity sequence as ``cptable``.  These helpers run rpart through
 its ``cptable``, and turn the tree into a :class:`~climbing_trees.Tree` so
 that :func:`~climbing_trees.weakest_links` can prune the very same tree.
 :func:`rpart_surrogate_predict` grows rpart's regression or Gini tree with
-surrogate splits, the reference of chapter 10.  They need R with the rpart
-package; :func:`have_rpart` says whether it is there.
+surrogate splits, the reference of chapter 10; :func:`rpart_costs_fit` grows
+its tree with a loss matrix or priors and :func:`rpart_importance` reports its
+``variable.importance``, the references of chapter 12.  They need R with the
+rpart package; :func:`have_rpart` says whether it is there.
 
 The book and the tests do not need R: what they compare with is rpart's
 output on problems this module generates (:func:`pruning_problem`,
