@@ -319,7 +319,7 @@ class BaseDecisionTree(BaseEstimator):
             random_splits=randomness,
         )
         # CART's importance with surrogates needs the training rows (chapter 12).
-        training = (X, Y, sample_weight * weight_scale, params["criterion"]) if surrogate else None
+        training = (X, Y, sample_weight, params["criterion"]) if surrogate else None
         del X, y, Y, sample_weight, keep  # the training arrays: freed before the tables
         tree = learner.tree_  # report the caller's weights, not the rescaled ones
         tree.weighted_n_node_samples *= weight_scale  # the builder's own array
@@ -330,9 +330,11 @@ class BaseDecisionTree(BaseEstimator):
             tree = prune(tree, ccp_subtree(tree, ccp_alpha, learner._node_risk(tree)))
         learner.tree_ = tree
         if training is not None:
-            learner.surrogate_importances_ = surrogate_importances(
+            importances = surrogate_importances(
                 tree, *training, learner.is_categorical_, n_categories
             )
+            with np.errstate(over="ignore"):  # the caller's weights: inf past 1e308
+                learner.surrogate_importances_ = importances * weight_scale
             del training
         tree.flat_tables()  # the lookup tables of predict, built once here
         self._adopt_fitted_state(learner)
@@ -719,7 +721,8 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
         Only with ``missing_values="surrogate"``: CART's importance (rpart's
         ``variable.importance``, unnormalised), which also credits a feature
         for the splits it is a surrogate of
-        (:func:`climbing_trees._importance.surrogate_importances`, chapter 12).
+        (:func:`climbing_trees._importance.surrogate_importances`, chapter 12);
+        in units of the weights given to ``fit`` (inf past the float range).
     max_features_ : int
         Features searched at each node (``max_features`` resolved).
 
@@ -947,7 +950,8 @@ class DecisionTreeRegressor(RegressorMixin, BaseDecisionTree):
         Only with ``missing_values="surrogate"``: CART's importance (rpart's
         ``variable.importance``, unnormalised), which also credits a feature
         for the splits it is a surrogate of
-        (:func:`climbing_trees._importance.surrogate_importances`, chapter 12).
+        (:func:`climbing_trees._importance.surrogate_importances`, chapter 12);
+        in units of the weights given to ``fit`` (inf past the float range).
 
     Notes
     -----
