@@ -24,6 +24,7 @@ module                             chapter
 ``_missing``, ``_surrogates``      10. Missing values
 ``_random``, ``_weights``          11. Randomised trees, class weights
 ``_ensemble``                      11. From one tree to many
+``_costs``, ``_importance``        12. Costs, priors and importance
 =================================  ==========================================
 """
 
@@ -44,6 +45,7 @@ from ._categorical import (
     pool_rare_pairs,
 )
 from ._classes import DecisionTreeClassifier, DecisionTreeRegressor
+from ._costs import prior_class_weight
 from ._criteria import (
     OutputLayout,
     absolute_error,
@@ -77,6 +79,7 @@ from ._first_tree import (
     predict_first_tree,
 )
 from ._growth import grow_tree, is_pure
+from ._importance import drop_column_importances, surrogate_importances
 from ._incremental import incremental_best_split, prefix_sum_best_split
 from ._levelwise import grow_tree_levelwise
 from ._median import RunningMedian, prefix_absolute_errors, running_median_best_split
@@ -184,6 +187,9 @@ __all__ = [
     "node_ranks",
     "wavelet_best_split",
     "weighted_median",
+    "drop_column_importances",
+    "prior_class_weight",
+    "surrogate_importances",
     "split_absolute_errors",
     "__version__",
 ]

@@ -12,8 +12,10 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_data
 
 from ._categorical import check_categorical_split, encode_categorical, warn_unmatched_levels
+from ._costs import fit_costs
 from ._criteria import CLASSIFICATION_CRITERIA, REGRESSION_CRITERIA, one_hot, output_criterion
 from ._growth import grow_tree
+from ._importance import surrogate_importances
 from ._levelwise import grow_tree_levelwise, levelwise_absolute_error
 from ._pruning import best_first_subtree, ccp_subtree, cost_complexity_path, node_risk, prune
 from ._random import random_splits, resolve_max_features
@@ -264,6 +266,7 @@ class BaseDecisionTree(BaseEstimator):
             Y = learner._encode_target(y)
         sample_weight = check_sample_weight(sample_weight, len(X))
         sample_weight = learner._apply_class_weight(sample_weight, Y)
+        sample_weight = learner._apply_loss(sample_weight, Y)  # altered priors (chapter 12)
         weight_fraction = check_min_weight_fraction_leaf(learner.min_weight_fraction_leaf)
         # self's random_state, not the clone's copy: a shared RandomState advances.
         randomness = random_splits(learner, X.shape[1], self.random_state)
@@ -315,6 +318,8 @@ class BaseDecisionTree(BaseEstimator):
             min_weight_leaf=min_weight_leaf(weight_fraction, sample_weight),
             random_splits=randomness,
         )
+        # CART's importance with surrogates needs the training rows (chapter 12).
+        training = (X, Y, sample_weight, params["criterion"]) if surrogate else None
         del X, y, Y, sample_weight, keep  # the training arrays: freed before the tables
         tree = learner.tree_  # report the caller's weights, not the rescaled ones
         tree.weighted_n_node_samples *= weight_scale  # the builder's own array
@@ -324,6 +329,13 @@ class BaseDecisionTree(BaseEstimator):
         if ccp_alpha > 0:
             tree = prune(tree, ccp_subtree(tree, ccp_alpha, learner._node_risk(tree)))
         learner.tree_ = tree
+        if training is not None:
+            importances = surrogate_importances(
+                tree, *training, learner.is_categorical_, n_categories
+            )
+            with np.errstate(over="ignore"):  # the caller's weights: inf past 1e308
+                learner.surrogate_importances_ = importances * weight_scale
+            del training
         tree.flat_tables()  # the lookup tables of predict, built once here
         self._adopt_fitted_state(learner)
         return self
@@ -370,6 +382,10 @@ class BaseDecisionTree(BaseEstimator):
 
     def _apply_class_weight(self, sample_weight: np.ndarray, Y: np.ndarray) -> np.ndarray:
         """``sample_weight`` times the class weights (the classifier's); as is here."""
+        return sample_weight
+
+    def _apply_loss(self, sample_weight: np.ndarray, Y: np.ndarray) -> np.ndarray:
+        """``sample_weight`` under the loss matrix's altered priors (the classifier's)."""
         return sample_weight
 
     def __sklearn_tags__(self):
@@ -627,6 +643,26 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
         columns); a row's factor is the product of its outputs' weights, as
         scikit-learn's ``compute_sample_weight``.  Weights must be
         finite and ``>= 0``; a class of weight 0 is removed from the fit.
+        The classes' shares of the weight are the priors: weights
+        ``prior_k / share_k`` give rpart's ``parms = list(prior = ...)``.
+    loss_matrix : array-like of shape (n_classes, n_classes) or None, default=None
+        Misclassification costs, rpart's convention: ``L[i, j]`` is the cost
+        of predicting class ``j`` when the truth is class ``i`` (rows and
+        columns in ``classes_`` order), with a zero diagonal, entries
+        ``>= 0`` and a positive entry in every row; one output only.  As in
+        CART and rpart (``parms = list(loss = L)``; chapter 12,
+        :mod:`climbing_trees._costs`): the tree is grown by the altered
+        priors (each class's weight times ``sum_j L[i, j]``, rescaled to keep
+        the total weight), ``predict`` returns the class of least expected
+        cost in the leaf, and ``ccp_risk="misclassification"`` weighs each
+        mistake by its cost.  ``predict_proba`` still returns the leaf's
+        class proportions under the priors (``sample_weight`` and
+        ``class_weight``), unaltered by the costs, as rpart's ``predict``
+        does: the costs change the decision, not the estimated
+        probabilities, so ``predict`` need not be the most probable class.
+        ``tree_.value``, ``impurity`` and ``weighted_n_node_samples`` are
+        those of the altered priors the tree was grown with.  A loss equal
+        for every mistake changes nothing (but the scale of the pruning risk).
     splitter : {"best", "random"}, default="best"
         ``"best"``: the best threshold of every searched feature.
         ``"random"``: one threshold per searched feature, drawn uniformly
@@ -681,6 +717,12 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
         ``categories_[j]`` is the array of levels of a categorical feature
         ``j`` (their codes are their positions), ``None`` for a numerical one.
     feature_importances_ : ndarray
+    surrogate_importances_ : ndarray
+        Only with ``missing_values="surrogate"``: CART's importance (rpart's
+        ``variable.importance``, unnormalised), which also credits a feature
+        for the splits it is a surrogate of
+        (:func:`climbing_trees._importance.surrogate_importances`, chapter 12);
+        in units of the weights given to ``fit`` (inf past the float range).
     max_features_ : int
         Features searched at each node (``max_features`` resolved).
 
@@ -736,6 +778,7 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
         max_features=None,
         random_state=None,
         class_weight=None,
+        loss_matrix=None,
     ):
         super().__init__(
             criterion=criterion,
@@ -758,9 +801,19 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
         )
         self.ccp_risk = ccp_risk
         self.class_weight = class_weight
+        self.loss_matrix = loss_matrix
 
     def _node_risk(self, tree: Tree):
+        costs = getattr(self, "_costs_", None)
+        if costs is not None and self.ccp_risk == "misclassification":
+            return costs.node_risk(tree)  # weighted by the loss (chapter 12)
         return node_risk(tree, self.ccp_risk)
+
+    def _apply_loss(self, sample_weight: np.ndarray, Y: np.ndarray) -> np.ndarray:
+        self._costs_, sample_weight = fit_costs(
+            self.loss_matrix, self.n_classes_, self.n_outputs_, Y, sample_weight
+        )
+        return sample_weight
 
     def _output_widths(self) -> tuple[int, ...]:
         return tuple(int(k) for k in np.atleast_1d(self.n_classes_))
@@ -804,12 +857,15 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
     def predict_proba(self, X):
         """Class probabilities (weighted leaf proportions), columns in ``classes_`` order.
 
-        With several outputs, a list with one such array per output.
+        With several outputs, a list with one such array per output.  With a
+        ``loss_matrix``, the proportions under the priors, not the altered
+        priors the tree was grown with (the costs do not change them).
         """
         leaves = self._leaves(X)  # first: raises NotFittedError before fit
         proba = self.tree_.value.take(leaves, axis=0)
         if self.n_outputs_ == 1:
-            return proba[:, 0, :]
+            costs = getattr(self, "_costs_", None)  # the priors, not the altered ones
+            return proba[:, 0, :] if costs is None else costs.proba(proba[:, 0, :])
         return [proba[:, k, :n] for k, n in enumerate(self.n_classes_)]
 
     def predict_log_proba(self, X):
@@ -824,10 +880,15 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
         """Most probable class; equal probabilities go to the lowest class index.
 
         With several outputs, an array of shape ``(n_samples, n_outputs)``.
+        With a ``loss_matrix``, the class ``k`` of least expected cost
+        ``sum_j p_j L[j, k]`` (``p``: :meth:`predict_proba`); costs equal to
+        within ``TIE_RTOL`` go to the lowest class index, as in rpart.
         """
         leaves = self._leaves(X)
         # The argmax of each node once, rather than of each row's copy of it.
         node_class = np.argmax(self.tree_.value, axis=2)  # padding is 0: never above
+        if getattr(self, "_costs_", None) is not None:  # least expected cost (chapter 12)
+            node_class = self._costs_.node_classes(self.tree_.value[:, 0, :])[:, None]
         if self.n_outputs_ == 1:
             return self.classes_.take(node_class[:, 0].take(leaves))
         # scikit-learn's dtype: that of the first output's classes.
@@ -885,6 +946,12 @@ class DecisionTreeRegressor(RegressorMixin, BaseDecisionTree):
     n_features_in_ : int
     feature_names_in_ : ndarray of str
     feature_importances_ : ndarray
+    surrogate_importances_ : ndarray
+        Only with ``missing_values="surrogate"``: CART's importance (rpart's
+        ``variable.importance``, unnormalised), which also credits a feature
+        for the splits it is a surrogate of
+        (:func:`climbing_trees._importance.surrogate_importances`, chapter 12);
+        in units of the weights given to ``fit`` (inf past the float range).
 
     Notes
     -----

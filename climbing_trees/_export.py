@@ -35,6 +35,16 @@ def _output_classes(model, node: int) -> list:
     return [c[int(np.argmax(value[k, : len(c)]))] for k, c in enumerate(model.classes_)]
 
 
+def _shown_class(model, node: int) -> int:
+    """Index of the class ``predict`` gives at ``node`` (one output): the most
+    probable, or the least expected cost with a ``loss_matrix`` (chapter 12)."""
+    value = model.tree_.value[node, 0]
+    costs = getattr(model, "_costs_", None)
+    if costs is not None:
+        return int(costs.node_classes(value[None, : len(model.classes_)])[0])
+    return int(np.argmax(value))
+
+
 def _leaf_text(model, node: int, decimals: int) -> str:
     value = model.tree_.value[node, 0]
     if _several_outputs(model):
@@ -43,7 +53,7 @@ def _leaf_text(model, node: int, decimals: int) -> str:
         numbers = ", ".join(f"{v:.{decimals}f}" for v in model.tree_.value[node, :, 0])
         return f"value: [{numbers}]"
     if hasattr(model, "classes_"):
-        return f"class: {model.classes_[int(np.argmax(value))]}"
+        return f"class: {model.classes_[_shown_class(model, node)]}"
     return f"value: [{value[0]:.{decimals}f}]"
 
 
@@ -306,7 +316,7 @@ def export_text(
             numbers = ", ".join(f"{v:.{decimals}f}" for v in value)
             lines.append(f"{indent} value: [{numbers}]")
             return
-        text = f" class: {labels[int(np.argmax(value))]}"
+        text = f" class: {labels[_shown_class(model, node)]}"
         if show_weights:
             weights = value * tree.weighted_n_node_samples[node]
             numbers = ", ".join(f"{v:.{decimals}f}" for v in weights)
@@ -445,7 +455,7 @@ def _fill_color(model, node: int) -> str:
         alpha = 0.0 if low == high else (-tree.impurity[node] - low) / (high - low)
     elif hasattr(model, "classes_"):
         value = tree.value[node, 0]
-        colour = _color_brew(len(model.classes_))[int(np.argmax(value))]
+        colour = _color_brew(len(model.classes_))[_shown_class(model, node)]
         ranked = sorted(value, reverse=True)
         alpha = 0.0 if len(ranked) == 1 else (ranked[0] - ranked[1]) / (1 - ranked[1])
     else:
@@ -639,7 +649,7 @@ def export_graphviz(
         if class_names is not None and class_names is not False and is_classifier:
             if labels:
                 text += "class = "
-            k = int(np.argmax(tree.value[node, 0]))
+            k = _shown_class(model, node)
             if class_names is True:
                 text += f"y{chars[1]}{k}{chars[2]}"
             else:

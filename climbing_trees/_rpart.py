@@ -1,4 +1,5 @@
-"""rpart as an outside reference: pruning (chapter 9) and surrogate splits (chapter 10).
+"""rpart as an outside reference: pruning (chapter 9), surrogate splits (chapter 10),
+misclassification costs, priors and importance (chapter 12).
 
 R's rpart (Therneau and Atkinson) grows a classification tree and reports
 its cost-complexity sequence as ``cptable``.  These helpers run rpart through
@@ -6,8 +7,10 @@ its cost-complexity sequence as ``cptable``.  These helpers run rpart through
 its ``cptable``, and turn the tree into a :class:`~climbing_trees.Tree` so
 that :func:`~climbing_trees.weakest_links` can prune the very same tree.
 :func:`rpart_surrogate_predict` grows rpart's regression or Gini tree with
-surrogate splits, the reference of chapter 10.  They need R with the rpart
-package; :func:`have_rpart` says whether it is there.
+surrogate splits, the reference of chapter 10; :func:`rpart_costs_fit` grows
+its tree with a loss matrix or priors and :func:`rpart_importance` reports its
+``variable.importance``, the references of chapter 12.  They need R with the
+rpart package; :func:`have_rpart` says whether it is there.
 
 The book and the tests do not need R: what they compare with is rpart's
 output on problems this module generates (:func:`pruning_problem`,
@@ -25,6 +28,7 @@ and ``tests/test_reference_files.py`` runs the check.
 from __future__ import annotations
 
 import argparse
+import math
 import shutil
 import subprocess
 import sys
@@ -412,6 +416,203 @@ def _chapter10_references() -> dict[str, pd.DataFrame]:
     return {"ch10_comparison": comparison, "ch10_styles": pd.DataFrame(styles)}
 
 
+# ------------------------------------------------------------------ costs and priors
+#
+# Chapter 12: rpart's ``parms = list(loss = L)`` and ``list(prior = p)`` on
+# random two- and three-class problems, and ``variable.importance`` of trees
+# with surrogate splits.
+
+_COSTS_SCRIPT = _PUT + """
+suppressMessages(library(rpart))
+d <- read.csv("data.csv"); t <- read.csv("test.csv"); w <- read.csv("weights.csv")$w
+d$y <- factor(d$y)
+parms <- list(split = "gini")
+L <- read.csv("loss.csv")$L  # column by column
+if (length(L) > 0) parms$loss <- matrix(L, nlevels(d$y))
+prior <- read.csv("prior.csv")$p
+if (length(prior) > 0) parms$prior <- prior
+fit <- rpart(y ~ ., data = d, weights = w, method = "class", parms = parms,
+             control = rpart.control(cp = -1, minsplit = MINSPLIT, minbucket = MINBUCKET,
+                                     maxdepth = MAXDEPTH, xval = 0, maxcompete = 0,
+                                     maxsurrogate = 0, usesurrogate = 0))
+fr <- fit$frame
+inner <- fr$var != "<leaf>"
+index <- rep(NA_real_, nrow(fr)); ncat <- rep(0L, nrow(fr))
+index[inner] <- fit$splits[, "index"]; ncat[inner] <- as.integer(fit$splits[, "ncat"])
+put(data.frame(node = as.integer(rownames(fr)), var = as.character(fr$var), n = fr$n,
+               wt = fr$wt, dev = fr$dev, yval = as.integer(fr$yval), index = index,
+               ncat = ncat), "frame.csv")
+p <- predict(fit, newdata = t, type = "prob")
+put(data.frame(class = as.integer(predict(fit, newdata = t, type = "class")), p = p),
+    "pred.csv")
+"""
+
+_IMPORTANCE_SCRIPT = _SURROGATE_SCRIPT.replace(
+    'put(data.frame(p = p), "pred.csv")',
+    "vi <- fit$variable.importance\n"
+    'put(data.frame(variable = names(vi), importance = as.numeric(vi)), "importance.csv")',
+)
+
+#: Seeds of :func:`cost_problem` compared with rpart.
+COST_SEEDS = tuple(range(24))
+
+
+def cost_problem(seed: int) -> dict:
+    """A random two- (even seeds) or three-class problem with a loss matrix or priors.
+
+    80 to 299 training rows on 2 to 4 features, 100 new rows, class sizes
+    unequal; weights of 1, or drawn in [0.5, 2] for every third seed.  The
+    ``kind`` cycles over ``"loss"`` (a loss matrix of off-diagonal costs from
+    0 to 10, each row positive), ``"prior"`` (priors in sixteenths) and
+    ``"both"``, with ``"loss"`` twice as often, each for two and three
+    classes.  Returns a dict with ``X``, ``y``, ``w``, ``X_test``, ``loss``
+    (``None`` or a matrix), ``prior`` (``None`` or a vector) and ``params``
+    (the stopping rules).
+    """
+    rng = np.random.default_rng(3100 + seed)
+    k = 2 + seed % 2
+    n, d = int(rng.integers(80, 300)), int(rng.integers(2, 5))
+    X = rng.normal(size=(n + 100, d))
+    score = X[:, 0] + 0.7 * np.sin(2 * X[:, 1]) + 0.6 * rng.normal(size=n + 100)
+    cuts = np.sort(rng.uniform(0.15, 0.85, size=k - 1))
+    y = np.digitize(score, np.quantile(score[:n], cuts))
+    w = np.ones(n) if seed % 3 else rng.uniform(0.5, 2.0, size=n)
+    kind = ("loss", "prior", "loss", "both")[seed // 2 % 4]
+    loss = prior = None
+    if kind in ("loss", "both"):
+        loss = rng.choice([0.0, 0.5, 1.0, 2.0, 3.0, 5.0, 10.0], size=(k, k))
+        np.fill_diagonal(loss, 0.0)
+        for i in np.flatnonzero(loss.sum(axis=1) == 0):
+            loss[i, (i + 1) % k] = 1.0
+    if kind in ("prior", "both"):
+        parts = rng.multinomial(16 - k, np.ones(k) / k) + 1  # sixteenths: an exact sum
+        prior = parts / 16.0
+    # Leaves of 5 rows or more: in smaller nodes two splits often send the same
+    # weight of every class each way, and rpart's rounding, not a rule, picks one.
+    params = {"max_depth": int(rng.integers(2, 5)), "min_samples_leaf": int(rng.integers(5, 12))}
+    params["min_samples_split"] = 2 * params["min_samples_leaf"] + int(rng.integers(0, 5))
+    return {
+        "X": X[:n],
+        "y": y[:n],
+        "w": w,
+        "X_test": X[n:],
+        "loss": loss,
+        "prior": prior,
+        "params": params,
+    }
+
+
+def costs_model(problem: dict):
+    """The package's tree for a :func:`cost_problem`: rpart's settings as parameters.
+
+    ``loss_matrix`` is the problem's loss, ``class_weight`` makes its priors
+    (:func:`~climbing_trees._costs.prior_class_weight`), and
+    ``ccp_risk="misclassification"`` makes the node risk rpart's ``dev``.
+    """
+    from ._classes import DecisionTreeClassifier
+    from ._costs import prior_class_weight
+
+    y, w = problem["y"], problem["w"]
+    prior = problem["prior"]
+    class_weight = None if prior is None else prior_class_weight(y, prior, w)
+    model = DecisionTreeClassifier(
+        **problem["params"],
+        loss_matrix=problem["loss"],
+        class_weight=class_weight,
+        ccp_risk="misclassification",
+    )
+    return model.fit(problem["X"], y, sample_weight=w)
+
+
+def rpart_costs_fit(problem: dict) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """rpart's Gini tree on a :func:`cost_problem`: its frame and its predictions.
+
+    ``cp=-1`` (every split kept), the problem's ``minsplit``, ``minbucket`` and
+    ``maxdepth``, no surrogates or competitors.  The frame has rpart's node
+    numbers, ``var``, ``n``, ``wt``, ``dev`` (the node's risk, weighted by the
+    loss and the priors), ``yval`` (the class of least expected cost, 1-based),
+    and for splits ``index`` (the threshold) and ``ncat`` (-1: ``x < index``
+    goes to the left child ``2 node``; +1: it goes right).  The predictions:
+    ``class`` (1-based) and the class probabilities for the new rows.
+    """
+    X, params = problem["X"], problem["params"]
+    columns = [f"x{j}" for j in range(X.shape[1])]
+    data = pd.DataFrame(X, columns=columns).assign(y=problem["y"])
+    script = (
+        _COSTS_SCRIPT.replace("MINSPLIT", str(params["min_samples_split"]))
+        .replace("MINBUCKET", str(params["min_samples_leaf"]))
+        .replace("MAXDEPTH", str(params["max_depth"]))
+    )
+    loss = problem["loss"]
+    loss = pd.DataFrame({"L": [] if loss is None else loss.ravel(order="F")})
+    prior = pd.DataFrame({"p": [] if problem["prior"] is None else problem["prior"]})
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder)
+        data.to_csv(path / "data.csv", index=False, float_format="%.17g")
+        pd.DataFrame(problem["X_test"], columns=columns).to_csv(
+            path / "test.csv", index=False, float_format="%.17g"
+        )
+        pd.DataFrame({"w": problem["w"]}).to_csv(
+            path / "weights.csv", index=False, float_format="%.17g"
+        )
+        loss.to_csv(path / "loss.csv", index=False, float_format="%.17g")
+        prior.to_csv(path / "prior.csv", index=False, float_format="%.17g")
+        (path / "fit.R").write_text(script)
+        subprocess.run(
+            ["Rscript", "fit.R"], cwd=folder, check=True, capture_output=True, timeout=120
+        )
+        return pd.read_csv(path / "frame.csv"), pd.read_csv(path / "pred.csv")
+
+
+def rpart_importance(seed: int, method: str) -> pd.DataFrame:
+    """rpart's ``variable.importance`` of its surrogate tree on :func:`surrogate_problem`.
+
+    The tree of :func:`rpart_surrogate_predict` (``method="class"``: on
+    :func:`surrogate_classes` of the target); columns ``variable``, ``importance``.
+    """
+    X, y, w, _, params = surrogate_problem(seed)
+    target = surrogate_classes(y) if method == "class" else y
+    columns = [f"x{j}" for j in range(X.shape[1])]
+    data = pd.DataFrame(X, columns=columns).assign(y=np.asarray(target, dtype=float))
+    script = (
+        _IMPORTANCE_SCRIPT.replace("MINSPLIT", str(params["min_samples_split"]))
+        .replace("MINBUCKET", str(params["min_samples_leaf"]))
+        .replace("MAXDEPTH", str(params["max_depth"]))
+        .replace("MAXSURROGATE", "5")
+        .replace("METHOD", method)
+        .replace("STYLE", "0")
+        .replace("CP", "0" if method == "anova" else "-1")
+    )
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder)
+        data.to_csv(path / "data.csv", index=False, float_format="%.17g")
+        data.drop(columns="y").to_csv(path / "test.csv", index=False, float_format="%.17g")
+        pd.DataFrame({"w": w}).to_csv(path / "weights.csv", index=False, float_format="%.17g")
+        (path / "categorical.txt").write_text("")
+        (path / "fit.R").write_text(script)
+        subprocess.run(
+            ["Rscript", "fit.R"], cwd=folder, check=True, capture_output=True, timeout=120
+        )
+        return pd.read_csv(path / "importance.csv")
+
+
+def _costs_references() -> dict[str, pd.DataFrame]:
+    frames, preds, importances = [], [], []
+    for seed in COST_SEEDS:
+        frame, pred = rpart_costs_fit(cost_problem(seed))
+        frames.append(frame.assign(seed=seed))
+        pred.columns = ["class"] + [f"p{k}" for k in range(pred.shape[1] - 1)]
+        preds.append(pred.assign(seed=seed))
+    for method in ("anova", "class"):
+        for seed in SURROGATE_SEEDS:
+            importances.append(rpart_importance(seed, method).assign(method=method, seed=seed))
+    return {
+        "costs_frames": pd.concat(frames, ignore_index=True),
+        "costs_predictions": pd.concat(preds, ignore_index=True),
+        "importance_surrogates": pd.concat(importances, ignore_index=True),
+    }
+
+
 def make_references() -> dict[str, pd.DataFrame]:
     """Run rpart on every reference problem: the tables of the reference files, by name.
 
@@ -434,7 +635,12 @@ def make_references() -> dict[str, pd.DataFrame]:
             "R with rpart is needed to make the reference files: install R and its "
             "rpart package (Debian: apt-get install r-base-core r-cran-rpart)."
         )
-    return {**_pruning_references(), **_surrogate_references(), **_chapter10_references()}
+    return {
+        **_pruning_references(),
+        **_surrogate_references(),
+        **_chapter10_references(),
+        **_costs_references(),
+    }
 
 
 def load_reference(name: str) -> pd.DataFrame:
@@ -480,6 +686,120 @@ def reference_surrogate_predict(seed: int, categorical: bool, method: str) -> np
     table = values[here].set_index("value").sort_index()
     distinct = table.drop(columns=["categorical", "seed"]).to_numpy(dtype=float)
     return distinct[codes, 0] if method == "anova" else distinct[codes]
+
+
+def reference_costs(seed: int) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """rpart's frame and predictions for :func:`cost_problem` ``(seed)``, from the files.
+
+    What :func:`rpart_costs_fit` returns for that problem, without R.
+    """
+    if seed not in COST_SEEDS:
+        raise ValueError(f"seed={seed!r}: the reference files hold seeds {COST_SEEDS}.")
+    out = []
+    for name in ("costs_frames", "costs_predictions"):
+        table = load_reference(name)
+        table = table[table["seed"] == seed].drop(columns="seed")
+        table = table.replace("", np.nan).dropna(axis=1, how="all")  # leaves; 2 classes
+        numeric = [c for c in table.columns if c != "var"]
+        out.append(table.astype(dict.fromkeys(numeric, float)).reset_index(drop=True))
+    return out[0], out[1]
+
+
+def reference_importance(seed: int, method: str) -> pd.Series:
+    """rpart's ``variable.importance`` for :func:`rpart_importance`, from the files.
+
+    A Series indexed by feature number, in rpart's order (largest first).
+    """
+    table = load_reference("importance_surrogates")
+    table = table[(table["seed"] == seed) & (table["method"] == method)]
+    if table.empty:
+        raise ValueError(f"seed={seed!r}: the reference files hold seeds {SURROGATE_SEEDS}.")
+    index = [int(name[1:]) for name in table["variable"]]
+    return pd.Series(table["importance"].to_numpy(), index=index, name="importance")
+
+
+def compare_with_rpart_frame(model, frame: pd.DataFrame, X, y, sample_weight) -> dict:
+    """Node by node: does a classifier fitted on ``(X, y, sample_weight)`` grow rpart's tree?
+
+    Walks both trees from the root; rpart's node ``k`` has children ``2k`` and
+    ``2k + 1``, the first of which holds ``x < index`` when ``ncat`` is -1 and
+    ``x >= index`` when it is +1.  rpart's ``dev`` is the node's risk times
+    the training weight.  Returns the counts of ``nodes`` compared and of
+    those with the same ``split`` (both leaves, or the same feature and
+    threshold to 1e-9), ``n`` (rows), ``class`` (least expected cost) and
+    ``risk`` (to 1e-9; a class counts as the same when its expected cost
+    equals the least to ``TIE_RTOL``: on an exact tie of costs rpart's
+    rounding picks a class, the package the lowest); ``tied``, the splits
+    that differ but send exactly the same weight of every class to each side
+    (equally good for any criterion: rpart's rounding picks one, the
+    package's tie rule, the lowest feature, another); and ``same_tree``
+    (every node agrees, ties aside, and both trees have as many nodes).
+    """
+    tree = model.tree_
+    weight = float(np.sum(sample_weight))
+    X, codes = np.asarray(X, dtype=float), np.searchsorted(model.classes_, y)
+    reach = model.decision_path(X).tocsc()
+    risk = model._node_risk(tree) if model.ccp_risk == "misclassification" else None
+    if risk is None:
+        raise ValueError("compare a model fitted with ccp_risk='misclassification'.")
+    from ._costs import expected_costs
+    from ._ties import TIE_RTOL
+
+    value, costs = tree.value[:, 0, :], getattr(model, "_costs_", None)
+    loss = 1 - np.eye(value.shape[1]) if costs is None else costs.loss.matrix
+    expected = expected_costs(value if costs is None else costs.proba(value), loss)
+    least = expected.min(axis=1)
+    rows = {int(k): r for r, k in enumerate(frame["node"])}
+    counts = dict.fromkeys(("nodes", "split", "tied", "n", "class", "risk"), 0)
+    todo = [(1, 0)]
+    while todo:
+        k, t = todo.pop()
+        if k not in rows:
+            continue
+        r = frame.iloc[rows[k]]
+        counts["nodes"] += 1
+        rpart_leaf = r["var"] == "<leaf>"
+        leaf = tree.children_left[t] == TREE_LEAF
+        if rpart_leaf and leaf:
+            counts["split"] += 1
+        elif not rpart_leaf and not leaf:
+            feature = int(r["var"][1:])
+            same = feature == tree.feature[t] and np.isclose(
+                r["index"], tree.threshold[t], rtol=1e-9, atol=0
+            )
+            counts["split"] += bool(same)
+            if not same:
+                here = reach[:, [t]].nonzero()[0]
+                goes = (
+                    X[here, feature] < r["index"],
+                    X[here, tree.feature[t]] <= tree.threshold[t],
+                )
+                sides = [
+                    sorted(
+                        tuple(
+                            math.fsum(sample_weight[here][(codes[here] == c) & side])
+                            for c in range(len(model.classes_))
+                        )
+                        for side in (g, ~g)
+                    )
+                    for g in goes
+                ]
+                counts["tied"] += sides[0] == sides[1]
+            left, right = tree.children_left[t], tree.children_right[t]
+            if r["ncat"] > 0:
+                left, right = right, left
+            todo += [(2 * k, left), (2 * k + 1, right)]
+        counts["n"] += int(r["n"] == tree.n_node_samples[t])
+        cost = expected[t, int(r["yval"]) - 1]
+        counts["class"] += bool(cost <= least[t] + TIE_RTOL * abs(least[t]))
+        counts["risk"] += bool(np.isclose(r["dev"], risk[t] * weight, rtol=1e-9, atol=1e-9))
+    nodes = counts["nodes"]
+    counts["same_tree"] = (
+        counts["split"] + counts["tied"] == nodes
+        and counts["n"] == counts["class"] == counts["risk"] == nodes
+        and nodes == len(frame) == tree.node_count
+    )
+    return counts
 
 
 def _differences(made: dict[str, pd.DataFrame], rtol: float = 1e-12) -> list[str]:

@@ -36,7 +36,11 @@ PARAMS = {
     "random_state": 3,
 }
 #: Parameters only the classifier has.
-CLASSIFIER_PARAMS = {"ccp_risk": "misclassification", "class_weight": "balanced"}
+CLASSIFIER_PARAMS = {
+    "ccp_risk": "misclassification",
+    "class_weight": "balanced",
+    "loss_matrix": [[0, 1], [2, 0]],
+}
 
 
 def make_data(kind: str, frame: bool):

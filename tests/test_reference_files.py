@@ -143,7 +143,8 @@ def test_wine_svg_is_dots_drawing():
 # ---------------------------------------------------------------- the chapters
 
 RUNS_A_TOOL = re.compile(
-    r"\b(have_rpart|rpart_fit|rpart_surrogate_predict|make_references)\s*\("
+    r"\b(have_rpart|rpart_fit|rpart_surrogate_predict|rpart_costs_fit|rpart_importance"
+    r"|make_references)\s*\("
     r"|\bsubprocess\b|shutil\.which|[\"']dot[\"']|Rscript"
 )
 
