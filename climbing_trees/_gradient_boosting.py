@@ -560,8 +560,12 @@ class _GradientBoosting(_MissingValuesTag, BaseEstimator):
             init, rng = self.init_, copy.deepcopy(self._rng)
             stages = [list(row) for row in self.estimators_]
             train_score = list(self.train_score_)
-            oob_scores = list(getattr(self, "oob_scores_", []))
-            oob_improvement = list(getattr(self, "oob_improvement_", []))
+            # Stages fitted without subsampling have no out-of-bag loss: 0, as in
+            # scikit-learn; without subsampling now, the earlier ones are dropped.
+            oob_scores = list(getattr(self, "oob_scores_", np.zeros(len(stages))))
+            oob_improvement = list(getattr(self, "oob_improvement_", np.zeros(len(stages))))
+            if self.subsample == 1.0:
+                oob_scores, oob_improvement = [], []
             raw = self._raw_predict(X, check=False)
         else:
             init = self.init

@@ -326,6 +326,17 @@ def test_warm_start_adds_stages_as_sklearn(smooth_regression, subsample):
     assert ours.estimators_.shape == (12, 3)
 
 
+def test_warm_start_can_switch_subsampling(smooth_regression):
+    X, y = smooth_regression
+    model = ct.GradientBoostingRegressor(n_estimators=3, warm_start=True, random_state=0)
+    model.fit(X, y).set_params(subsample=0.5, n_estimators=5).fit(X, y)
+    assert model.oob_scores_.shape == model.oob_improvement_.shape == (5,)
+    np.testing.assert_array_equal(model.oob_scores_[:3], 0.0)
+    assert model.oob_score_ == model.oob_scores_[-1] > 0
+    model.set_params(subsample=1.0, n_estimators=6).fit(X, y)
+    assert model.n_estimators_ == 6 and not hasattr(model, "oob_scores_")
+
+
 def _report(text: str) -> list[list[str]]:
     """Stage and training loss (and OOB improvement) of each line of a progress report."""
     rows = [line.split() for line in text.splitlines() if line.strip()]
