@@ -528,6 +528,28 @@ def test_target_errors_name_the_estimator(Boosting, y, message):
     assert "DecisionTree" not in str(info.value)
 
 
+@pytest.mark.parametrize("Boosting", BOOSTING)
+@pytest.mark.parametrize(
+    "change, message",
+    [
+        ({"sample_weight": np.zeros(80)}, "sample_weight sums to zero"),
+        ({"X": lambda X: np.where(X > 0.05, np.inf, X)}, "Input X contains infinity"),
+        ({"X": lambda X: X[:, 0]}, "Expected 2D array, got 1D array"),
+        ({"y": lambda y: y[:10]}, "inconsistent numbers of samples: \\[80, 10\\]"),
+    ],
+    ids=["zero-weights", "inf", "1d", "short-y"],
+)
+def test_bad_input_gives_a_clear_error(Boosting, change, message):
+    X, y = boosting_data(Boosting)
+    model = Boosting(n_estimators=2, random_state=0).fit(X, y)
+    trees = model.estimators_
+    X_bad = change["X"](X) if "X" in change else X
+    y_bad = change["y"](y) if "y" in change else y
+    with pytest.raises(ValueError, match=message):
+        model.fit(X_bad, y_bad, sample_weight=change.get("sample_weight"))
+    assert model.estimators_ is trees
+
+
 def test_exponential_loss_needs_two_classes(smooth_regression):
     X, y = smooth_regression
     with pytest.raises(ValueError, match="only suitable for a binary classification"):
