@@ -24,6 +24,7 @@ module                             chapter
 ``_missing``, ``_surrogates``      10. Missing values
 ``_random``, ``_weights``          11. Randomised trees, class weights
 ``_ensemble``                      11. From one tree to many
+``_gradient_boosting``             11. Gradient boosting
 ``_costs``, ``_importance``        12. Costs, priors and importance
 =================================  ==========================================
 """
@@ -65,7 +66,6 @@ from ._criteria import (
 from ._ensemble import (
     ExtraTreesClassifier,
     ExtraTreesRegressor,
-    GradientBoostingRegressor,
     RandomForestClassifier,
     RandomForestRegressor,
     bootstrap_counts,
@@ -78,6 +78,7 @@ from ._first_tree import (
     grow_first_tree,
     predict_first_tree,
 )
+from ._gradient_boosting import GradientBoostingClassifier, GradientBoostingRegressor
 from ._growth import grow_tree, is_pure
 from ._importance import drop_column_importances, surrogate_importances
 from ._incremental import incremental_best_split, prefix_sum_best_split
@@ -129,6 +130,7 @@ __all__ = [
     "DecisionTreeRegressor",
     "ExtraTreesClassifier",
     "ExtraTreesRegressor",
+    "GradientBoostingClassifier",
     "GradientBoostingRegressor",
     "RandomForestClassifier",
     "RandomForestRegressor",

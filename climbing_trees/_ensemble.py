@@ -1,4 +1,4 @@
-"""Ensembles of the package's trees: random forests, extra trees, gradient boosting.
+"""Ensembles of the package's trees: random forests and extra trees.
 
 Chapter 11 of the book ("From one tree to many") builds and measures them.
 Each is a few lines on top of :class:`DecisionTreeClassifier` and
@@ -9,10 +9,9 @@ included):
   drawn with replacement, given to the tree as integer sample weights) and
   searches ``max_features`` random features per node;
 * **extra trees** (Geurts, Ernst and Wehenkel 2006): every tree sees all rows
-  and draws one random threshold per searched feature (``splitter="random"``);
-* **gradient boosting** for regression (Friedman 2001): start from the mean,
-  then fit each small tree to the residuals of the sum so far and add it,
-  shrunk by ``learning_rate``.
+  and draws one random threshold per searched feature (``splitter="random"``).
+
+Gradient boosting lives in :mod:`climbing_trees._gradient_boosting`.
 
 Their parameters are checked with scikit-learn's parameter constraints
 (``_parameter_constraints``) before any tree is grown, and their errors and
@@ -31,7 +30,7 @@ import warnings
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from dataclasses import fields as dataclass_fields
-from numbers import Integral, Real
+from numbers import Integral
 from typing import Any, ClassVar
 
 import numpy as np
@@ -61,7 +60,6 @@ from sklearn.utils.parallel import Parallel, delayed
 from sklearn.utils.validation import _num_samples, check_is_fitted, column_or_1d, validate_data
 
 from ._classes import (
-    MAX_ABS_TARGET,
     DecisionTreeClassifier,
     DecisionTreeRegressor,
     _check_classification_labels,
@@ -71,7 +69,6 @@ from ._criteria import CLASSIFICATION_CRITERIA, REGRESSION_CRITERIA
 from ._validation import (
     check_sample_weight,
     explained_errors,
-    power_of_two_scale,
     user_stacklevel,
 )
 from ._weights import expand_output_class_weights
@@ -1011,98 +1008,3 @@ class ExtraTreesRegressor(_ForestRegressor):
     _classifier: ClassVar[str] = "ExtraTreesClassifier"
 
     bootstrap: bool = False
-
-
-def _fit_residuals(tree, X, residual, sample_weight, stage: int, rate) -> None:
-    """Fit a boosting stage's tree to the residuals, scaled when they pass the trees' limit.
-
-    The residuals ``y - F`` can reach twice the largest ``|y|``, beyond the
-    ``1e150`` a tree accepts.  Dividing them by a power of two is exact, and
-    so a squared-error tree grown on them has the same splits; multiplying
-    its values (and its impurities, by the square) back gives the tree of the
-    unscaled residuals.  Residuals past ``2**511`` (whose squares would
-    overflow even so) mean the stages diverge.
-    """
-    largest = float(np.max(np.abs(residual)))
-    if not largest <= 2.0**511:  # NaN and infinity too
-        raise ValueError(
-            f"The residuals of stage {stage} reach {largest:g}: the stages diverge with "
-            f"learning_rate={rate!r}; use a learning_rate of at most 1."
-        )
-    if largest <= MAX_ABS_TARGET:
-        tree.fit(X, residual, sample_weight=sample_weight)
-        return
-    scale = 2.0 ** int(np.ceil(np.log2(largest / MAX_ABS_TARGET)))
-    while largest / scale > MAX_ABS_TARGET:  # in case the logarithm rounded down
-        scale *= 2.0
-    tree.fit(X, residual / scale, sample_weight=sample_weight)
-    tree.tree_.value *= scale
-    tree.tree_.impurity *= scale * scale
-
-
-class GradientBoostingRegressor(RegressorMixin, _MissingValuesTag, BaseEstimator):
-    """Gradient boosting with squared error (Friedman 2001): trees fit to residuals.
-
-    ``F_0`` is the weighted mean of ``y``; stage ``m`` fits a
-    :class:`DecisionTreeRegressor` of depth ``max_depth`` to ``y - F_{m-1}``
-    and adds ``learning_rate`` times its prediction.  With the same
-    parameters, scikit-learn's ``GradientBoostingRegressor(criterion=
-    "squared_error", subsample=1.0)`` makes the same predictions on tie-free
-    data (chapter 11 and the tests check it).
-
-    Every ``y`` its trees accept (``|y| <= 1e150``) is accepted, although
-    the residuals may reach twice that: a stage whose residuals pass the
-    trees' limit fits them divided by a power of two, and its tree's values
-    are multiplied back (both exact), so the model is the one an exact
-    rescaling of ``y`` gives.
-    """
-
-    _parameter_constraints: dict = {
-        **_TREE_PARAMETERS,
-        "learning_rate": [Interval(Real, 0.0, None, closed="neither")],
-    }
-
-    def __init__(self, n_estimators=100, *, learning_rate=0.1, max_depth=3,
-                 min_samples_leaf=1, max_features=None, random_state=None,
-                 categorical_features="auto"):  # fmt: skip
-        self.n_estimators, self.learning_rate = n_estimators, learning_rate
-        self.max_depth, self.min_samples_leaf = max_depth, min_samples_leaf
-        self.max_features, self.random_state = max_features, random_state
-        self.categorical_features = categorical_features
-
-    @_fit_context(prefer_skip_nested_validation=True)
-    def fit(self, X, y, sample_weight=None):
-        _, sample_weight = _rows_and_weights(self, X, y, sample_weight)
-        y = _numeric_target(self, column_or_1d(y, warn=True), "RandomForestClassifier")
-        rng = check_random_state(self.random_state)
-        # The weighted mean with the weights the trees use (rescaled by a power of two,
-        # exactly): with weights near 1e300 the sum of w * y would overflow.
-        init = float(np.average(y, weights=power_of_two_scale(sample_weight)[0]))
-        F = np.full(len(y), init)
-        trees = []  # the fitted state changes only once every stage has succeeded
-        for stage in range(self.n_estimators):
-            tree = DecisionTreeRegressor(
-                max_depth=self.max_depth, min_samples_leaf=self.min_samples_leaf,
-                max_features=self.max_features, random_state=rng.randint(MAX_SEED),
-                categorical_features=self.categorical_features,
-            )  # fmt: skip
-            _fit_residuals(tree, X, y - F, sample_weight, stage, self.learning_rate)
-            F += self.learning_rate * tree.predict(X)
-            trees.append(tree)
-        self.init_, self.estimators_ = init, trees
-        _adopt_columns(self, trees[0])
-        return self
-
-    def staged_predict(self, X):
-        """Predictions after each stage (a generator), as scikit-learn's."""
-        _check_columns(self, X)
-        F, seen = None, set()
-        for tree in self.estimators_:
-            step = self.learning_rate * _tree_call(tree.predict, X, seen)
-            F = np.full(len(step), self.init_) if F is None else F
-            F = F + step
-            yield F
-
-    def predict(self, X) -> np.ndarray:
-        *_, F = self.staged_predict(X)  # the last stage is the prediction
-        return F
