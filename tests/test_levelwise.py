@@ -525,9 +525,9 @@ def test_a_forked_child_cannot_change_the_parents_tree(monkeypatch):
 def test_node_buffers_grow_when_the_system_refuses_the_largest_tree(monkeypatch, seed):
     """Room for the largest tree refused (a huge fit): small buffers that double as
     the levels come, and the same tree."""
-    from climbing_trees._levelwise import _grow
+    from climbing_trees._levelwise import _nodes
 
-    real, calls = _grow._node_buffers, []
+    real, calls = _nodes._node_buffers, []
 
     def refuse_first(capacity, n_values):
         calls.append(capacity)
@@ -535,8 +535,8 @@ def test_node_buffers_grow_when_the_system_refuses_the_largest_tree(monkeypatch,
             raise OSError("Cannot allocate memory")
         return real(capacity, n_values)
 
-    monkeypatch.setattr(_grow, "_node_buffers", refuse_first)
-    monkeypatch.setattr(_grow, "_FALLBACK_CAPACITY", 2)
+    monkeypatch.setattr(_nodes, "_node_buffers", refuse_first)
+    monkeypatch.setattr(_nodes, "_FALLBACK_CAPACITY", 2)
     X, Y, w = make_problem(seed, "gini", weights="unit", ties=seed < 2)
     slow = ct.grow_tree(X, Y, w, criterion="gini")
     fast = grow_tree_levelwise(X, Y, w, criterion="gini")
@@ -621,7 +621,7 @@ def test_estimator_on_a_dataframe_fits_the_array_tree(monkeypatch):
     """A DataFrame of float columns reaches the builder in Fortran order, uncopied."""
     import pandas as pd
 
-    from climbing_trees._levelwise import _grow
+    from climbing_trees._levelwise import _state
 
     rng = np.random.default_rng(3)
     X = rng.normal(size=(300, 5))
@@ -630,13 +630,13 @@ def test_estimator_on_a_dataframe_fits_the_array_tree(monkeypatch):
     frame = pd.DataFrame({f"x{j}": X[:, j] for j in range(5)})
     assert np.asarray(frame).flags.f_contiguous
     read = []  # the X the builder reads: the frame's own block, not a copy
-    in_place = _grow._in_place
+    in_place = _state._in_place
 
     def spy(X):
         read.append(in_place(X))
         return read[-1]
 
-    monkeypatch.setattr(_grow, "_in_place", spy)
+    monkeypatch.setattr(_state, "_in_place", spy)
     from_frame = ct.DecisionTreeRegressor(random_state=0).fit(frame, y)
     assert read[0][0].flags.f_contiguous and read[0][2:] == (1, 300)
     assert np.shares_memory(read[0][0], frame["x0"].to_numpy())
@@ -646,14 +646,14 @@ def test_estimator_on_a_dataframe_fits_the_array_tree(monkeypatch):
 
 def test_a_split_that_routes_every_row_one_way_raises_instead_of_looping(monkeypatch):
     """Routing that disagreed with the search would grow the same node forever."""
-    from climbing_trees._levelwise import _grow
+    from climbing_trees._levelwise import _orders
 
-    partition = _grow._partition
+    partition = _orders._partition
 
     def all_left(rows, kept_rows, kept_node, go_left, sizes, split):
         return partition(rows, kept_rows, kept_node, np.ones_like(go_left), sizes, split)
 
-    monkeypatch.setattr(_grow, "_partition", all_left)
+    monkeypatch.setattr(_orders, "_partition", all_left)
     X, Y, w = make_problem(0, "gini", weights="unit", ties=False)
     with pytest.raises(RuntimeError, match="routed every row of a node to one side"):
         grow_tree_levelwise(X, Y, w, criterion="gini")

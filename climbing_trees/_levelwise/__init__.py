@@ -40,9 +40,44 @@ the same tree (the same arrays, node for node) but pays the overhead once per
 
 Finally the nodes, numbered level by level (breadth first), are renumbered in
 depth-first preorder so the :class:`Tree` equals ``grow_tree``'s.
+
+The pieces
+----------
+The builder is a few small modules, one role each (chapter 8 shows this map).
+
+- ``_grow``: the loop, :func:`grow_tree_levelwise`: one level's summaries,
+  stopping rules, searches and routing, level after level.
+- ``_state``: the state in three objects: ``FitData`` (fixed for the fit:
+  X read in place, Y, weights, options, kinds of features), ``Level`` (one
+  depth's nodes: sizes, rows, statistics, impurity, values, draws) and
+  ``LevelSplits`` (each node's winner, what every search returns).
+- ``_orders``: ``Orders``, the sorted orders behind one object (presort,
+  the level's rows, missing cells, stable partition), and the blocks of
+  nodes of similar sizes (``_size_classes``).
+- ``_searches``: one object per search variant, each with
+  ``search(level, found)``, chosen once per fit by ``searches_for(fit)``.
+- ``_prefix``: the prefix-sum search of numerical features, a block of
+  nodes at a time (``_Block``).
+- ``_gains``: scores of many candidates at once: segmented prefix sums,
+  cheap gains for ranking, the exact score, run counts, the tie tolerance.
+- ``_absolute``: absolute error, every candidate through a wavelet matrix.
+- ``_thresholds``: the random splitter's drawn thresholds.
+- ``_draws``: each node's random draws (features, thresholds, missing sides).
+- ``_categorical_search``: categorical features, the (node, level) pairs
+  present, searched by block; the random sets.
+- ``_nodes``: the node buffers and the Tree they become, in preorder.
+- ``_support``: which options this builder grows (the estimators ask it).
+
+The rules are the package's, written once: the tie rule
+(:func:`climbing_trees._ties.choose_best_rows`, the row form of
+:func:`climbing_trees.choose_best`), the missing-value direction
+(:func:`climbing_trees._missing.missing_goes_left`), the criteria
+(:mod:`climbing_trees._criteria`).  :func:`climbing_trees.grow_tree` keeps its
+own loop and shares these rules, so comparing the two builders still proves
+something.
 """
 
-from ._absolute import levelwise_absolute_error
 from ._grow import grow_tree_levelwise
+from ._support import levelwise_absolute_error, levelwise_refusal
 
-__all__ = ["grow_tree_levelwise", "levelwise_absolute_error"]
+__all__ = ["grow_tree_levelwise", "levelwise_absolute_error", "levelwise_refusal"]

@@ -4,27 +4,16 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._criteria import n_outputs
+from .._missing import missing_goes_left
 from .._ties import (
-    TIE_RTOL,
+    choose_best_rows,
     midpoint_threshold,
     refused_weights,
 )
 from .._wavelet import absolute_error_scores, node_medians, split_absolute_errors
 from ._orders import _size_classes
 from ._prefix import _store
-
-
-def levelwise_absolute_error(is_categorical, random_splits) -> bool:
-    """Whether :func:`grow_tree_levelwise` grows an absolute-error tree with these options.
-
-    Numerical features with the best splitter: their candidates go through
-    :func:`climbing_trees.split_absolute_errors` level by level.  Categorical
-    features (scored node by node from their rows) and random thresholds are
-    left to :func:`climbing_trees.grow_tree`.
-    """
-    categorical = is_categorical is not None and bool(np.any(is_categorical))
-    random_splitter = random_splits is not None and random_splits.splitter == "random"
-    return not categorical and not random_splitter
 
 
 def _absolute_error_summaries(Y_rows, w_rows, node_of_pos, starts, sizes, w_node):
@@ -57,9 +46,10 @@ def _absolute_error_summaries(Y_rows, w_rows, node_of_pos, starts, sizes, w_node
     return value, impurity, ranks, shifted
 
 
-def _absolute_error_splits(rows, X_by_feature, has_missing, ranks, shifted, w, index_rows, starts,
-                           sizes, searchable, impurity, k_out, msl, draws=None):  # fmt: skip
+def _absolute_error_splits(fit, orders, level):
     """Best (feature, threshold, score, missing_go_to_left) of every node, absolute error.
+
+    ``fit``, ``orders`` and ``level``: :mod:`._state` and :class:`._orders.Orders`.
 
     Every node's scans, one per feature (its rows sorted, missing rows last,
     padded to the block's length) and, for features with missing values, one
@@ -71,6 +61,10 @@ def _absolute_error_splits(rows, X_by_feature, has_missing, ranks, shifted, w, i
     ``grow_tree`` computes; the candidates and their tie-break order are
     those of :func:`climbing_trees.column_candidates`.
     """
+    rows, X_by_feature, has_missing = orders.rows, fit.X_by_feature, orders.has_missing
+    ranks, shifted, w, index_rows = level.ranks, level.shifted, fit.w, level.index_rows
+    starts, sizes, searchable, draws = level.starts, level.sizes, level.searchable, level.draws
+    impurity, k_out, msl = level.impurity, n_outputs(fit.criterion), fit.min_samples_leaf
     n_nodes = sizes.size
     d, width = X_by_feature.shape
     n = width - 1  # the padding row
@@ -142,10 +136,8 @@ def _absolute_error_splits(rows, X_by_feature, has_missing, ranks, shifted, w, i
         if draws is not None:  # features a node did not draw: refused
             score_all[~draws["num_mask"][nodes]] = np.inf
         flat = score_all.reshape(c, -1)
-        best = flat.min(axis=1)
+        best, first = choose_best_rows(flat, impurity[nodes])
         found = np.isfinite(best)
-        tol = TIE_RTOL * np.maximum(np.abs(impurity[nodes]), np.abs(best))
-        first = np.argmax(flat <= (best + tol)[:, None], axis=1)
         j, rest = np.divmod(first, passes * len(p))
         missing_left, i = np.divmod(rest, len(p))
         missing_left = missing_left.astype(bool)
@@ -156,7 +148,7 @@ def _absolute_error_splits(rows, X_by_feature, has_missing, ranks, shifted, w, i
         upper = xs[block, j, np.clip(cut + 1, 0, L - 1)]
         threshold = np.where(np.isnan(upper), np.inf, midpoint_threshold(lower, upper))
         n_left = p[i] + 1
-        direction = np.where(nm > 0, missing_left, n_left > m - n_left)
+        direction = missing_goes_left(nm, missing_left, n_left, m)
         winners = (best_f, best_t, best_s, best_m)
         _store(winners, found, nodes, j, threshold, best, direction)
     return best_f, best_t, best_s, best_m

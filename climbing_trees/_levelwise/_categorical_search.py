@@ -24,7 +24,7 @@ from .._random import (
     random_pair_sets,
 )
 from .._ties import (
-    TIE_RTOL,
+    choose_best_rows,
     leaf_weight,
     refused_weights,
 )
@@ -32,30 +32,15 @@ from ._gains import _impurity, _sum_last
 from ._orders import _size_classes
 
 
-def _mixed_splits(
-    best_f,
-    best_t,
-    best_s,
-    codes,
-    cat_features,
-    n_categories,
-    index_rows,
-    node_of_pos,
-    phi,
-    searchable,
-    impurity,
-    criterion,
-    min_samples_leaf,
-    method,
-    min_samples_level,
-    max_candidates,
-    draws=None,
-):
+def _mixed_splits(best_f, best_t, best_s, split_feature, cat_features, n_categories, searchable,
+                  impurity, draws=None):  # fmt: skip
     """Add the categorical features to the numerical winners of a level's nodes.
 
     As in ``grow_tree``: each categorical feature's best split (by its own
-    tie rule), then the first of the numerical winner and those splits, by
-    feature index, whose score is within the tie tolerance of the best.
+    tie rule; ``split_feature(j, n_levels)`` returns what
+    :func:`_categorical_splits` returns), then the first of the numerical
+    winner and those splits, by feature index, whose score is within the tie
+    tolerance of the best.
     Returns feature, threshold (NaN at categorical splits), score and the
     compact sets of the winners (:mod:`climbing_trees._category_sets`):
     ``(unseen_left, set_node, set_level)``, where unseen levels go and the
@@ -67,34 +52,7 @@ def _mixed_splits(
     sets = []
     for j in cat_features:
         n_levels = int(n_categories[j])
-        if draws is not None and draws["random"]:
-            score, pair_node, pair_level, pair_left, w_left, w_right = _random_categorical_splits(
-                codes[j][index_rows],
-                node_of_pos,
-                n_nodes,
-                n_levels,
-                phi,
-                searchable,
-                criterion,
-                min_samples_leaf,
-                min_samples_level,
-                draws["keys"],
-                j,
-            )
-        else:
-            score, pair_node, pair_level, pair_left, w_left, w_right = _categorical_splits(
-                codes[j][index_rows],
-                node_of_pos,
-                n_nodes,
-                n_levels,
-                phi,
-                searchable,
-                criterion,
-                min_samples_leaf,
-                method,
-                min_samples_level,
-                max_candidates,
-            )
+        score, pair_node, pair_level, pair_left, w_left, w_right = split_feature(j, n_levels)
         score = np.where(searchable, score, np.inf)
         if draws is not None:
             score = np.where(draws["mask"][:, j], score, np.inf)
@@ -110,9 +68,7 @@ def _mixed_splits(
     by_feature = np.argsort(features, axis=1, kind="stable")
     features = np.take_along_axis(features, by_feature, axis=1)
     scores = np.take_along_axis(scores, by_feature, axis=1)
-    best = scores.min(axis=1)
-    tol = TIE_RTOL * np.maximum(np.abs(impurity), np.abs(best))
-    first = np.argmax(scores <= (best + tol)[:, None], axis=1)
+    best, first = choose_best_rows(scores, impurity)
     nodes = np.arange(n_nodes)
     found = np.isfinite(best)
     choice = by_feature[nodes, first]  # 0: numerical, 1 + c: categorical feature c
@@ -168,20 +124,8 @@ def _present_pairs(codes, node_of_pos, n_nodes, n_levels, phi):
     return pair_node, pair_level, pair_stats, pair_counts
 
 
-def _categorical_splits(
-    codes,
-    node_of_pos,
-    n_nodes,
-    n_levels,
-    phi,
-    searchable,
-    criterion,
-    msl,
-    method,
-    min_level,
-    max_candidates=MAX_CATEGORICAL_CANDIDATES,
-):
-    """Best split of one categorical feature in every node of a level.
+def _categorical_splits(fit, level, codes, n_levels):
+    """Best split of one categorical feature (``codes``, by position) in every node of a level.
 
     The candidates and their order are those of
     :mod:`climbing_trees._categorical` (sorted scan and/or one-vs-rest), for
@@ -197,6 +141,10 @@ def _categorical_splits(
     classes each node calls grow_tree's search
     (:func:`climbing_trees.auto_split`'s exact search) instead.
     """
+    node_of_pos, n_nodes, phi = level.node_of_pos, level.n_nodes, level.phi
+    searchable, criterion, msl = level.searchable, fit.criterion, fit.min_samples_leaf
+    method, min_level = fit.categorical_split, fit.min_samples_level
+    max_candidates = fit.max_categorical_candidates
     pair_node, pair_level, pair_stats, pair_counts = _present_pairs(
         codes, node_of_pos, n_nodes, n_levels, phi
     )
@@ -284,9 +232,7 @@ _DENSE_PAIRS_PER_ROW = 4
 _DENSE_PAIRS_MIN = 1 << 16
 
 
-def _random_categorical_splits(
-    codes, node_of_pos, n_nodes, n_levels, phi, searchable, criterion, msl, min_level, keys, j
-):
+def _random_categorical_splits(fit, level, codes, n_levels, j):
     """One random left set of categorical feature ``j`` in every node of a level.
 
     The (node, level) pairs present, found by one sort of the rows, their
@@ -296,6 +242,9 @@ def _random_categorical_splits(
     ``grow_tree`` calls.  Memory follows the rows, never nodes times levels.
     Returns what :func:`_categorical_splits` returns.
     """
+    node_of_pos, n_nodes, phi = level.node_of_pos, level.n_nodes, level.phi
+    searchable, criterion, msl = level.searchable, fit.criterion, fit.min_samples_leaf
+    min_level, keys = fit.min_samples_level, level.draws["keys"]
     pair_node, pair_level, pair_stats, pair_counts = _present_pairs(
         codes, node_of_pos, n_nodes, n_levels, phi
     )
@@ -429,9 +378,7 @@ def _categorical_block(level_stats, counts, criterion, msl, method, max_candidat
         all_wl.append(w_left)
         all_wr.append(w_right)
     scores = np.concatenate(all_scores, axis=1)
-    best = scores.min(axis=1)
-    tol = TIE_RTOL * np.maximum(np.abs(parent[:, 0]), np.abs(best))
-    first = np.argmax(scores <= (best + tol)[:, None], axis=1)
+    best, first = choose_best_rows(scores, parent[:, 0])
     nodes = np.arange(n_nodes)
     # The winner's left set, from the block of candidates it belongs to.
     masks = np.zeros((n_nodes, n_levels), dtype=bool)

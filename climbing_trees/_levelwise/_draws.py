@@ -14,8 +14,7 @@ from .._random import (
 )
 
 
-def _node_draws(spec, keys, X_by_feature, rows, index_rows, starts, sizes, node_of_pos,
-                num_features, has_missing, searchable) -> dict:  # fmt: skip
+def _node_draws(fit, orders, level) -> dict:
     """The random draws of every searchable node of a level (:mod:`climbing_trees._random`).
 
     The same functions of the same keys as in ``grow_tree``, for all nodes at
@@ -33,6 +32,11 @@ def _node_draws(spec, keys, X_by_feature, rows, index_rows, starts, sizes, node_
     are all constant.  The other entries do not change
     :func:`climbing_trees._random.draw_features`'s answer.
     """
+    spec, keys, X_by_feature = fit.random_splits, level.keys, fit.X_by_feature
+    rows = None if fit.random_splitter else orders.rows  # the sorted orders, if kept
+    index_rows, starts, sizes = level.index_rows, level.starts, level.sizes
+    node_of_pos, searchable = level.node_of_pos, level.searchable
+    num_features, has_missing = fit.num_features, orders.has_missing
     n_nodes, d = len(starts), len(X_by_feature)
     random = spec.splitter == "random"
     drawing = np.flatnonzero(searchable)

@@ -14,8 +14,8 @@ from .._criteria import (
     total_weight,
 )
 from .._ties import (
-    TIE_RTOL,
     refused_weights,
+    tie_tolerance,
 )
 
 
@@ -103,7 +103,8 @@ def _gains(left, stats, w_left, w_right, criterion):
         # score (times -W_t), from the same prefix sums, so both builders see
         # the same noise and pick the same split.  A side without a positive
         # target has infinite impurity: refused.
-        right = [np.subtract(total, part) for total, part in zip(stats[1:], left, strict=True)]
+        pairs = zip(stats[1:], left, strict=True)
+        right = [np.subtract(total, part) for total, part in pairs]
         with np.errstate(invalid="ignore"):
             gain = w_left * poisson_impurity(w_left, *left)
             gain += w_right * poisson_impurity(w_right, *right)
@@ -127,14 +128,19 @@ def _gains(left, stats, w_left, w_right, criterion):
         for total, part in zip(stats, left, strict=True):
             right = np.subtract(total, part)
             right *= right
-            sq_left = part * part if sq_left is None else np.add(sq_left, part * part, out=sq_left)
-            sq_right = right if sq_right is None else np.add(sq_right, right, out=sq_right)
+            square = part * part
+            if sq_left is None:
+                sq_left, sq_right = square, right
+            else:
+                np.add(sq_left, square, out=sq_left)
+                np.add(sq_right, right, out=sq_right)
         sq_left /= w_left
         sq_right /= w_right
         sq_left += sq_right
         return output_mean(sq_left, criterion)
     # Entropy: W_L H_L = W_L log2 W_L - sum_k c_k log2 c_k (same for the right).
-    gain = -_xlogx(np.asarray(w_left, dtype=float)) - _xlogx(np.asarray(w_right, dtype=float))
+    w_left, w_right = np.asarray(w_left, dtype=float), np.asarray(w_right, dtype=float)
+    gain = -_xlogx(w_left) - _xlogx(w_right)
     if k > 1:  # the class terms of every output, averaged
         classes = None
         for total, part in zip(stats, left, strict=True):
@@ -182,7 +188,6 @@ def _block_gains(
     criterion,
     msl=1,
     missing=None,
-    n_missing=0,
 ):
     """Gains of every candidate of a block (some of its features), -inf if refused.
 
@@ -191,10 +196,11 @@ def _block_gains(
     positions)``, at the positions ``i``.  ``penalty`` is 0 where the row
     counts allow a candidate and -inf elsewhere; a side without weight, or
     lighter than ``leaf_weight(msl)`` (``min_weight_fraction_leaf``), is
-    refused too.  With ``missing`` (the missing rows' sums, one
-    ``(c, features, 1)`` array per statistic column) and their count
-    ``n_missing``, the missing rows join every left child.
+    refused too.  With ``missing``, the missing rows' sums (one
+    ``(c, features, 1)`` array per statistic column) and their count, the
+    missing rows join every left child.
     """
+    missing, n_missing = (None, 0) if missing is None else missing
     regression = criterion not in CLASSIFICATION_CRITERIA
     left, w_left = list(prefix[0]), prefix[1]
     if unit:
@@ -310,7 +316,7 @@ def _lowest_allowed(gain, const, w_t, impurity):
     w_t = np.reshape(w_t, shape)
     score = (np.reshape(const, shape) if np.ndim(const) else const) - gain
     score /= w_t
-    tol = TIE_RTOL * np.maximum(np.abs(np.reshape(impurity, shape)), np.abs(score)) * w_t
+    tol = tie_tolerance(np.reshape(impurity, shape), score) * w_t
     return gain - tol
 
 

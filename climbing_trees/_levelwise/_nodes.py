@@ -148,3 +148,62 @@ def _preorder_tree(
         categories_levels=packed,
         categories_width=width,
     )
+
+
+class NodeArrays:
+    """The nodes' arrays, level after level (breadth first), and the Tree they become.
+
+    One buffer per array, long enough for any tree this fit can grow (each
+    leaf holds at least min_samples_leaf rows, so a binary tree has at most
+    2 n / min_samples_leaf - 1 nodes), so that no per-level pieces are left
+    to assemble.  Memory is taken only where a buffer is written.
+    """
+
+    def __init__(self, n: int, min_samples_leaf: int, max_depth, n_values: int):
+        capacity = max(2 * (n // max(int(min_samples_leaf), 1)) - 1, 1)
+        if max_depth is not None and max_depth < 62:
+            capacity = min(capacity, 2 ** (int(max_depth) + 1) - 1)
+        try:
+            buffers = _node_buffers(capacity, n_values)
+        except (OSError, MemoryError, ValueError):  # the system refuses so large a reservation
+            capacity = min(capacity, _FALLBACK_CAPACITY)  # then grown as needed
+            buffers = _node_buffers(capacity, n_values)
+        self.buffers, self.capacity = buffers, capacity
+        self.level_sizes = []  # nodes of each level
+        self.set_nodes, self.set_levels = [], []  # categorical sets, per level (buffer ids)
+
+    def last_level(self, name: str) -> np.ndarray:
+        """The array ``name`` of the level stored last."""
+        return self.buffers[name][sum(self.level_sizes[:-1]) : sum(self.level_sizes)]
+
+    def store(self, level, made, split) -> None:
+        """Append a level: its nodes' summaries and the splits ``made`` (where ``split``)."""
+        n_nodes = level.n_nodes
+        base = sum(self.level_sizes)
+        if base + n_nodes > self.capacity:  # only after a refused reservation: grow
+            self.capacity = max(2 * self.capacity, base + n_nodes)
+            self.buffers = {
+                name: _resized(buffer, self.capacity) for name, buffer in self.buffers.items()
+            }
+        self.level_sizes.append(n_nodes)
+        for name, array in (
+            ("feature", made.feature),
+            ("threshold", made.threshold),
+            ("value", level.value),
+            ("impurity", level.impurity),
+            ("n", level.sizes),
+            ("w", level.w_node),
+            ("split", split),
+            ("unseen_left", made.unseen_left),
+            ("missing_go_to_left", made.missing_left),
+        ):
+            self.buffers[name][base : base + n_nodes] = array
+        self.set_nodes.append(base + made.set_node)
+        self.set_levels.append(made.set_level)
+
+    def tree(self, width: int, criterion: str) -> Tree:
+        """The Tree, nodes in preorder (:func:`_preorder_tree`); the buffers go to it."""
+        buffers, self.buffers = self.buffers, None
+        return _preorder_tree(
+            buffers, self.level_sizes, self.set_nodes, self.set_levels, width, criterion
+        )

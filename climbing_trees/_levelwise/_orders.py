@@ -203,3 +203,64 @@ def _partition(rows, kept_rows, kept_node, go_left, sizes, split):
         current[:, lefts_end:rights_end] = rights
     rows[:, rights_end] = pad_row  # the padding, after the next level's rows
     return child_sizes
+
+
+class Orders:
+    """The level's rows sorted by every numerical feature, node by node.
+
+    As LightGBM's ``DataPartition``: one partitioned index array behind a few
+    methods.  ``rows[j]`` (``j < d_num``) lists the level's rows, node by node,
+    sorted by numerical feature ``j``; ``rows[n_sorted]`` the same rows node by
+    node in index order (the order grow_tree keeps).  The last column holds
+    the padding row n, and so does the position after the level's rows.  The
+    random splitter scans no sorted order: it keeps the index order only.
+    Row ids are int32 when they fit (half the memory).  ``tie_share`` and
+    ``has_missing`` describe each numerical feature; ``missing_cells`` lists
+    the missing cells for the prefix-sum search (:func:`_missing_sums`).
+    """
+
+    def __init__(self, fit):
+        """Presort every numerical feature of ``fit`` (a :class:`FitData`) once."""
+        X, num_features, n = fit.X, fit.num_features, fit.n
+        d_num = len(num_features)
+        n_sorted = 0 if fit.random_splitter else d_num
+        row_dtype = np.int32 if n < np.iinfo(np.int32).max else np.intp
+        rows = np.empty((n_sorted + 1, n + 1), dtype=row_dtype)
+        tie_share = np.zeros(d_num)
+        has_missing = np.zeros(d_num, dtype=bool)  # per numerical feature
+        missing_cells = []  # (numerical feature, row) of each missing value
+        # A few features at a time (_CHUNK_CELLS values): small temporaries.
+        step = max(1, _CHUNK_CELLS // max(n, 1))
+        for first in range(0, d_num, step):
+            chunk = slice(first, min(first + step, d_num))
+            # One feature per row.
+            Xt = np.ascontiguousarray(X[:, num_features[chunk]].T)
+            nan = np.isnan(Xt)
+            has_missing[chunk] = nan.any(axis=1)
+            # The missing cells, feature by feature and rows in increasing order, for
+            # the prefix-sum search (the random splitter and absolute error read X).
+            if has_missing[chunk].any() and not (fit.random_splitter or fit.absolute):
+                feature, row = np.nonzero(nan)
+                feature = (feature + first).astype(np.int32)
+                missing_cells.append((feature, row.astype(row_dtype)))
+            if n_sorted:
+                rows[chunk, :n], tie_share[chunk] = _presort_runs(Xt)
+            del Xt, nan
+        if missing_cells:
+            missing_cells = {
+                "feature": np.concatenate([feature for feature, _ in missing_cells]),
+                "row": np.concatenate([row for _, row in missing_cells]),
+            }
+        rows[n_sorted, :n] = np.arange(n)
+        rows[:, n] = n
+        self.rows, self.n_sorted = rows, n_sorted
+        self.tie_share, self.has_missing = tie_share, has_missing
+        self.missing_cells = missing_cells
+
+    def index_rows(self, m: int) -> np.ndarray:
+        """The level's ``m`` rows, node by node, in index order."""
+        return self.rows[self.n_sorted, :m]
+
+    def partition(self, kept_rows, kept_node, go_left, sizes, split) -> np.ndarray:
+        """Move the split nodes' rows into their children (:func:`_partition`)."""
+        return _partition(self.rows, kept_rows, kept_node, go_left, sizes, split)

@@ -11,14 +11,12 @@ from .._random import (
     threshold_sides,
 )
 from .._ties import (
-    TIE_RTOL,
+    choose_best_rows,
 )
 from ._draws import _most_rows
 
 
-def _random_numeric_splits(draws, X_by_feature, num_features, has_missing, index_rows, phi, w_rows,
-                           node_of_pos, node_stats, sizes, impurity, searchable, criterion,
-                           msl):  # fmt: skip
+def _random_numeric_splits(fit, orders, level):
     """The winner of each node's drawn thresholds (``splitter="random"``).
 
     One candidate per node and drawn feature, scored by the functions
@@ -32,6 +30,11 @@ def _random_numeric_splits(draws, X_by_feature, num_features, has_missing, index
     (:func:`climbing_trees._random.missing_directions`: the drawn side where
     the node has missing values, else the child with more rows).
     """
+    draws, X_by_feature, num_features = level.draws, fit.X_by_feature, fit.num_features
+    has_missing, index_rows, phi = orders.has_missing, level.index_rows, level.phi
+    w_rows, node_of_pos, node_stats = level.w_rows, level.node_of_pos, level.node_stats
+    sizes, impurity, searchable = level.sizes, level.impurity, level.searchable
+    criterion, msl = fit.criterion, fit.min_samples_leaf
     n_nodes, n_num = len(sizes), len(num_features)
     searched = draws["num_mask"] & searchable[:, None]
     left = np.zeros((n_nodes, n_num, phi.shape[1]))
@@ -83,9 +86,7 @@ def _random_numeric_splits(draws, X_by_feature, num_features, has_missing, index
         criterion,
         msl,
     )[:, 0]
-    best = scores.min(axis=1)
-    tol = TIE_RTOL * np.maximum(np.abs(impurity), np.abs(best))
-    first = np.argmax(scores <= (best + tol)[:, None], axis=1)
+    best, first = choose_best_rows(scores, impurity)
     found = np.isfinite(best)
     nodes = np.arange(n_nodes)
     threshold = t[nodes, first]
