@@ -157,7 +157,7 @@ from ._criteria import (
     total_weight,
     weighted_median,
 )
-from ._ties import TIE_RTOL, best_of, choose_best, leaf_weight, refused_weights
+from ._ties import best_of, choose_best, leaf_weight, refused_weights, tie_tolerance
 
 CATEGORICAL_SPLITS = ("auto", "one_vs_rest", "partition")
 
@@ -1038,7 +1038,7 @@ def _improve_by_moves(left, stats, counts, criterion, min_samples_leaf, parent):
         if not np.isfinite(scores).any():
             break
         best = int(np.nanargmin(scores))
-        tol = TIE_RTOL * max(abs(parent), abs(scores[best]))
+        tol = tie_tolerance(parent, scores[best])
         if np.isfinite(current) and not scores[best] < current - tol:
             break
         left, current = left ^ flips[best], scores[best]

@@ -16,7 +16,7 @@ from ._costs import fit_costs
 from ._criteria import CLASSIFICATION_CRITERIA, REGRESSION_CRITERIA, one_hot, output_criterion
 from ._growth import grow_tree
 from ._importance import surrogate_importances
-from ._levelwise import grow_tree_levelwise, levelwise_absolute_error
+from ._levelwise import grow_tree_levelwise, levelwise_refusal
 from ._pruning import best_first_subtree, ccp_subtree, cost_complexity_path, node_risk, prune
 from ._random import random_splits, resolve_max_features
 from ._tree import Tree
@@ -294,15 +294,15 @@ class BaseDecisionTree(BaseEstimator):
         # (chapter 10) are searched node by node, and so are absolute-error splits
         # on categorical features or with random thresholds: the depth-first
         # builder grows those.
-        surrogate = params.pop("missing_values") == "surrogate"
+        missing_values = params.pop("missing_values")
         max_surrogates = params.pop("max_surrogates")
         extra = {}
-        if surrogate:  # surrogate splits: depth first only (chapter 10)
+        if missing_values == "surrogate":  # surrogate splits: depth first only (chapter 10)
             extra = {"missing_values": "surrogate", "max_surrogates": max_surrogates}
-        absolute = learner.criterion == "absolute_error"
-        depth_first = surrogate or (
-            absolute and not levelwise_absolute_error(learner.is_categorical_, randomness)
+        refusal = levelwise_refusal(
+            learner.criterion, learner.is_categorical_, randomness, missing_values
         )
+        depth_first = refusal is not None
         builder = grow_tree if depth_first else grow_tree_levelwise
         if not depth_first and max_leaf_nodes is not None:
             extra["max_leaf_nodes"] = max_leaf_nodes  # grows only what the cut can keep

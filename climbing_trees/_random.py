@@ -85,6 +85,7 @@ from ._criteria import (
     output_absolute_error,
     total_weight,
 )
+from ._missing import missing_goes_left
 from ._naive import Split
 from ._ties import best_of, choose_best, refused_weights
 
@@ -232,8 +233,7 @@ def missing_directions(missing, missing_left, n_left, n_rows) -> np.ndarray:
     The drawn side where the node has missing values of the feature; else
     the child with more training rows (the right one on equal counts).
     """
-    n_rows = np.asarray(n_rows)[:, None]
-    return np.where(missing, missing_left, n_left > n_rows - n_left)
+    return missing_goes_left(missing, missing_left, n_left, np.asarray(n_rows)[:, None])
 
 
 def draw_features(keys: np.ndarray, constant: np.ndarray, max_features: int):

@@ -79,9 +79,37 @@ def choose_best(scores: np.ndarray, parent_score: float) -> int:
     finite = np.isfinite(scores)
     if not finite.any():
         return -1
-    best = scores[finite].min()
-    tol = TIE_RTOL * max(abs(parent_score), abs(best))
-    return int(np.flatnonzero(finite & (scores <= best + tol))[0])
+    _, first = choose_best_rows(np.where(finite, scores, np.inf)[None], parent_score)
+    return int(first[0])
+
+
+def tie_tolerance(reference, score):
+    """How far apart two scores may be and still count as equal (rule 3).
+
+    ``TIE_RTOL`` relative to the larger of the parent's score ``reference``
+    and ``score``; elementwise on arrays.
+    """
+    return TIE_RTOL * np.maximum(np.abs(reference), np.abs(score))
+
+
+def choose_best_rows(scores: np.ndarray, reference):
+    """:func:`choose_best` in every row of ``scores`` at once (the level-wise form).
+
+    Each row holds one node's candidate scores in tie-break order and
+    ``reference`` its parent's score (one per row, or one for all).  Returns
+    each row's best score and the index of its first candidate within the
+    tie tolerance of it: one choice over all the candidates, never pairwise,
+    so near ties cannot chain.  A row without a finite score has best
+    ``inf`` (its index means nothing).
+
+    >>> scores = np.array([[3.0, 1.0, 1.0 + 1e-15], [1.0 + 1e-15, 1.0, np.inf]])
+    >>> best, first = choose_best_rows(scores, np.array([4.0, 4.0]))
+    >>> first.tolist()
+    [1, 0]
+    """
+    best = scores.min(axis=1)
+    tol = tie_tolerance(reference, best)
+    return best, np.argmax(scores <= (best + tol)[:, None], axis=1)
 
 
 def best_of(splits: list, parent_score: float):

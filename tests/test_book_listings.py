@@ -32,7 +32,6 @@ LONG_LISTINGS = {
     "05_training_inference.ipynb",
     "06_one_vs_rest.ipynb",
     "07_optimal_partitioning.ipynb",
-    "08_speed.ipynb",
     "10_missing_values.ipynb",
     "11_ensembles.ipynb",
     "appendix_multiclass_partitions.ipynb",  # moved from chapter 7 with its listings

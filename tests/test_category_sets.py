@@ -10,10 +10,10 @@ import pytest
 from conftest import assert_equivalent, assert_same_tree
 
 import climbing_trees as ct
-from climbing_trees import _categorical, _category_sets, _levelwise
+from climbing_trees import _categorical, _category_sets
 from climbing_trees._category_sets import dense_rows, encode_row, pack
 from climbing_trees._growth import grow_tree
-from climbing_trees._levelwise import grow_tree_levelwise
+from climbing_trees._levelwise import _categorical_search, grow_tree_levelwise
 
 
 @pytest.fixture(params=["table", "search"])
@@ -28,8 +28,8 @@ def route_by(request, monkeypatch):
 def level_sums(request, monkeypatch):
     """Sum level statistics over all (node, level) cells, or force the sort of pairs."""
     if request.param == "cells present":
-        monkeypatch.setattr(_levelwise, "_DENSE_PAIRS_PER_ROW", 0)
-        monkeypatch.setattr(_levelwise, "_DENSE_PAIRS_MIN", 0)
+        monkeypatch.setattr(_categorical_search, "_DENSE_PAIRS_PER_ROW", 0)
+        monkeypatch.setattr(_categorical_search, "_DENSE_PAIRS_MIN", 0)
     return request.param
 
 
@@ -320,7 +320,7 @@ def test_min_samples_level_default_pools_nothing_at_high_cardinality(level_sums,
         return stats, counts, np.full(len(counts), -1)
 
     monkeypatch.setattr(_categorical, "pool_rare_pairs", no_pooling)
-    monkeypatch.setattr(_levelwise, "pool_rare_pairs", no_pooling)
+    monkeypatch.setattr(_categorical_search, "pool_rare_pairs", no_pooling)
     unpooled = ct.DecisionTreeRegressor(min_samples_leaf=5, categorical_features=[0]).fit(X, y)
     assert calls and set(calls) == {1}
     assert default.tree_.is_categorical_split.sum() > 10

@@ -304,9 +304,9 @@ def test_estimator_with_a_categorical_column_fits_the_depth_first_tree(method):
 @pytest.mark.parametrize("seed", range(8))
 @pytest.mark.parametrize("criterion", CRITERIA)
 def test_same_tree_when_features_are_processed_in_chunks(monkeypatch, seed, criterion):
-    import climbing_trees._levelwise as levelwise
+    from climbing_trees._levelwise import _orders
 
-    monkeypatch.setattr(levelwise, "_CHUNK_CELLS", 40)  # a few features per chunk
+    monkeypatch.setattr(_orders, "_CHUNK_CELLS", 40)  # a few features per chunk
     X, Y, w = make_problem(seed, criterion, weights=["unit", "zeros"][seed % 2], ties=seed < 4)
     X = np.column_stack([X, X[:, ::-1], -X])  # more features, some duplicated
     slow = ct.grow_tree(X, Y, w, criterion=criterion, min_samples_leaf=1 + seed % 3)
@@ -319,9 +319,9 @@ def test_same_tree_when_features_are_processed_in_chunks(monkeypatch, seed, crit
 def test_same_tree_with_missing_values_in_small_chunks(monkeypatch, seed, criterion):
     """Features and positions in pieces of a few cells: the prefix sums carried from
     piece to piece, the missing rows' sums and the tie rule give the same tree."""
-    import climbing_trees._levelwise as levelwise
+    from climbing_trees._levelwise import _orders
 
-    monkeypatch.setattr(levelwise, "_CHUNK_CELLS", 24 + 16 * (seed % 3))
+    monkeypatch.setattr(_orders, "_CHUNK_CELLS", 24 + 16 * (seed % 3))
     X, Y, w = make_problem(seed, criterion, weights=["unit", "zeros"][seed % 2], ties=seed < 3)
     X = np.column_stack([X, X[:, ::-1]])
     X[np.random.default_rng(seed).random(X.shape) < 0.2] = np.nan
@@ -353,7 +353,7 @@ def test_same_tree_with_ten_classes(criterion, categorical):
 @pytest.mark.parametrize("n_values", [1, 3, 50, None])
 @pytest.mark.parametrize("with_nan", [False, True])
 def test_presort_is_a_stable_argsort(seed, n_values, with_nan):
-    from climbing_trees._levelwise import _presort_runs
+    from climbing_trees._levelwise._orders import _presort_runs
 
     rng = np.random.default_rng(seed)
     shape = (4, int(rng.integers(1, 400)))
@@ -442,10 +442,10 @@ def test_few_ties_at_the_best_position_are_refused(monkeypatch, chunk, criterion
     """A feature with a few ties (checked at the chosen positions only, not before)
     whose best position falls between two equal values: the position is refused
     and the group chooses again, as grow_tree does."""
-    import climbing_trees._levelwise as levelwise
+    from climbing_trees._levelwise import _orders
 
     if chunk is not None:
-        monkeypatch.setattr(levelwise, "_CHUNK_CELLS", chunk)
+        monkeypatch.setattr(_orders, "_CHUNK_CELLS", chunk)
     rng = np.random.default_rng(seed)
     n = 200
     x = rng.permutation(n).astype(float)
@@ -454,8 +454,8 @@ def test_few_ties_at_the_best_position_are_refused(monkeypatch, chunk, criterion
     x[x == cut] = cut - 1  # the step of y now falls between two equal values
     noise = rng.normal(size=n)
     X = np.column_stack([x, noise])
-    _, tie_share = levelwise._presort_runs(np.ascontiguousarray(X.T))
-    assert 0 < tie_share[0] <= levelwise._FEW_TIES
+    _, tie_share = _orders._presort_runs(np.ascontiguousarray(X.T))
+    assert 0 < tie_share[0] <= _orders._FEW_TIES
     if criterion == "gini":
         Y = ct.one_hot(step.astype(int), 2)
     else:
@@ -472,10 +472,10 @@ def test_few_ties_at_the_best_position_are_refused(monkeypatch, chunk, criterion
 def test_same_tree_with_drawn_features_in_small_chunks(monkeypatch, seed, criterion):
     """Random feature subsets (max_features) searched a few slots at a time: the
     padding slots of nodes that drew fewer features are refused in every chunk."""
-    import climbing_trees._levelwise as levelwise
+    from climbing_trees._levelwise import _orders
     from climbing_trees._random import RandomSplits
 
-    monkeypatch.setattr(levelwise, "_CHUNK_CELLS", 24 + 20 * (seed % 3))
+    monkeypatch.setattr(_orders, "_CHUNK_CELLS", 24 + 20 * (seed % 3))
     X, Y, w = make_problem(seed, criterion, weights=["unit", "zeros"][seed % 2], ties=seed < 3)
     X = np.column_stack([X, X[:, ::-1], -X])
     if seed % 2:
@@ -490,10 +490,10 @@ def test_same_tree_with_drawn_features_in_small_chunks(monkeypatch, seed, criter
 @pytest.mark.parametrize("seed", range(4))
 def test_node_buffers_as_memory_maps_give_the_same_tree(monkeypatch, seed):
     """Every node buffer a memory map (as for big trees): the same arrays."""
-    import climbing_trees._levelwise as levelwise
+    from climbing_trees._levelwise import _nodes
 
-    monkeypatch.setattr(levelwise, "_LAZY_BYTES", 0)
-    owner = levelwise._lazy_empty(3, float)
+    monkeypatch.setattr(_nodes, "_LAZY_BYTES", 0)
+    owner = _nodes._lazy_empty(3, float)
     while isinstance(owner, np.ndarray):
         owner = owner.base
     assert isinstance(owner, memoryview) and isinstance(owner.obj, mmap.mmap)
@@ -507,9 +507,9 @@ def test_node_buffers_as_memory_maps_give_the_same_tree(monkeypatch, seed):
 def test_a_forked_child_cannot_change_the_parents_tree(monkeypatch):
     """The node buffers are private maps: a child process that writes into the
     tree it inherited changes its own copy only."""
-    import climbing_trees._levelwise as levelwise
+    from climbing_trees._levelwise import _nodes
 
-    monkeypatch.setattr(levelwise, "_LAZY_BYTES", 0)
+    monkeypatch.setattr(_nodes, "_LAZY_BYTES", 0)
     X, Y, w = make_problem(0, "squared_error", weights="unit", ties=False)
     tree = grow_tree_levelwise(X, Y, w, criterion="squared_error")
     before = tree.threshold.copy()
@@ -525,9 +525,9 @@ def test_a_forked_child_cannot_change_the_parents_tree(monkeypatch):
 def test_node_buffers_grow_when_the_system_refuses_the_largest_tree(monkeypatch, seed):
     """Room for the largest tree refused (a huge fit): small buffers that double as
     the levels come, and the same tree."""
-    import climbing_trees._levelwise as levelwise
+    from climbing_trees._levelwise import _nodes
 
-    real, calls = levelwise._node_buffers, []
+    real, calls = _nodes._node_buffers, []
 
     def refuse_first(capacity, n_values):
         calls.append(capacity)
@@ -535,8 +535,8 @@ def test_node_buffers_grow_when_the_system_refuses_the_largest_tree(monkeypatch,
             raise OSError("Cannot allocate memory")
         return real(capacity, n_values)
 
-    monkeypatch.setattr(levelwise, "_node_buffers", refuse_first)
-    monkeypatch.setattr(levelwise, "_FALLBACK_CAPACITY", 2)
+    monkeypatch.setattr(_nodes, "_node_buffers", refuse_first)
+    monkeypatch.setattr(_nodes, "_FALLBACK_CAPACITY", 2)
     X, Y, w = make_problem(seed, "gini", weights="unit", ties=seed < 2)
     slow = ct.grow_tree(X, Y, w, criterion="gini")
     fast = grow_tree_levelwise(X, Y, w, criterion="gini")
@@ -548,16 +548,16 @@ def test_runs_tried_and_given_up_give_the_same_tree(monkeypatch):
     """Most rows share one value (so runs are tried), the others are distinct:
     once the shared value is split off, most positions end a run and the search
     scans the rows instead, with the same tree."""
-    import climbing_trees._levelwise as levelwise
+    from climbing_trees._levelwise import _prefix
 
     results = []
-    real = levelwise._run_gains
+    real = _prefix._run_gains
 
     def spy(*args):
         results.append(real(*args))
         return results[-1]
 
-    monkeypatch.setattr(levelwise, "_run_gains", spy)
+    monkeypatch.setattr(_prefix, "_run_gains", spy)
     rng = np.random.default_rng(0)
     n = 400
     X = np.where(np.arange(n)[:, None] < 3 * n // 5, 0.0, rng.uniform(1, 2, size=(n, 3)))
@@ -584,10 +584,10 @@ LAYOUTS = {
 def test_same_tree_whatever_the_layout_of_x(monkeypatch, layout, seed, criterion):
     """X read in place (C or Fortran order) or copied once (other layouts and types)
     gives grow_tree's tree: the search's reads, the partition's and the random draws'."""
-    import climbing_trees._levelwise as levelwise
+    from climbing_trees._levelwise import _orders
     from climbing_trees._random import RandomSplits
 
-    monkeypatch.setattr(levelwise, "_CHUNK_CELLS", 24 + 16 * (seed % 3))
+    monkeypatch.setattr(_orders, "_CHUNK_CELLS", 24 + 16 * (seed % 3))
     X, Y, w = make_problem(seed, criterion, weights=["unit", "zeros"][seed % 2], ties=True)
     X = np.column_stack([X, X[:, ::-1] * 2, np.arange(len(X)) % 3])
     if layout != "int" and seed % 2:
@@ -602,7 +602,7 @@ def test_same_tree_whatever_the_layout_of_x(monkeypatch, layout, seed, criterion
 
 
 def test_x_is_read_in_place_in_c_and_fortran_order():
-    from climbing_trees._levelwise import _in_place
+    from climbing_trees._levelwise._orders import _in_place
 
     X = np.random.default_rng(0).normal(size=(7, 3))
     for array in (X, np.asfortranarray(X)):
@@ -621,7 +621,7 @@ def test_estimator_on_a_dataframe_fits_the_array_tree(monkeypatch):
     """A DataFrame of float columns reaches the builder in Fortran order, uncopied."""
     import pandas as pd
 
-    import climbing_trees._levelwise as levelwise
+    from climbing_trees._levelwise import _state
 
     rng = np.random.default_rng(3)
     X = rng.normal(size=(300, 5))
@@ -630,13 +630,13 @@ def test_estimator_on_a_dataframe_fits_the_array_tree(monkeypatch):
     frame = pd.DataFrame({f"x{j}": X[:, j] for j in range(5)})
     assert np.asarray(frame).flags.f_contiguous
     read = []  # the X the builder reads: the frame's own block, not a copy
-    in_place = levelwise._in_place
+    in_place = _state._in_place
 
     def spy(X):
         read.append(in_place(X))
         return read[-1]
 
-    monkeypatch.setattr(levelwise, "_in_place", spy)
+    monkeypatch.setattr(_state, "_in_place", spy)
     from_frame = ct.DecisionTreeRegressor(random_state=0).fit(frame, y)
     assert read[0][0].flags.f_contiguous and read[0][2:] == (1, 300)
     assert np.shares_memory(read[0][0], frame["x0"].to_numpy())
@@ -646,14 +646,14 @@ def test_estimator_on_a_dataframe_fits_the_array_tree(monkeypatch):
 
 def test_a_split_that_routes_every_row_one_way_raises_instead_of_looping(monkeypatch):
     """Routing that disagreed with the search would grow the same node forever."""
-    import climbing_trees._levelwise as levelwise
+    from climbing_trees._levelwise import _orders
 
-    partition = levelwise._partition
+    partition = _orders._partition
 
     def all_left(rows, kept_rows, kept_node, go_left, sizes, split):
         return partition(rows, kept_rows, kept_node, np.ones_like(go_left), sizes, split)
 
-    monkeypatch.setattr(levelwise, "_partition", all_left)
+    monkeypatch.setattr(_orders, "_partition", all_left)
     X, Y, w = make_problem(0, "gini", weights="unit", ties=False)
     with pytest.raises(RuntimeError, match="routed every row of a node to one side"):
         grow_tree_levelwise(X, Y, w, criterion="gini")

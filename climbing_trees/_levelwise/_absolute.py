@@ -1,0 +1,154 @@
+"""Absolute error: every node's candidates through a wavelet matrix."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .._criteria import n_outputs
+from .._missing import missing_goes_left
+from .._ties import (
+    choose_best_rows,
+    midpoint_threshold,
+    refused_weights,
+)
+from .._wavelet import absolute_error_scores, node_medians, split_absolute_errors
+from ._orders import _size_classes
+from ._prefix import _store
+
+
+def _absolute_error_summaries(Y_rows, w_rows, node_of_pos, starts, sizes, w_node):
+    """Value, impurity, ranks and shifted targets of a level's nodes (absolute error).
+
+    ``ranks[:, k]`` is each row's rank by output ``k`` in its node (ties by
+    row index, :func:`climbing_trees.node_ranks`), and ``shifted[:, k]`` its
+    target less the node's middle value (the row of rank ``sizes[i] // 2``), as
+    :func:`climbing_trees.wavelet_best_split` shifts it.  The value is each
+    output's :func:`climbing_trees.weighted_median`, the impurity the mean
+    over outputs of ``sum w |y - median| / W``.
+    """
+    n_rows, k_out = Y_rows.shape
+    n_nodes = len(sizes)
+    value = np.empty((n_nodes, k_out))
+    ranks = np.empty((n_rows, k_out), dtype=np.intp)
+    shifted = np.empty((n_rows, k_out))
+    error = np.zeros(n_nodes)
+    for k in range(k_out):
+        y = Y_rows[:, k]
+        order = np.lexsort((y, node_of_pos))  # stable: ties keep the index order
+        ranks[order, k] = np.arange(n_rows) - np.repeat(starts, sizes)
+        value[:, k] = node_medians(y[order], w_rows[order], starts, sizes)
+        middle = y[order[starts + sizes // 2]]
+        shifted[:, k] = y - middle[node_of_pos]
+        deviation = w_rows * np.abs(y - value[node_of_pos, k])
+        error += np.bincount(node_of_pos, weights=deviation, minlength=n_nodes)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        impurity = error / k_out / w_node
+    return value, impurity, ranks, shifted
+
+
+def _absolute_error_splits(fit, orders, level):
+    """Best (feature, threshold, score, missing_go_to_left) of every node, absolute error.
+
+    ``fit``, ``orders`` and ``level``: :mod:`._state` and :class:`._orders.Orders`.
+
+    Every node's scans, one per feature (its rows sorted, missing rows last,
+    padded to the block's length) and, for features with missing values, one
+    with the missing rows first, go through
+    :func:`climbing_trees.split_absolute_errors` together, block by block of
+    similar sizes.  The scans are those of
+    :func:`climbing_trees.wavelet_best_split`, the same function scores them
+    and the padding changes no bit, so each candidate's score is the one
+    ``grow_tree`` computes; the candidates and their tie-break order are
+    those of :func:`climbing_trees.column_candidates`.
+    """
+    rows, X_by_feature, has_missing = orders.rows, fit.X_by_feature, orders.has_missing
+    ranks, shifted, w, index_rows = level.ranks, level.shifted, fit.w, level.index_rows
+    starts, sizes, searchable, draws = level.starts, level.sizes, level.searchable, level.draws
+    impurity, k_out, msl = level.impurity, n_outputs(fit.criterion), fit.min_samples_leaf
+    n_nodes = sizes.size
+    d, width = X_by_feature.shape
+    n = width - 1  # the padding row
+    best_f = np.full(n_nodes, -1, dtype=np.intp)
+    best_t = np.full(n_nodes, np.nan)
+    best_s = np.full(n_nodes, np.inf)
+    best_m = np.zeros(n_nodes, dtype=bool)
+    # Per row (row n: padding, weight 0 and value 0): ranks and shifted targets.
+    rank_of = np.zeros((k_out, n + 1), dtype=np.intp)
+    rank_of[:, index_rows] = ranks.T
+    y_of = np.zeros((k_out, n + 1))
+    y_of[:, index_rows] = shifted.T
+    w_of = np.zeros(n + 1)
+    w_of[index_rows] = w[index_rows]
+    Xflat = X_by_feature.ravel()
+    with_missing = np.flatnonzero(has_missing)
+    order_offset = (np.arange(d) * rows.shape[1])[None, :, None]
+    lo = max(int(msl) - 1, 0)
+    candidates = np.flatnonzero(searchable)
+    passes = 2 if with_missing.size else 1
+    for nodes in _size_classes(sizes[candidates], d * passes):
+        nodes = candidates[nodes]
+        c, m = len(nodes), sizes[nodes]
+        L = int(m.max())
+        q = np.arange(L)
+        pos = np.where(q < m[:, None], starts[nodes, None] + q, rows.shape[1] - 1)
+        idx = rows.ravel().take(pos[:, None, :] + order_offset)  # (c, d, L)
+        xs = Xflat.take(idx + (np.arange(d) * width)[None, :, None])
+        n_missing = np.isnan(xs).sum(axis=-1)  # (c, d)
+        n_present = m[:, None] - n_missing
+        scans = [idx]
+        if with_missing.size:  # the missing rows first, then the present ones
+            nm, n_p = n_missing[:, with_missing, None], n_present[:, with_missing, None]
+            source = np.where(q < nm, n_p + q, np.where(q < m[:, None, None], q - nm, q))
+            scans.append(np.take_along_axis(idx[:, with_missing], source, axis=-1))
+        scans = np.concatenate(scans, axis=1).reshape(-1, L)
+        positions = np.arange(lo, max(L - int(msl), lo))
+        left = right = 0.0
+        for k in range(k_out):
+            scan_ranks = np.where(scans == n, q, rank_of[k].take(scans))
+            args = (scan_ranks, y_of[k].take(scans), w_of.take(scans))
+            l_k, r_k, cumulative = split_absolute_errors(*args, positions)
+            left, right = left + l_k, right + r_k
+        total = cumulative[:, -1:].real
+        w_left = cumulative[:, positions + 1].real
+        scores = absolute_error_scores(left, right, k_out, total)
+        scores[refused_weights(w_left, total - w_left, msl)] = np.inf
+        scores = scores.reshape(c, -1, len(positions))
+        # Allowed candidates of each scan (as column_candidates lists them).
+        p = positions
+        n_left_ok = (p + 1 >= msl) & (m[:, None, None] - p - 1 >= msl)
+        x_here, x_next = xs[..., p], xs[..., np.minimum(p + 1, L - 1)]
+        nm, n_p = n_missing[..., None], n_present[..., None]
+        right_pass = (p < n_p - 1) & (x_here < x_next) | (p == n_p - 1) & (nm > 0)
+        allowed = np.zeros(scores.shape, dtype=bool)
+        allowed[:, :d] = right_pass & n_left_ok
+        score_all = np.full((c, d, passes, len(p)), np.inf)
+        score_all[:, :, 0] = np.where(allowed[:, :d], scores[:, :d], np.inf)
+        if passes == 2:  # missing left: p = nm + the last present row on the left
+            nm, n_p = n_missing[:, with_missing, None], n_present[:, with_missing, None]
+            present = p - nm
+            at = np.clip(present, 0, L - 1)
+            x_sub = xs[:, with_missing]
+            x_here = np.take_along_axis(x_sub, at, axis=-1)
+            x_next = np.take_along_axis(x_sub, np.minimum(at + 1, L - 1), axis=-1)
+            ok = (nm > 0) & (present >= 0) & (present < n_p - 1) & (x_here < x_next)
+            ok &= n_left_ok
+            score_all[:, with_missing, 1] = np.where(ok, scores[:, d:], np.inf)
+        if draws is not None:  # features a node did not draw: refused
+            score_all[~draws["num_mask"][nodes]] = np.inf
+        flat = score_all.reshape(c, -1)
+        best, first = choose_best_rows(flat, impurity[nodes])
+        found = np.isfinite(best)
+        j, rest = np.divmod(first, passes * len(p))
+        missing_left, i = np.divmod(rest, len(p))
+        missing_left = missing_left.astype(bool)
+        block = np.arange(c)
+        nm = n_missing[block, j]
+        cut = p[i] - np.where(missing_left, nm, 0)  # the last present row on the left
+        lower = xs[block, j, np.clip(cut, 0, L - 1)]
+        upper = xs[block, j, np.clip(cut + 1, 0, L - 1)]
+        threshold = np.where(np.isnan(upper), np.inf, midpoint_threshold(lower, upper))
+        n_left = p[i] + 1
+        direction = missing_goes_left(nm, missing_left, n_left, m)
+        winners = (best_f, best_t, best_s, best_m)
+        _store(winners, found, nodes, j, threshold, best, direction)
+    return best_f, best_t, best_s, best_m

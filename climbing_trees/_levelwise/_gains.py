@@ -1,0 +1,330 @@
+"""Scores of many candidates at once: prefix sums, gains and the tie tolerance."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .._criteria import (
+    CLASSIFICATION_CRITERIA,
+    impurity_from_statistics,
+    n_outputs,
+    output_mean,
+    output_widths,
+    poisson_impurity,
+    total_weight,
+)
+from .._ties import (
+    refused_weights,
+    tie_tolerance,
+)
+
+
+def _sum_last(parts: list) -> np.ndarray:
+    """``np.stack(parts, -1).sum(-1)`` with numpy's rounding, without the stack.
+
+    numpy sums fewer than 8 numbers along the last axis from left to right;
+    from 8 on it sums pairwise, so the stacked form is kept there.
+    """
+    if len(parts) >= 8:
+        return np.stack(np.broadcast_arrays(*parts), axis=-1).sum(axis=-1)
+    out = parts[0]
+    for part in parts[1:]:
+        out = out + part
+    return out
+
+
+def _impurity(parts: list, criterion: str):
+    """(total weight, impurity) from statistics given column by column.
+
+    The same operations in the same order as
+    :func:`climbing_trees.impurity_from_statistics`, so the same bits (with
+    several outputs, that function itself on the stacked columns).
+    """
+    if n_outputs(criterion) > 1:
+        stats = np.stack(np.broadcast_arrays(*parts), axis=-1)
+        return total_weight(stats, criterion), impurity_from_statistics(stats, criterion)
+    if criterion == "squared_error":
+        total, s1, s2 = parts
+        mean = s1 / total
+        return total, np.maximum(s2 / total - mean * mean, 0.0)
+    if criterion == "poisson":
+        return parts[0], poisson_impurity(*parts)
+    total = _sum_last(parts)
+    p = [part / total for part in parts]
+    if criterion == "gini":
+        return total, 1.0 - _sum_last([q**2 for q in p])
+    return total, 0.0 - _sum_last([q * np.log2(np.where(q > 0, q, 1.0)) for q in p])
+
+
+def _xlogx(a: np.ndarray) -> np.ndarray:
+    """``a * log2(a)`` with ``0 log 0 = 0``."""
+    out = np.zeros_like(a)
+    np.log2(a, out=out, where=a > 0)
+    out *= a
+    return out
+
+
+def _gains(left, stats, w_left, w_right, criterion):
+    """Split *gains*: ``const - W_t * score`` for every candidate, bigger is better.
+
+    Cheaper forms of the scores of :func:`climbing_trees.impurity_from_statistics`
+    (chapter 8 derives them); the constant is ``W_t`` for Gini, 0 for entropy,
+    the node's sum of squares for squared error, and 0 for Poisson deviance,
+    whose gain is minus the score times ``W_t``.  ``left`` holds the prefix
+    sums of the statistic columns (class counts; the weighted sum of centred
+    targets; or, for Poisson, all columns but the weight), ``stats`` the
+    node's totals.
+
+    Several outputs average the outputs' impurities, so the same forms hold
+    with the per-output sums divided by the number of outputs ``K``: Gini's
+    and entropy's class terms run over every output's classes, squared
+    error's over every output's centred sum (its constant is the mean of the
+    outputs' sums of squares).  Poisson deviance with several outputs is
+    scored as with one, by ``grow_tree``'s own formula: the mean over outputs
+    of :func:`climbing_trees.impurity_from_statistics`, from every column
+    but the weight.
+    """
+    k = n_outputs(criterion)
+    if k > 1 and criterion == "poisson":
+        full = [w_left, *left]
+        stacked = np.stack(np.broadcast_arrays(*full), axis=-1)
+        totals = np.stack(np.broadcast_arrays(*stats), axis=-1)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            gain = w_left * impurity_from_statistics(stacked, criterion)
+            gain += w_right * impurity_from_statistics(totals - stacked, criterion)
+        # Not finite: a refused candidate (Poisson), or a padding position whose
+        # side weighs a rounding error; both are refused (gain -inf).
+        np.putmask(gain, ~np.isfinite(gain), np.inf)
+        return np.negative(gain, out=gain)
+    if criterion == "poisson":
+        # No cheaper form: W_L I_L = T_L - S_L log(S_L / W_L) is a difference of
+        # numbers much larger than itself in near-pure nodes, so its rounding
+        # noise can exceed the tie tolerance.  The gain is then grow_tree's own
+        # score (times -W_t), from the same prefix sums, so both builders see
+        # the same noise and pick the same split.  A side without a positive
+        # target has infinite impurity: refused.
+        pairs = zip(stats[1:], left, strict=True)
+        right = [np.subtract(total, part) for total, part in pairs]
+        with np.errstate(invalid="ignore"):
+            gain = w_left * poisson_impurity(w_left, *left)
+            gain += w_right * poisson_impurity(w_right, *right)
+        # NaN: a side whose sum of targets rounds to zero or below (a tiny target
+        # lost in S - S_left).  grow_tree's choose_best skips such a score; so here.
+        np.putmask(gain, np.isnan(gain), np.inf)
+        return np.negative(gain, out=gain)
+    if criterion == "squared_error":
+        gain = None
+        for output, s1_left in enumerate(left):  # one centred sum per output
+            part = s1_left * s1_left
+            part /= w_left
+            s1_right = np.subtract(stats[1 + output], s1_left)
+            s1_right *= s1_right
+            s1_right /= w_right
+            part += s1_right
+            gain = part if gain is None else np.add(gain, part, out=gain)
+        return output_mean(gain, criterion)
+    if criterion == "gini":
+        sq_left = sq_right = None
+        for total, part in zip(stats, left, strict=True):
+            right = np.subtract(total, part)
+            right *= right
+            square = part * part
+            if sq_left is None:
+                sq_left, sq_right = square, right
+            else:
+                np.add(sq_left, square, out=sq_left)
+                np.add(sq_right, right, out=sq_right)
+        sq_left /= w_left
+        sq_right /= w_right
+        sq_left += sq_right
+        return output_mean(sq_left, criterion)
+    # Entropy: W_L H_L = W_L log2 W_L - sum_k c_k log2 c_k (same for the right).
+    w_left, w_right = np.asarray(w_left, dtype=float), np.asarray(w_right, dtype=float)
+    gain = -_xlogx(w_left) - _xlogx(w_right)
+    if k > 1:  # the class terms of every output, averaged
+        classes = None
+        for total, part in zip(stats, left, strict=True):
+            term = _xlogx(part)
+            term += _xlogx(np.subtract(total, part))
+            classes = term if classes is None else np.add(classes, term, out=classes)
+        return gain + output_mean(classes, criterion)
+    for total, part in zip(stats, left, strict=True):
+        gain = gain + _xlogx(part)
+        gain += _xlogx(np.subtract(total, part))
+    return gain
+
+
+def _prefix_sums(left_idx, cols, scan, weighted, carry=None):
+    """The segmented prefix sums of a block: each block row restarts at zero.
+
+    One array per column ``cols[scan]`` over the rows ``left_idx`` (shape
+    ``(c, features, positions)``), and the weights' (``cols[0]``) when
+    ``weighted``, else None.  ``carry`` (the last sums of the previous
+    positions, in the same form) continues a block cut into pieces: it is
+    added to the first value, so the sums are added in the same order.
+    """
+    carried, carried_weight = carry if carry is not None else (None, None)
+
+    def running(col, start):
+        values = col.take(left_idx)
+        if start is not None:
+            values[..., 0] += start
+        return np.cumsum(values, axis=-1)
+
+    weights = running(cols[0], carried_weight) if weighted else None
+    columns = cols[scan]
+    starts = carried if carried is not None else [None] * len(columns)
+    return [running(col, start) for col, start in zip(columns, starts, strict=True)], weights
+
+
+def _block_gains(
+    prefix,
+    i,
+    scan,
+    unit,
+    stats,
+    w_node,
+    penalty,
+    criterion,
+    msl=1,
+    missing=None,
+):
+    """Gains of every candidate of a block (some of its features), -inf if refused.
+
+    ``prefix`` holds the block's segmented prefix sums (:func:`_prefix_sums`)
+    of the statistic columns scanned (``scan``), each ``(c, features,
+    positions)``, at the positions ``i``.  ``penalty`` is 0 where the row
+    counts allow a candidate and -inf elsewhere; a side without weight, or
+    lighter than ``leaf_weight(msl)`` (``min_weight_fraction_leaf``), is
+    refused too.  With ``missing``, the missing rows' sums (one
+    ``(c, features, 1)`` array per statistic column) and their count, the
+    missing rows join every left child.
+    """
+    missing, n_missing = (None, 0) if missing is None else missing
+    regression = criterion not in CLASSIFICATION_CRITERIA
+    left, w_left = list(prefix[0]), prefix[1]
+    if unit:
+        w_left = i + 1.0 + n_missing  # total weight of a prefix = its row count
+    elif regression and missing is not None:
+        w_left = w_left + missing[0]
+    if missing is not None:
+        left = [part + extra for part, extra in zip(left, missing[scan], strict=True)]
+    if not regression and unit:
+        # The last class's count: the prefix's rows minus the others' counts,
+        # whole numbers, so any order of additions gives the same bits.
+        left.append(np.broadcast_to(w_left, left[0].shape) - sum(left))
+    elif not regression:  # one output's class counts (the first's) sum to the weight
+        w_left = _sum_last(left[: output_widths(criterion, len(left))[0]])
+    w_right = w_node - w_left
+    empty = None
+    if unit:
+        w_right = np.maximum(w_right, 0.5)  # only refused positions are clamped
+    else:
+        # A side without weight is refused; give it weight 1 so no 0/0 appears.
+        empty = refused_weights(w_left, w_right, msl)  # min_weight_leaf too
+        w_left = np.where(w_left > 0, w_left, 1.0)
+        w_right = np.where(w_right > 0, w_right, 1.0)
+    gains = _gains(left, stats, w_left, w_right, criterion)
+    gains += penalty
+    if empty is not None:
+        np.putmask(gains, empty, -np.inf)
+    return gains
+
+
+def _run_gains(idx, ends, row_class, penalty, args, criterion, msl):
+    """Gains of a block of tied features, scored at the ends of runs only; or None.
+
+    A threshold never falls inside a run of equal values, so only the
+    positions ``p`` where ``x[p] < x[p + 1]`` (``ends``) are candidates.  With
+    unit weights and one output's classes, the class counts of the prefix
+    ending at each of them come from counting each run's rows by class (one
+    ``bincount``) and summing runs: whole numbers, so exactly the row-by-row
+    prefix sums.  On features with few distinct values (pixels, ratings) this
+    scores a few candidates per node instead of every row.  Returns gains of
+    shape ``idx.shape[:2] + (L - 1,)``, ``-inf`` off the ends, or None when
+    the runs are too many for counting to pay.
+    """
+    c, f, L = idx.shape
+    cols, scan, unit, stats, w_node = args
+    n_classes = len(cols)
+    run = np.zeros((c, f, L), dtype=np.intp)  # ends before each position
+    np.cumsum(ends, axis=-1, out=run[:, :, 1:])
+    n_ends = run[:, :, -1:]  # per (node, feature)
+    first = np.cumsum(n_ends) - n_ends.ravel()  # each (node, feature)'s first run
+    E = int(n_ends.sum())  # runs that end where a threshold may fall
+    if 2 * E > c * f * L:  # most positions end a run: scanning every row costs less
+        return None
+    gains = np.full((c, f, L - 1), -np.inf)
+    if E == 0:
+        return gains
+    # The runs of the block numbered one after the other (the rows after a
+    # (node, feature)'s last end: number E, not counted), and their rows by
+    # class (class n_classes: the padding row).
+    number = np.where(run < n_ends, first.reshape(c, f, 1) + run, E)
+    key = number * (n_classes + 1) + row_class.take(idx)
+    counts = np.bincount(key.ravel(), minlength=(E + 1) * (n_classes + 1))
+    running = np.zeros((n_classes + 1, E + 1), dtype=np.intp)
+    np.cumsum(counts.reshape(E + 1, n_classes + 1)[:E].T, axis=1, out=running[:, 1:])
+    # np.nonzero lists the ends run by run, in the numbering above.
+    ci, fi, p = np.nonzero(ends)
+    # A prefix's counts: the running counts minus those before its (node, feature).
+    prefix = (running[:, 1:] - running[:, first[ci * f + fi]]).astype(float)
+    left = [part.reshape(1, 1, E) for part in prefix[:n_classes][scan]]
+    part = _block_gains(
+        (left, None),
+        p.reshape(1, 1, E),
+        scan,
+        unit,
+        stats[:, ci].reshape(len(stats), 1, 1, E),
+        w_node[ci].reshape(1, 1, E),
+        penalty[ci, 0, p].reshape(1, 1, E),
+        criterion,
+        msl,
+    )
+    gains[ci, fi, p] = part.ravel()
+    return gains
+
+
+def _refuse_equal(gains, refuse, idx, features, values) -> None:
+    """Refuse (gain ``-inf``) the positions between two equal values, in place.
+
+    ``gains`` is ``(c, f, passes, L - 1)``, ``idx`` the rows sorted by the
+    ``features`` ``(c, f)`` it scores, and ``refuse`` (per (node, feature), or
+    True) says where to look.
+    """
+    refuse = np.broadcast_to(refuse, features.shape)
+    if not refuse.any():
+        return
+    if refuse.all():
+        xs = values(idx, features[:, :, None])
+        np.copyto(gains, -np.inf, where=(xs[..., :-1] >= xs[..., 1:])[:, :, None])
+        return
+    xs = values(idx[refuse], features[refuse][:, None])
+    sub = gains[refuse]  # (groups, passes, L - 1)
+    np.copyto(sub, -np.inf, where=(xs[:, :-1] >= xs[:, 1:])[:, None])
+    gains[refuse] = sub
+
+
+def _lowest_allowed(gain, const, w_t, impurity):
+    """The lowest gain within the tie tolerance of ``gain``, node by node (first axis).
+
+    ``const - gain`` over ``w_t`` is the score (:func:`_gains`); the
+    tolerance is relative to the node's ``impurity`` and to that score, as in
+    :func:`climbing_trees.choose_best`.
+    """
+    shape = (-1,) + (1,) * (np.ndim(gain) - 1)
+    w_t = np.reshape(w_t, shape)
+    score = (np.reshape(const, shape) if np.ndim(const) else const) - gain
+    score /= w_t
+    tol = tie_tolerance(np.reshape(impurity, shape), score) * w_t
+    return gain - tol
+
+
+def _tie_choice(flat, const, w_t, impurity):
+    """Each node's best gain, and its first candidate within the tie tolerance of it.
+
+    ``flat`` holds a node's gains per row in tie-break order
+    (:func:`_lowest_allowed`).
+    """
+    best = flat.max(axis=1)
+    return best, np.argmax(flat >= _lowest_allowed(best, const, w_t, impurity)[:, None], axis=1)

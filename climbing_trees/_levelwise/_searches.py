@@ -1,0 +1,124 @@
+"""The split searches of a fit, chosen once: each one object with ``search``.
+
+A numerical search finds each node's best numerical split; a categorical
+search adds the categorical features to it (``grow_tree``'s tie rule by
+feature index, :func:`_mixed_splits`).  :func:`searches_for` picks them once
+per fit from its options, so the loop of :func:`grow_tree_levelwise` never
+tests which variant it runs (as LightGBM's ``FeatureHistogram::ResetFunc``).
+
+=====================  ==========================================================
+search                 its candidates
+=====================  ==========================================================
+``PrefixSums``         every threshold, by segmented prefix sums (:mod:`._prefix`)
+``AbsoluteError``      every threshold, through a wavelet matrix (:mod:`._absolute`)
+``RandomThresholds``   one drawn threshold per node and feature (:mod:`._thresholds`)
+``CategoricalSets``    sorted scan and one-vs-rest sets (:mod:`._categorical_search`)
+``RandomSets``         one drawn set per node and feature (:mod:`._categorical_search`)
+=====================  ==========================================================
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ._absolute import _absolute_error_splits
+from ._categorical_search import _categorical_splits, _mixed_splits, _random_categorical_splits
+from ._orders import Orders
+from ._prefix import _best_splits
+from ._state import FitData, Level, LevelSplits
+from ._thresholds import _random_numeric_splits
+
+
+class NumericalSearch:
+    """A search over the numerical features: ``search(level, found) -> LevelSplits``."""
+
+    def __init__(self, fit: FitData, orders: Orders):
+        self.fit, self.orders = fit, orders
+
+    def search(self, level: Level, found: LevelSplits) -> LevelSplits:
+        """Each node's best numerical split (``found``: none yet)."""
+        feature, threshold, score, missing_left = self.winners(level)
+        # The winners' features among the numerical ones, as X's column indices.
+        num_features = self.fit.num_features
+        feature = np.where(feature >= 0, num_features[np.maximum(feature, 0)], -1)
+        return LevelSplits(feature, threshold, score, missing_left, found.unseen_left)
+
+
+class PrefixSums(NumericalSearch):
+    """Every threshold, scored by segmented prefix sums over the sorted orders."""
+
+    def winners(self, level: Level):
+        fit, orders = self.fit, self.orders
+        # Per-row statistics as flat columns, padded with a zero at row n.
+        cols = fit.class_cols
+        if fit.regression:
+            cols = np.zeros((level.phi.shape[1], fit.n + 1))
+            cols[:, level.index_rows] = level.phi.T
+            if not fit.cat_features.size:
+                level.phi = None  # cols holds the same numbers: free phi during the search
+        return _best_splits(fit, orders, level, cols)
+
+
+class AbsoluteError(NumericalSearch):
+    """Every threshold, absolute error: the wavelet matrix's scores."""
+
+    def winners(self, level: Level):
+        return _absolute_error_splits(self.fit, self.orders, level)
+
+
+class RandomThresholds(NumericalSearch):
+    """One drawn threshold per node and drawn feature (``splitter="random"``)."""
+
+    def winners(self, level: Level):
+        return _random_numeric_splits(self.fit, self.orders, level)
+
+
+class CategoricalSearch:
+    """The categorical features added to the numerical winners ``found``."""
+
+    def __init__(self, fit: FitData, orders: Orders):
+        self.fit = fit
+
+    def search(self, level: Level, found: LevelSplits) -> LevelSplits:
+        fit = self.fit
+
+        def split_feature(j, n_levels):
+            return self.feature_splits(level, fit.codes[j][level.index_rows], n_levels, j)
+
+        feature, threshold, score, (unseen_left, set_node, set_level) = _mixed_splits(
+            found.feature, found.threshold, found.score, split_feature, fit.cat_features,
+            fit.n_categories, level.searchable, level.impurity, level.draws,
+        )  # fmt: skip
+        return LevelSplits(
+            feature, threshold, score, found.missing_left, unseen_left, set_node, set_level
+        )
+
+
+class CategoricalSets(CategoricalSearch):
+    """Each node's best set: sorted scan and/or one-vs-rest (:func:`_categorical_splits`)."""
+
+    def feature_splits(self, level: Level, codes, n_levels: int, j: int):
+        return _categorical_splits(self.fit, level, codes, n_levels)
+
+
+class RandomSets(CategoricalSearch):
+    """One drawn set per node (``splitter="random"``, :func:`_random_categorical_splits`)."""
+
+    def feature_splits(self, level: Level, codes, n_levels: int, j: int):
+        return _random_categorical_splits(self.fit, level, codes, n_levels, j)
+
+
+def searches_for(fit: FitData, orders: Orders) -> list:
+    """The searches of this fit, in the order they run: numerical, then categorical."""
+    searches = []
+    if fit.num_features.size:
+        if fit.random_splitter:
+            searches.append(RandomThresholds(fit, orders))
+        elif fit.absolute:
+            searches.append(AbsoluteError(fit, orders))
+        else:
+            searches.append(PrefixSums(fit, orders))
+    if fit.cat_features.size:
+        categorical = RandomSets if fit.random_splitter else CategoricalSets
+        searches.append(categorical(fit, orders))
+    return searches

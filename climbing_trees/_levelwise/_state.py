@@ -1,0 +1,305 @@
+"""The state of a level-wise fit in three pieces: the fit, a level, a level's winners.
+
+:class:`FitData` holds what stays fixed for the whole fit (the data, read in
+place, the options and the kinds of features), as one frozen object;
+:class:`Level` one depth's nodes (sizes, rows, statistics, impurity, values,
+draws); :class:`LevelSplits` each node's winner (feature, threshold, score,
+missing side, categorical sets), what every search returns.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .._criteria import (
+    CLASSIFICATION_CRITERIA,
+    centring_means,
+    impurity_from_statistics,
+    n_outputs,
+    node_statistics,
+    segment_means,
+    segment_ranges,
+    segment_sums,
+)
+from .._growth import check_training_rows
+from .._random import RandomSplits
+from .._ties import LeafMinimum
+from .._tree import TREE_UNDEFINED
+from ._absolute import _absolute_error_summaries
+from ._orders import _in_place
+
+
+@dataclass(frozen=True)
+class FitData:
+    """What a fit holds fixed: the data, the options and the kinds of features.
+
+    ``X`` is read in place (:func:`_in_place`: ``X[i, j]`` is
+    ``X_flat[i * row_step + j * column_step]``).  ``unit``: unit weights, so a
+    prefix's weight is its row count; ``row_class``: with unit weights and one
+    output's classes, each row's class (the padding row n: none).
+    ``class_cols``: classification's per-row statistics as flat columns, padded
+    with a zero at row n; ``X_by_feature``: every feature by row, padded at
+    row n with -inf, for the random draws and absolute error.
+    """
+
+    X: np.ndarray
+    X_flat: np.ndarray
+    row_step: int
+    column_step: int
+    Y: np.ndarray
+    w: np.ndarray
+    criterion: str
+    depth_limit: float
+    min_samples_split: int
+    min_samples_leaf: int
+    min_impurity_decrease: float
+    min_weight_leaf: float
+    num_features: np.ndarray
+    cat_features: np.ndarray
+    n_categories: np.ndarray
+    width: int  # max_levels + 1
+    codes: dict
+    categorical_split: str
+    min_samples_level: int
+    max_categorical_candidates: int
+    random_splits: RandomSplits | None
+    unit: bool
+    row_class: np.ndarray | None
+    class_cols: np.ndarray | None
+    X_by_feature: np.ndarray | None
+
+    @property
+    def n(self) -> int:
+        return self.X.shape[0]
+
+    @property
+    def d(self) -> int:
+        return self.X.shape[1]
+
+    @property
+    def regression(self) -> bool:
+        return self.criterion not in CLASSIFICATION_CRITERIA
+
+    @property
+    def absolute(self) -> bool:
+        return self.criterion == "absolute_error"
+
+    @property
+    def random_splitter(self) -> bool:
+        return self.random_splits is not None and self.random_splits.splitter == "random"
+
+
+def fit_data(
+    X,
+    Y,
+    sample_weight,
+    criterion: str,
+    *,
+    max_depth: int | None,
+    min_samples_leaf: int,
+    min_weight_leaf: float,
+    is_categorical: np.ndarray | None,
+    n_categories: np.ndarray | None,
+    **options,
+) -> FitData:
+    """The :class:`FitData` of :func:`grow_tree_levelwise`'s arguments.
+
+    ``options``: ``min_samples_split``, ``min_impurity_decrease``,
+    ``categorical_split``, ``min_samples_level``, ``max_categorical_candidates``
+    and ``random_splits``, kept as they are.
+    """
+    check_training_rows(X)
+    # Read in place: a C- or Fortran-ordered float array (a DataFrame's float
+    # columns arrive Fortran-ordered) is not copied; other layouts and types are
+    # copied once here.
+    X, X_flat, row_step, column_step = _in_place(X)
+    Y = np.asarray(Y, dtype=float)
+    w = np.asarray(sample_weight, dtype=float)
+    n, d = X.shape
+    regression = criterion not in CLASSIFICATION_CRITERIA
+    # With unit weights, a prefix's total weight is its row count (exactly).
+    # (Not for several classification outputs: the count then stands for the
+    # last class column of one output only; see _block_gains.)
+    several = n_outputs(criterion) > 1
+    unit = bool(np.all(w == 1.0)) and min_weight_leaf == 0 and not (several and not regression)
+    if min_weight_leaf > 0:
+        min_samples_leaf = LeafMinimum(min_samples_leaf, min_weight_leaf)
+    categorical = np.zeros(d, bool) if is_categorical is None else is_categorical
+    categorical = np.asarray(categorical, dtype=bool)
+    cat_features, num_features = np.flatnonzero(categorical), np.flatnonzero(~categorical)
+    if n_categories is None:
+        n_categories = np.zeros(d, dtype=np.intp)
+        for j in cat_features:
+            n_categories[j] = int(X[:, j].max()) + 1 if n else 0
+    width = int(max(np.max(n_categories, initial=0), 0)) + 1  # max_levels + 1
+    codes = {j: X[:, j].astype(np.intp) for j in cat_features}
+    row_class = None  # unit weights, one output's classes: each row's class
+    if unit and not regression and n_outputs(criterion) == 1:
+        row_class = np.append(Y.argmax(axis=1), Y.shape[1])  # the padding row: no class
+    # The random draws and the absolute-error search read every feature by row
+    # (a transposed copy, padded at row n with -inf: never above its left
+    # neighbour); the other searches read X in place.
+    X_by_feature = None
+    if options["random_splits"] is not None or criterion == "absolute_error":
+        X_by_feature = np.empty((d, n + 1))
+        X_by_feature[:, :n] = X.T
+        X_by_feature[:, n] = -np.inf
+    # Classification: a row's statistics (its weighted one-hot row) are the same
+    # at every level, so their flat columns (padded with a zero at row n) are
+    # made once; regression centres them at each node's mean, level by level.
+    class_cols = None
+    if not regression:
+        class_cols = np.zeros((Y.shape[1], n + 1))
+        class_cols[:, :n] = node_statistics(Y, w, criterion).T
+    return FitData(
+        X=X, X_flat=X_flat, row_step=row_step, column_step=column_step, Y=Y, w=w,
+        criterion=criterion, depth_limit=np.inf if max_depth is None else max_depth,
+        min_samples_leaf=min_samples_leaf, min_weight_leaf=min_weight_leaf,
+        num_features=num_features, cat_features=cat_features, n_categories=n_categories,
+        width=width, codes=codes, unit=unit,
+        row_class=row_class, class_cols=class_cols, X_by_feature=X_by_feature, **options,
+    )  # fmt: skip
+
+
+@dataclass
+class Level:
+    """One depth's nodes: their rows (node by node), statistics and the searches' inputs.
+
+    ``sizes``, ``starts``: each node's rows and its first position;
+    ``node_of_pos``: the node of each position; ``index_rows``: the rows node
+    by node in index order (as ``grow_tree`` keeps them); ``w_rows``,
+    ``w_node``: their weights and each node's; ``phi``: the per-row
+    statistics where a search reads them by row; ``ranks``, ``shifted``:
+    absolute error's (:func:`_absolute_error_summaries`); ``searchable``:
+    nodes that may split; ``draws``: their random draws, if any.
+    """
+
+    depth: int
+    sizes: np.ndarray
+    starts: np.ndarray
+    node_of_pos: np.ndarray
+    index_rows: np.ndarray
+    w_rows: np.ndarray
+    w_node: np.ndarray
+    value: np.ndarray
+    impurity: np.ndarray
+    pure: np.ndarray
+    keys: np.ndarray | None = None
+    node_stats: np.ndarray | None = None
+    phi: np.ndarray | None = None
+    ranks: np.ndarray | None = None
+    shifted: np.ndarray | None = None
+    searchable: np.ndarray | None = None
+    draws: dict | None = None
+
+    @property
+    def n_nodes(self) -> int:
+        return self.sizes.size
+
+
+def level_of(fit: FitData, index_rows, sizes, keys, depth: int) -> Level:
+    """The :class:`Level` of nodes of ``sizes`` whose rows are ``index_rows``."""
+    n_nodes = sizes.size
+    starts = np.zeros(n_nodes, dtype=np.intp)
+    np.cumsum(sizes[:-1], out=starts[1:])
+    node_of_pos = np.repeat(np.arange(n_nodes), sizes)
+    # Node summaries from the rows in index order (as grow_tree sums them).
+    w_rows = fit.w.take(index_rows)
+    w_node = np.bincount(node_of_pos, weights=w_rows, minlength=n_nodes)
+    node_stats = phi = ranks = shifted = None
+    criterion = fit.criterion
+    if fit.regression:  # take: several times faster than Y[index_rows]
+        Y_rows = fit.Y.take(index_rows, axis=0)
+        lo, hi = segment_ranges(Y_rows, w_rows, starts)  # each column's, per node
+    if fit.absolute:  # medians, ranks and shifted targets (climbing_trees._wavelet)
+        value, impurity, ranks, shifted = _absolute_error_summaries(
+            Y_rows, w_rows, node_of_pos, starts, sizes, w_node
+        )
+    elif fit.regression:
+        value = segment_means(Y_rows, w_rows, node_of_pos, n_nodes, w_node)
+        # Squared error centres each node's targets at its mean, as grow_tree does.
+        phi = Y_rows
+        if criterion == "squared_error":
+            phi = Y_rows - centring_means(value, lo, hi).take(node_of_pos, axis=0)
+        phi = node_statistics(phi, w_rows, criterion)
+        node_stats = segment_sums(phi.T, node_of_pos, n_nodes)
+        impurity = impurity_from_statistics(node_stats, criterion)
+    else:  # the statistics are the weighted one-hot rows: their sums give the value
+        columns = (col.take(index_rows) for col in fit.class_cols)  # no copy of them all
+        node_stats = segment_sums(columns, node_of_pos, n_nodes)
+        value = node_stats / w_node[:, None]
+        impurity = impurity_from_statistics(node_stats, criterion)
+        # by row: only the categorical and random searches read it
+        if fit.cat_features.size or fit.random_splitter:
+            phi = fit.class_cols.T.take(index_rows, axis=0)
+    if fit.regression:
+        # Pure: every column constant over the rows of positive weight (a node
+        # without positive weight has lo = inf > hi = -inf: pure too).
+        pure = np.all(lo >= hi, axis=1)
+        del Y_rows  # per-row arrays are freed as soon as they are used (memory)
+    else:  # one-hot rows: pure when at most one class has positive weight
+        # (each output's block has a class of positive weight)
+        pure = np.count_nonzero(node_stats > 0, axis=1) <= n_outputs(criterion)
+    return Level(
+        depth, sizes, starts, node_of_pos, index_rows, w_rows, w_node, value, impurity,
+        pure, keys, node_stats, phi, ranks, shifted,
+    )  # fmt: skip
+
+
+def may_split(fit: FitData, level: Level) -> np.ndarray:
+    """The nodes the stopping rules let a search try to split."""
+    return (
+        (level.depth < fit.depth_limit)
+        & (level.sizes >= fit.min_samples_split)
+        & (level.sizes >= 2 * fit.min_samples_leaf)
+        & (level.w_node >= 2 * fit.min_weight_leaf)
+        & ~level.pure
+    )
+
+
+@dataclass
+class LevelSplits:
+    """Each node's winner: what every search returns.
+
+    ``feature`` -1 (score ``inf``) where no split is allowed; ``threshold``
+    NaN at categorical splits; ``missing_left``: ``missing_go_to_left``.
+    Categorical sets are compact (:mod:`climbing_trees._category_sets`):
+    where unseen levels go, and the (node, level) pairs that go the other
+    way, sorted.
+    """
+
+    feature: np.ndarray
+    threshold: np.ndarray
+    score: np.ndarray
+    missing_left: np.ndarray
+    unseen_left: np.ndarray
+    set_node: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.intp))
+    set_level: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.intp))
+
+    @classmethod
+    def none(cls, n_nodes: int) -> LevelSplits:
+        """No node split (yet)."""
+        return cls(
+            np.full(n_nodes, -1, dtype=np.intp),
+            np.full(n_nodes, np.nan),
+            np.full(n_nodes, np.inf),
+            np.zeros(n_nodes, dtype=bool),
+            np.zeros(n_nodes, dtype=bool),
+        )
+
+    def made(self, split: np.ndarray) -> LevelSplits:
+        """The splits that are made (``split``), in the Tree's form: feature and
+        threshold undefined elsewhere, and no missing side or set there."""
+        feature = np.full(split.size, TREE_UNDEFINED, dtype=np.intp)
+        threshold = np.full(split.size, float(TREE_UNDEFINED))
+        feature[split] = self.feature[split]
+        threshold[split] = self.threshold[split]
+        keep = split[self.set_node]
+        # A categorical winner has threshold NaN: its missing level is a level.
+        missing_left = split & self.missing_left & ~np.isnan(self.threshold)
+        return LevelSplits(
+            feature, threshold, self.score, missing_left, self.unseen_left & split,
+            self.set_node[keep], self.set_level[keep],
+        )  # fmt: skip

@@ -1,0 +1,48 @@
+"""Which options the level-wise builder grows: the one place the estimators ask."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .._criteria import STATISTICS_CRITERIA
+
+
+def levelwise_refusal(criterion, is_categorical=None, random_splits=None, missing_values="learn"):
+    """Why :func:`grow_tree_levelwise` cannot grow a tree with these options, or None.
+
+    Surrogate splits (chapter 10) are searched node by node; a criterion
+    without sufficient statistics (absolute error) only where
+    :func:`levelwise_absolute_error` allows.  The estimators grow the tree with
+    :func:`climbing_trees.grow_tree` wherever this returns a reason, and
+    :func:`grow_tree_levelwise` raises it.
+
+    >>> levelwise_refusal("gini") is None, levelwise_refusal("gini", missing_values="surrogate")
+    (True, 'surrogate splits are searched node by node; grow this tree with grow_tree instead.')
+    """
+    if missing_values == "surrogate":
+        return "surrogate splits are searched node by node; grow this tree with grow_tree instead."
+    absolute = criterion == "absolute_error"
+    if criterion not in STATISTICS_CRITERIA and not absolute:
+        return (
+            f"grow_tree_levelwise does not support criterion={criterion!r}, which has no "
+            "sufficient statistics; grow the tree with grow_tree instead."
+        )
+    if absolute and not levelwise_absolute_error(is_categorical, random_splits):
+        return (
+            "grow_tree_levelwise searches criterion='absolute_error' on numerical "
+            "features with splitter='best' only; grow this tree with grow_tree instead."
+        )
+    return None
+
+
+def levelwise_absolute_error(is_categorical, random_splits) -> bool:
+    """Whether :func:`grow_tree_levelwise` grows an absolute-error tree with these options.
+
+    Numerical features with the best splitter: their candidates go through
+    :func:`climbing_trees.split_absolute_errors` level by level.  Categorical
+    features (scored node by node from their rows) and random thresholds are
+    left to :func:`climbing_trees.grow_tree`.
+    """
+    categorical = is_categorical is not None and bool(np.any(is_categorical))
+    random_splitter = random_splits is not None and random_splits.splitter == "random"
+    return not categorical and not random_splitter

@@ -1,0 +1,99 @@
+"""The random splitter's search: one drawn threshold per node and feature."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .._random import (
+    missing_directions,
+    threshold_below,
+    threshold_scores,
+    threshold_sides,
+)
+from .._ties import (
+    choose_best_rows,
+)
+from ._draws import _most_rows
+
+
+def _random_numeric_splits(fit, orders, level):
+    """The winner of each node's drawn thresholds (``splitter="random"``).
+
+    One candidate per node and drawn feature, scored by the functions
+    ``grow_tree`` calls (:func:`climbing_trees._random.threshold_below`,
+    :func:`climbing_trees._random.threshold_sides` and
+    :func:`climbing_trees._random.threshold_scores`), then the tie rule of
+    :func:`climbing_trees.choose_best` along each node's features.  Each
+    feature reads only the rows of the nodes that drew it (unless they hold
+    most rows, :func:`_most_rows`).  Returns feature
+    (among the numerical ones), threshold, score and ``missing_go_to_left``
+    (:func:`climbing_trees._random.missing_directions`: the drawn side where
+    the node has missing values, else the child with more rows).
+    """
+    draws, X_by_feature, num_features = level.draws, fit.X_by_feature, fit.num_features
+    has_missing, index_rows, phi = orders.has_missing, level.index_rows, level.phi
+    w_rows, node_of_pos, node_stats = level.w_rows, level.node_of_pos, level.node_stats
+    sizes, impurity, searchable = level.sizes, level.impurity, level.searchable
+    criterion, msl = fit.criterion, fit.min_samples_leaf
+    n_nodes, n_num = len(sizes), len(num_features)
+    searched = draws["num_mask"] & searchable[:, None]
+    left = np.zeros((n_nodes, n_num, phi.shape[1]))
+    n_left = np.zeros((n_nodes, n_num), dtype=np.intp)
+    positive_left = np.zeros((n_nodes, n_num), dtype=np.intp)
+    stats = np.ascontiguousarray(phi.T)  # one row per statistic
+    t, side = draws["thresholds"], draws["missing_left"]
+    t_by_feature, side_by_feature = np.ascontiguousarray(t.T), np.ascontiguousarray(side.T)
+    # Features read at every row (the other nodes' scores are refused).
+    dense = _most_rows(searched, sizes)
+    for jj in np.flatnonzero(searched.any(axis=0) & ~dense):
+        positions = np.flatnonzero(searched[node_of_pos, jj])
+        node = node_of_pos[positions]
+        x = X_by_feature[num_features[jj]].take(index_rows[positions])
+        t_rows = t_by_feature[jj].take(node)
+        below = x <= t_rows
+        if has_missing[jj]:
+            below = threshold_below(x, t_rows, side_by_feature[jj].take(node))
+        sides = threshold_sides(below[None], stats[:, positions], w_rows[positions], node, n_nodes)
+        left[:, jj], n_left[:, jj], positive_left[:, jj] = (a[:, 0] for a in sides)
+    dense = np.flatnonzero(dense)
+    if dense.size:
+        features = num_features[dense]
+        values = draws["values"]
+        if list(features) == list(values.get("features", [])):
+            x = values["x"]  # read for the ranges
+        else:
+            x = X_by_feature[features].take(index_rows, axis=1)
+        t_rows = t_by_feature[dense].take(node_of_pos, axis=1)
+        below = x <= t_rows
+        if has_missing[dense].any():
+            below = threshold_below(x, t_rows, side_by_feature[dense].take(node_of_pos, axis=1))
+        sides = threshold_sides(below, stats, w_rows, node_of_pos, n_nodes)
+        if dense.size == n_num:
+            left, n_left, positive_left = sides
+        else:
+            left[:, dense], n_left[:, dense], positive_left[:, dense] = sides
+    n_positive = np.bincount(node_of_pos, weights=w_rows > 0, minlength=n_nodes)
+    # Scored where searched only: one (node, feature) candidate per row.
+    node, feature = np.nonzero(searched)
+    scores = np.full(searched.shape, np.inf)
+    scores[node, feature] = threshold_scores(
+        left[node, feature][:, None],
+        n_left[node, feature][:, None],
+        positive_left[node, feature][:, None],
+        node_stats[node],
+        sizes[node],
+        n_positive[node],
+        criterion,
+        msl,
+    )[:, 0]
+    best, first = choose_best_rows(scores, impurity)
+    found = np.isfinite(best)
+    nodes = np.arange(n_nodes)
+    threshold = t[nodes, first]
+    direction = missing_directions(draws["missing"], side, n_left, sizes)
+    return (
+        np.where(found, first, -1),
+        np.where(found, threshold, np.nan),
+        np.where(found, best, np.inf),
+        found & direction[nodes, first],
+    )

@@ -1,0 +1,29 @@
+"""The level-wise builder grows the saved corpus of trees bit for bit.
+
+``tests/levelwise_corpus.py`` makes every problem from its seed and hashes
+each array of its tree; ``tests/corpus/levelwise_trees.json`` holds the hashes
+of the trees grown before the builder was cut into pieces.  A refactoring that
+changes any bit of any tree fails here, naming the problem and the array.
+"""
+
+from __future__ import annotations
+
+import json
+
+import levelwise_corpus as corpus
+import pytest
+
+SAVED = json.loads(corpus.PATH.read_text())
+GROW = corpus.problems()
+
+
+def test_the_corpus_lists_every_problem():
+    assert sorted(SAVED) == sorted(GROW)
+
+
+@pytest.mark.parametrize("name", sorted(GROW))
+def test_same_tree_as_saved(name):
+    now = corpus.tree_hashes(GROW[name]())
+    changed = [array for array in SAVED[name] if now.get(array) != SAVED[name][array]]
+    assert sorted(now) == sorted(SAVED[name]), f"{name}: the Tree's fields changed"
+    assert not changed, f"{name}: the arrays {changed} differ from the saved corpus"
