@@ -319,7 +319,9 @@ class BaseDecisionTree(BaseEstimator):
             random_splits=randomness,
         )
         # CART's importance with surrogates needs the training rows (chapter 12).
-        training = (X, Y, sample_weight, params["criterion"]) if surrogate else None
+        training = None
+        if missing_values == "surrogate":
+            training = (X, Y, sample_weight, params["criterion"])
         del X, y, Y, sample_weight, keep  # the training arrays: freed before the tables
         tree = learner.tree_  # report the caller's weights, not the rescaled ones
         tree.weighted_n_node_samples *= weight_scale  # the builder's own array
