@@ -43,7 +43,12 @@ from ._categorical import (
     pool_rare_levels,
     pool_rare_pairs,
 )
-from ._classes import DecisionTreeClassifier, DecisionTreeRegressor
+from ._classes import (
+    DecisionTreeClassifier,
+    DecisionTreeRegressor,
+    ExtraTreeClassifier,
+    ExtraTreeRegressor,
+)
 from ._criteria import (
     OutputLayout,
     absolute_error,
@@ -124,6 +129,8 @@ __all__ = [
     "pool_rare_pairs",
     "DecisionTreeClassifier",
     "DecisionTreeRegressor",
+    "ExtraTreeClassifier",
+    "ExtraTreeRegressor",
     "ExtraTreesClassifier",
     "ExtraTreesRegressor",
     "GradientBoostingRegressor",

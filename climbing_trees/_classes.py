@@ -5,7 +5,10 @@ Chapter 5 of the book ("Training and inference") explains this module.
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
+from scipy import sparse
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin, clone
 from sklearn.utils import Bunch
 from sklearn.utils.multiclass import check_classification_targets
@@ -23,6 +26,7 @@ from ._validation import (
     explained_errors,
     power_of_two_scale,
     resolve_hyperparameters,
+    user_stacklevel,
 )
 from ._weights import (
     check_min_weight_fraction_leaf,
@@ -177,6 +181,37 @@ def _check_classification_labels(y: np.ndarray) -> None:
         ) from exc
 
 
+def _friedman_mse_is_squared_error(criterion):
+    """``"squared_error"`` for ``"friedman_mse"``, with scikit-learn 1.9's FutureWarning.
+
+    scikit-learn 1.9 deprecates ``criterion="friedman_mse"``: its regressors'
+    ``__init__`` store ``"squared_error"`` instead, "as both were always
+    equivalent" (Friedman's improvement ranks the splits of a node as the
+    decrease of squared error does, and the trees grown are the same), and
+    warn.  The regressors here do the same, word for word.
+    """
+    if isinstance(criterion, str) and criterion == "friedman_mse":
+        warnings.warn(
+            'Value `"friedman_mse"` for `criterion` is deprecated and will be '
+            'removed in 1.11. It maps to `"squared_error"` as both '
+            'were always equivalent. Use `criterion="squared_error"` '
+            "to remove this warning.",
+            FutureWarning,
+            stacklevel=user_stacklevel(),
+        )
+        return "squared_error"
+    return criterion
+
+
+def _refuse_sparse_y(y) -> None:
+    """scikit-learn's TypeError for a sparse ``y`` (the trees fit dense targets)."""
+    if sparse.issparse(y):
+        raise TypeError(
+            "Sparse data was passed for y, but dense data is required. Use '.toarray()' "
+            "to convert to a dense numpy array."
+        )
+
+
 class BaseDecisionTree(BaseEstimator):
     """Shared fit/predict machinery of both estimators.
 
@@ -246,7 +281,9 @@ class BaseDecisionTree(BaseEstimator):
         self
         """
         learner = self._unfitted_copy()
+        _refuse_sparse_y(y)
         _check_output_shape(getattr(y, "shape", ()))
+        learner._check_target_values(y)
         with explained_errors():
             X, learner.is_categorical_, learner.categories_ = encode_categorical(
                 X, learner.categorical_features
@@ -324,6 +361,8 @@ class BaseDecisionTree(BaseEstimator):
         if ccp_alpha > 0:
             tree = prune(tree, ccp_subtree(tree, ccp_alpha, learner._node_risk(tree)))
         learner.tree_ = tree
+        tree.n_features = learner.n_features_in_
+        tree.n_classes = np.ones(learner.n_outputs_) * np.asarray(learner._output_widths())
         tree.flat_tables()  # the lookup tables of predict, built once here
         self._adopt_fitted_state(learner)
         return self
@@ -363,6 +402,9 @@ class BaseDecisionTree(BaseEstimator):
 
     def _check_target(self, Y: np.ndarray) -> None:
         """Checks that depend on the criterion (after rows of weight 0 are dropped)."""
+
+    def _check_target_values(self, y) -> None:
+        """Checks of the raw ``y`` that come before those of ``X`` (none here)."""
 
     def _output_widths(self) -> tuple[int, ...]:
         """Columns of each output in the encoded target (one per regression output)."""
@@ -937,6 +979,7 @@ class DecisionTreeRegressor(RegressorMixin, BaseDecisionTree):
         max_features=None,
         random_state=None,
     ):
+        criterion = _friedman_mse_is_squared_error(criterion)
         super().__init__(
             criterion=criterion,
             max_depth=max_depth,
@@ -962,6 +1005,20 @@ class DecisionTreeRegressor(RegressorMixin, BaseDecisionTree):
         self.n_outputs_ = 1 if y.ndim == 1 else y.shape[1]
         return y[:, None] if y.ndim == 1 else y
 
+    def _check_target_values(self, y) -> None:
+        """Poisson: scikit-learn's two checks of ``y``, on every row, before ``X`` is
+        checked (as scikit-learn orders them).  Rows of weight 0 are checked again
+        without their targets in :meth:`_check_target`."""
+        if self.criterion != "poisson":
+            return
+        try:
+            values = np.asarray(y, dtype=float)
+        except (TypeError, ValueError):
+            return  # not numbers: the checks of y say so
+        with np.errstate(invalid="ignore"):
+            if values.size and not np.isnan(values).any():
+                self._check_target(values)
+
     def _check_target(self, Y: np.ndarray) -> None:
         if self.criterion != "poisson":
             return
@@ -986,3 +1043,139 @@ class DecisionTreeRegressor(RegressorMixin, BaseDecisionTree):
         if self.n_outputs_ == 1:
             return self.tree_.value[:, 0, 0].take(leaves)
         return self.tree_.value[:, :, 0].take(leaves, axis=0)
+
+
+class ExtraTreeClassifier(DecisionTreeClassifier):
+    """An extremely randomised classification tree (Geurts et al. 2006).
+
+    :class:`DecisionTreeClassifier` with scikit-learn's defaults of
+    ``sklearn.tree.ExtraTreeClassifier``: ``splitter="random"`` (one random
+    threshold per feature tried) and ``max_features="sqrt"``.  Every other
+    parameter, attribute and method is :class:`DecisionTreeClassifier`'s.
+    Forests of them are :class:`climbing_trees.ExtraTreesClassifier`
+    (chapter 11).
+
+    References
+    ----------
+    P. Geurts, D. Ernst and L. Wehenkel, "Extremely randomized trees",
+    *Machine Learning* 63(1), 2006.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_iris
+    >>> X, y = load_iris(return_X_y=True)
+    >>> model = ExtraTreeClassifier(random_state=0).fit(X, y)
+    >>> float(model.score(X, y))
+    1.0
+    """
+
+    def __init__(
+        self,
+        *,
+        criterion="gini",
+        splitter="random",
+        max_depth=None,
+        min_samples_split=2,
+        min_samples_leaf=1,
+        min_weight_fraction_leaf=0.0,
+        max_features="sqrt",
+        random_state=None,
+        max_leaf_nodes=None,
+        min_impurity_decrease=0.0,
+        class_weight=None,
+        ccp_alpha=0.0,
+        ccp_risk="impurity",
+        categorical_features="auto",
+        categorical_split="auto",
+        min_samples_level=1,
+        max_categorical_candidates=16_384,
+        missing_values="learn",
+        max_surrogates=5,
+    ):
+        super().__init__(
+            criterion=criterion,
+            splitter=splitter,
+            max_depth=max_depth,
+            min_samples_split=min_samples_split,
+            min_samples_leaf=min_samples_leaf,
+            min_weight_fraction_leaf=min_weight_fraction_leaf,
+            max_features=max_features,
+            random_state=random_state,
+            max_leaf_nodes=max_leaf_nodes,
+            min_impurity_decrease=min_impurity_decrease,
+            class_weight=class_weight,
+            ccp_alpha=ccp_alpha,
+            ccp_risk=ccp_risk,
+            categorical_features=categorical_features,
+            categorical_split=categorical_split,
+            min_samples_level=min_samples_level,
+            max_categorical_candidates=max_categorical_candidates,
+            missing_values=missing_values,
+            max_surrogates=max_surrogates,
+        )
+
+
+class ExtraTreeRegressor(DecisionTreeRegressor):
+    """An extremely randomised regression tree (Geurts et al. 2006).
+
+    :class:`DecisionTreeRegressor` with scikit-learn's defaults of
+    ``sklearn.tree.ExtraTreeRegressor``: ``splitter="random"`` and
+    ``max_features=1.0`` (every feature tried, each at one random
+    threshold).  Every other parameter, attribute and method is
+    :class:`DecisionTreeRegressor`'s.  Forests of them are
+    :class:`climbing_trees.ExtraTreesRegressor` (chapter 11).
+
+    References
+    ----------
+    P. Geurts, D. Ernst and L. Wehenkel, "Extremely randomized trees",
+    *Machine Learning* 63(1), 2006.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_diabetes
+    >>> X, y = load_diabetes(return_X_y=True)
+    >>> model = ExtraTreeRegressor(max_depth=3, random_state=0).fit(X, y)
+    >>> model.get_n_leaves()
+    8
+    """
+
+    def __init__(
+        self,
+        *,
+        criterion="squared_error",
+        splitter="random",
+        max_depth=None,
+        min_samples_split=2,
+        min_samples_leaf=1,
+        min_weight_fraction_leaf=0.0,
+        max_features=1.0,
+        random_state=None,
+        min_impurity_decrease=0.0,
+        max_leaf_nodes=None,
+        ccp_alpha=0.0,
+        categorical_features="auto",
+        categorical_split="auto",
+        min_samples_level=1,
+        max_categorical_candidates=16_384,
+        missing_values="learn",
+        max_surrogates=5,
+    ):
+        super().__init__(
+            criterion=criterion,
+            splitter=splitter,
+            max_depth=max_depth,
+            min_samples_split=min_samples_split,
+            min_samples_leaf=min_samples_leaf,
+            min_weight_fraction_leaf=min_weight_fraction_leaf,
+            max_features=max_features,
+            random_state=random_state,
+            min_impurity_decrease=min_impurity_decrease,
+            max_leaf_nodes=max_leaf_nodes,
+            ccp_alpha=ccp_alpha,
+            categorical_features=categorical_features,
+            categorical_split=categorical_split,
+            min_samples_level=min_samples_level,
+            max_categorical_candidates=max_categorical_candidates,
+            missing_values=missing_values,
+            max_surrogates=max_surrogates,
+        )

@@ -419,6 +419,11 @@ def plot_tree(model, ax=None, feature_names=None, decimals: int = 2, fontsize: f
     return texts
 
 
+def _rgb_to_hexstring(rgb) -> str:
+    """``#rrggbb`` of an 8-bit ``(r, g, b)``, as scikit-learn writes colours."""
+    return "#" + "".join(f"{int(c):02x}" for c in rgb)
+
+
 def _color_brew(n: int) -> list[list[int]]:
     """``n`` colours of equally spaced hues, as scikit-learn's ``export_graphviz`` picks them."""
     s, v = 0.75, 0.9
@@ -453,8 +458,7 @@ def _fill_color(model, node: int) -> str:
         low, high = np.min(tree.value), np.max(tree.value)
         # One value everywhere: white, as scikit-learn draws it.
         alpha = 0.0 if low == high else (tree.value[node, 0, 0] - low) / (high - low)
-    rgb = [int(round(alpha * c + (1 - alpha) * 255, 0)) for c in colour]
-    return "#" + "".join(f"{c:02x}" for c in rgb)
+    return _rgb_to_hexstring([int(round(alpha * c + (1 - alpha) * 255, 0)) for c in colour])
 
 
 def _around(value, precision: int):
