@@ -14,7 +14,8 @@ from sklearn.utils import Bunch
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_data
 
-from ._categorical import check_categorical_split, encode_categorical, warn_unmatched_levels
+from ._categorical import check_categorical_split
+from ._categorical_encoding import encode_categorical, warn_unmatched_levels
 from ._criteria import CLASSIFICATION_CRITERIA, REGRESSION_CRITERIA, one_hot, output_criterion
 from ._growth import grow_tree
 from ._levelwise import grow_tree_levelwise, levelwise_absolute_error
@@ -98,7 +99,7 @@ def _encode_numeric_levels(X: np.ndarray, categories: list, names=None) -> np.nd
     The same codes as :func:`encode_categorical` (a value equal to a level gets
     that level's position, any other value -1), found by ``searchsorted`` on the
     sorted levels instead of through a pandas object index, and the same
-    warnings (:func:`~climbing_trees._categorical.warn_unmatched_levels`; the
+    warnings (:func:`~climbing_trees._categorical_encoding.warn_unmatched_levels`; the
     columns are called by ``names``, or by their indices).  Returns ``None``
     when some level is not a plain int or float exactly equal to its float
     (booleans, strings, huge integers...): the caller then takes the general path.

@@ -12,7 +12,7 @@ call these checks.  Every rejected input raises ``ValueError`` or
   names, or holds datetime or timedelta columns next to numeric or categorical
   ones (unless declared categorical); text in a column declared numerical, and
   with ``categorical_features="auto"`` a column of numbers with stray text
-  (:mod:`climbing_trees._categorical`); ``X`` and ``y`` of different lengths;
+  (:mod:`climbing_trees._categorical_encoding`); ``X`` and ``y`` of different lengths;
 * at predict time: another number of columns, or other column names or order;
 * sample weights that are negative, NaN, infinite, complex, all zero, of the
   wrong length, or whose sum overflows;
