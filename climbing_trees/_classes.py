@@ -268,6 +268,8 @@ class BaseDecisionTree(BaseEstimator):
         Parameters
         ----------
         X : array-like or pandas DataFrame of shape (n_samples, n_features)
+            Dense (a sparse matrix is refused: ``X.toarray()``); NaN marks a
+            missing value; categorical columns as in ``categorical_features``.
         y : array-like of shape (n_samples,) or (n_samples, n_outputs)
             Several columns are several outputs, fitted by one tree whose
             impurity is the mean of the outputs' impurities (scikit-learn's
@@ -375,6 +377,11 @@ class BaseDecisionTree(BaseEstimator):
         included, as set) and runs the weakest-link sequence on its tree
         (:func:`climbing_trees.weakest_links`), as scikit-learn's method of
         the same name does.  Chapter 9 of the book explains it.
+
+        Parameters
+        ----------
+        X, y, sample_weight
+            As in :meth:`fit`.
 
         Returns
         -------
@@ -519,11 +526,26 @@ class BaseDecisionTree(BaseEstimator):
         return self.tree_.apply_flat(plain, has_missing=has_missing)
 
     def apply(self, X) -> np.ndarray:
-        """Index of the leaf that each row of ``X`` lands in."""
+        """Index of the leaf that each row of ``X`` lands in.
+
+        Parameters
+        ----------
+        X : array-like or pandas DataFrame of shape (n_samples, n_features)
+            Columns as at fit (categorical levels, missing values allowed).
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+            Node ids (rows of ``tree_``'s arrays), as scikit-learn's ``apply``.
+        """
         return self._leaves(X)
 
     def decision_path(self, X):
         """Nodes each row of ``X`` passes through, as scikit-learn returns them.
+
+        Parameters
+        ----------
+        X : array-like or pandas DataFrame of shape (n_samples, n_features)
 
         Returns
         -------
@@ -534,12 +556,23 @@ class BaseDecisionTree(BaseEstimator):
         return self.tree_.decision_path(X)
 
     def get_depth(self) -> int:
-        """Depth of the fitted tree (a single leaf has depth 0)."""
+        """Depth of the fitted tree (a single leaf has depth 0).
+
+        Returns
+        -------
+        int
+            Edges on the longest path from the root to a leaf.
+        """
         check_is_fitted(self, "tree_")
         return self.tree_.max_depth
 
     def get_n_leaves(self) -> int:
-        """Number of leaves of the fitted tree."""
+        """Number of leaves of the fitted tree.
+
+        Returns
+        -------
+        int
+        """
         check_is_fitted(self, "tree_")
         return self.tree_.n_leaves
 
@@ -847,7 +880,14 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
     def predict_proba(self, X):
         """Class probabilities (weighted leaf proportions), columns in ``classes_`` order.
 
-        With several outputs, a list with one such array per output.
+        Parameters
+        ----------
+        X : array-like or pandas DataFrame of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_classes)
+            With several outputs, a list with one such array per output.
         """
         leaves = self._leaves(X)  # first: raises NotFittedError before fit
         proba = self.tree_.value.take(leaves, axis=0)
@@ -856,7 +896,17 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
         return [proba[:, k, :n] for k, n in enumerate(self.n_classes_)]
 
     def predict_log_proba(self, X):
-        """Natural logarithm of :meth:`predict_proba` (a list with several outputs)."""
+        """Natural logarithm of :meth:`predict_proba` (a list with several outputs).
+
+        Parameters
+        ----------
+        X : array-like or pandas DataFrame of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_classes)
+            ``-inf`` where a probability is 0.
+        """
         proba = self.predict_proba(X)
         with np.errstate(divide="ignore"):
             if self.n_outputs_ == 1:
@@ -866,7 +916,15 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
     def predict(self, X) -> np.ndarray:
         """Most probable class; equal probabilities go to the lowest class index.
 
-        With several outputs, an array of shape ``(n_samples, n_outputs)``.
+        Parameters
+        ----------
+        X : array-like or pandas DataFrame of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+            Labels from ``classes_``; with several outputs, an array of shape
+            ``(n_samples, n_outputs)``.
         """
         leaves = self._leaves(X)
         # The argmax of each node once, rather than of each row's copy of it.
@@ -894,6 +952,9 @@ class DecisionTreeRegressor(RegressorMixin, BaseDecisionTree):
         ``"absolute_error"``: leaves predict the weighted median (scikit-
         learn's definition, :func:`climbing_trees.weighted_median`) and nodes
         are scored by the mean absolute deviation from it; robust to outliers.
+        ``"friedman_mse"``, deprecated by scikit-learn 1.9, is accepted with
+        scikit-learn's ``FutureWarning`` and stored as ``"squared_error"``
+        (both always grew the same trees).
     max_depth, min_samples_split, min_samples_leaf, min_impurity_decrease
         As in :class:`DecisionTreeClassifier`.
     max_leaf_nodes, ccp_alpha
@@ -1038,7 +1099,16 @@ class DecisionTreeRegressor(RegressorMixin, BaseDecisionTree):
     def predict(self, X) -> np.ndarray:
         """Weighted mean target of the leaf each row lands in.
 
-        With several outputs, an array of shape ``(n_samples, n_outputs)``.
+        (The weighted median with ``criterion="absolute_error"``.)
+
+        Parameters
+        ----------
+        X : array-like or pandas DataFrame of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+            With several outputs, an array of shape ``(n_samples, n_outputs)``.
         """
         leaves = self._leaves(X)
         if self.n_outputs_ == 1:
