@@ -1126,6 +1126,20 @@ class ExtraTreeClassifier(DecisionTreeClassifier):
     Forests of them are :class:`climbing_trees.ExtraTreesClassifier`
     (chapter 11).
 
+    Parameters
+    ----------
+    splitter : {"random", "best"}, default="random"
+        One random threshold per feature tried, between its smallest and
+        largest value in the node (chapter 11).
+    max_features : int, float, {"sqrt", "log2"} or None, default="sqrt"
+        Features tried at each node.
+    criterion, max_depth, min_samples_split, min_samples_leaf, \
+    min_weight_fraction_leaf, random_state, max_leaf_nodes, \
+    min_impurity_decrease, class_weight, ccp_alpha, ccp_risk, \
+    categorical_features, categorical_split, min_samples_level, \
+    max_categorical_candidates, missing_values, max_surrogates
+        As in :class:`DecisionTreeClassifier`.
+
     References
     ----------
     P. Geurts, D. Ernst and L. Wehenkel, "Extremely randomized trees",
@@ -1195,6 +1209,19 @@ class ExtraTreeRegressor(DecisionTreeRegressor):
     threshold).  Every other parameter, attribute and method is
     :class:`DecisionTreeRegressor`'s.  Forests of them are
     :class:`climbing_trees.ExtraTreesRegressor` (chapter 11).
+
+    Parameters
+    ----------
+    splitter : {"random", "best"}, default="random"
+        One random threshold per feature tried, between its smallest and
+        largest value in the node (chapter 11).
+    max_features : int, float, {"sqrt", "log2"} or None, default=1.0
+        Features tried at each node (all of them by default).
+    criterion, max_depth, min_samples_split, min_samples_leaf, \
+    min_weight_fraction_leaf, random_state, min_impurity_decrease, \
+    max_leaf_nodes, ccp_alpha, categorical_features, categorical_split, \
+    min_samples_level, max_categorical_candidates, missing_values, max_surrogates
+        As in :class:`DecisionTreeRegressor`.
 
     References
     ----------

@@ -117,3 +117,23 @@ def test_extra_tree_defaults_are_sklearns(ours, theirs):
         warnings.simplefilter("error")
         for name in shared:
             assert ours().get_params()[name] == theirs().get_params()[name], name
+
+
+@pytest.mark.parametrize(
+    "public",
+    [
+        ct.export_text,
+        ct.export_graphviz,
+        ct.plot_tree,
+        ct.DecisionTreeClassifier,
+        ct.DecisionTreeRegressor,
+        ct.ExtraTreeClassifier,
+        ct.ExtraTreeRegressor,
+    ],
+    ids=lambda f: f.__name__,
+)
+def test_numpydoc_sections(public):
+    doc = public.__doc__
+    sections = ["Parameters", "Examples"] + ([] if isinstance(public, type) else ["Returns"])
+    for section in sections:
+        assert f"\n    {section}\n    {'-' * len(section)}\n" in doc, section
