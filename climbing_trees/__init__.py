@@ -1,32 +1,41 @@
 """climbing_trees: classification and regression trees (CART), built to be read.
 
-Each module matches a chapter of the book:
+Each module matches a chapter of the book (``tests/test_module_map.py`` checks
+that every module of the package is in this table; a subpackage is listed by
+its name, and its own docstring lists its modules):
 
-=================================  ==========================================
-module                             chapter
-=================================  ==========================================
-``_criteria``                      1. Building blocks (impurities, weights)
-``_first_tree``                    2. A first tree in one page
-``_naive``, ``_growth``            2. The naive split search, greedy growth
-``_export``                        2. Text and drawings of a fitted tree
-``_incremental``                   3. Incremental criteria (prefix sums)
-``_median``, ``_wavelet``          3. Absolute error (running medians)
-``_ties``                          4. Ties
-``_tree``, ``_classes``            5. Training and inference
-``_validation``                    5. Checks on parameters and inputs
-``_categorical``                   6-7. Categorical features
-``_category_sets``                 7. Storing categorical sets
-``_categorical_study``             7. Measuring the multiclass searches
-``_levelwise``                     8. Growing trees fast
-``_benchmark``                     8. Timings against scikit-learn
-``_pruning``                       9. Pruning (cost-complexity, best first, CV)
-``_rpart``                         9-10. rpart as an outside reference
-``_missing``, ``_surrogates``      10. Missing values
-``_random``, ``_weights``          11. Randomised trees, class weights
-``_ensemble``                      11. From one tree to many
-``_gradient_boosting``             11. Gradient boosting
-``_costs``, ``_importance``        12. Costs, priors and importance
-=================================  ==========================================
+=========================== =======  ==================================================
+module                      chapter  role
+=========================== =======  ==================================================
+``_criteria``               1        impurities, node values, sufficient statistics
+``_first_tree``             2        a whole tree in one page of plain Python
+``_naive``                  2        the O(N^2) split search, the oracle of the others
+``_growth``                 2        ``grow_tree``: greedy depth-first growth (oracle)
+``_export``                 2        ``export_text``, ``export_graphviz``, ``plot_tree``
+``_incremental``            3        prefix-sum split search
+``_median``                 3        running medians: absolute error, one split
+``_wavelet``                3        wavelet matrix: absolute error of every split
+``_ties``                   4        tie rules: which split wins, where thresholds go
+``_tree``                   5        ``Tree``: the fitted arrays, ``apply``, paths
+``_classes``                5        the estimators (scikit-learn API)
+``_validation``             5        checks on parameters and inputs, clear errors
+``_categorical_encoding``   6        DataFrame columns to level codes, and back
+``_categorical``            6-7      categorical searches: one-vs-rest, partitions
+``_category_sets``          7        compact storage of categorical sets
+``_categorical_study``      7        measuring the multiclass searches
+``_pruning``                8        cost-complexity and best-first pruning, CV
+``_rpart``                  8-10     rpart's reference results, read and compared
+``_missing``                9        missing values: candidates, learned direction
+``_surrogates``             9        CART's surrogate splits
+``_costs``                  10       misclassification costs, altered priors
+``_importance``             10       importance with surrogates, drop-column
+``_levelwise``              11       ``grow_tree_levelwise``: the fast builder
+``_benchmark``              11       timings against scikit-learn
+``_random``                 12       random thresholds and feature draws
+``_weights``                12       class weights, minimum leaf weights
+``_ensemble``               12       random forests and extra trees
+``_gradient_boosting``      12       gradient boosting (regression, classification)
+=========================== =======  ==================================================
 """
 
 from ._categorical import (
@@ -36,7 +45,6 @@ from ._categorical import (
     best_categorical_split,
     brute_force_categorical_split,
     categories_left_row,
-    encode_categorical,
     level_order,
     level_statistics,
     multiclass_plan,
@@ -45,7 +53,13 @@ from ._categorical import (
     pool_rare_levels,
     pool_rare_pairs,
 )
-from ._classes import DecisionTreeClassifier, DecisionTreeRegressor
+from ._categorical_encoding import encode_categorical
+from ._classes import (
+    DecisionTreeClassifier,
+    DecisionTreeRegressor,
+    ExtraTreeClassifier,
+    ExtraTreeRegressor,
+)
 from ._costs import prior_class_weight
 from ._criteria import (
     OutputLayout,
@@ -128,6 +142,8 @@ __all__ = [
     "pool_rare_pairs",
     "DecisionTreeClassifier",
     "DecisionTreeRegressor",
+    "ExtraTreeClassifier",
+    "ExtraTreeRegressor",
     "ExtraTreesClassifier",
     "ExtraTreesRegressor",
     "GradientBoostingClassifier",

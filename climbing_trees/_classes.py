@@ -5,13 +5,17 @@ Chapter 5 of the book ("Training and inference") explains this module.
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
+from scipy import sparse
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin, clone
 from sklearn.utils import Bunch
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_data
 
-from ._categorical import check_categorical_split, encode_categorical, warn_unmatched_levels
+from ._categorical import check_categorical_split
+from ._categorical_encoding import encode_categorical, warn_unmatched_levels
 from ._costs import fit_costs
 from ._criteria import CLASSIFICATION_CRITERIA, REGRESSION_CRITERIA, one_hot, output_criterion
 from ._growth import grow_tree
@@ -25,6 +29,7 @@ from ._validation import (
     explained_errors,
     power_of_two_scale,
     resolve_hyperparameters,
+    user_stacklevel,
 )
 from ._weights import (
     check_min_weight_fraction_leaf,
@@ -96,7 +101,7 @@ def _encode_numeric_levels(X: np.ndarray, categories: list, names=None) -> np.nd
     The same codes as :func:`encode_categorical` (a value equal to a level gets
     that level's position, any other value -1), found by ``searchsorted`` on the
     sorted levels instead of through a pandas object index, and the same
-    warnings (:func:`~climbing_trees._categorical.warn_unmatched_levels`; the
+    warnings (:func:`~climbing_trees._categorical_encoding.warn_unmatched_levels`; the
     columns are called by ``names``, or by their indices).  Returns ``None``
     when some level is not a plain int or float exactly equal to its float
     (booleans, strings, huge integers...): the caller then takes the general path.
@@ -179,6 +184,37 @@ def _check_classification_labels(y: np.ndarray) -> None:
         ) from exc
 
 
+def _friedman_mse_is_squared_error(criterion):
+    """``"squared_error"`` for ``"friedman_mse"``, with scikit-learn 1.9's FutureWarning.
+
+    scikit-learn 1.9 deprecates ``criterion="friedman_mse"``: its regressors'
+    ``__init__`` store ``"squared_error"`` instead, "as both were always
+    equivalent" (Friedman's improvement ranks the splits of a node as the
+    decrease of squared error does, and the trees grown are the same), and
+    warn.  The regressors here do the same, word for word.
+    """
+    if isinstance(criterion, str) and criterion == "friedman_mse":
+        warnings.warn(
+            'Value `"friedman_mse"` for `criterion` is deprecated and will be '
+            'removed in 1.11. It maps to `"squared_error"` as both '
+            'were always equivalent. Use `criterion="squared_error"` '
+            "to remove this warning.",
+            FutureWarning,
+            stacklevel=user_stacklevel(),
+        )
+        return "squared_error"
+    return criterion
+
+
+def _refuse_sparse_y(y) -> None:
+    """scikit-learn's TypeError for a sparse ``y`` (the trees fit dense targets)."""
+    if sparse.issparse(y):
+        raise TypeError(
+            "Sparse data was passed for y, but dense data is required. Use '.toarray()' "
+            "to convert to a dense numpy array."
+        )
+
+
 class BaseDecisionTree(BaseEstimator):
     """Shared fit/predict machinery of both estimators.
 
@@ -234,6 +270,8 @@ class BaseDecisionTree(BaseEstimator):
         Parameters
         ----------
         X : array-like or pandas DataFrame of shape (n_samples, n_features)
+            Dense (a sparse matrix is refused: ``X.toarray()``); NaN marks a
+            missing value; categorical columns as in ``categorical_features``.
         y : array-like of shape (n_samples,) or (n_samples, n_outputs)
             Several columns are several outputs, fitted by one tree whose
             impurity is the mean of the outputs' impurities (scikit-learn's
@@ -248,7 +286,9 @@ class BaseDecisionTree(BaseEstimator):
         self
         """
         learner = self._unfitted_copy()
+        _refuse_sparse_y(y)
         _check_output_shape(getattr(y, "shape", ()))
+        learner._check_target_values(y)
         with explained_errors():
             X, learner.is_categorical_, learner.categories_ = encode_categorical(
                 X, learner.categorical_features
@@ -331,6 +371,8 @@ class BaseDecisionTree(BaseEstimator):
         if ccp_alpha > 0:
             tree = prune(tree, ccp_subtree(tree, ccp_alpha, learner._node_risk(tree)))
         learner.tree_ = tree
+        tree.n_features = learner.n_features_in_
+        tree.n_classes = np.ones(learner.n_outputs_) * np.asarray(learner._output_widths())
         if training is not None:
             importances = surrogate_importances(
                 tree, *training, learner.is_categorical_, n_categories
@@ -349,6 +391,11 @@ class BaseDecisionTree(BaseEstimator):
         included, as set) and runs the weakest-link sequence on its tree
         (:func:`climbing_trees.weakest_links`), as scikit-learn's method of
         the same name does.  Chapter 9 of the book explains it.
+
+        Parameters
+        ----------
+        X, y, sample_weight
+            As in :meth:`fit`.
 
         Returns
         -------
@@ -377,6 +424,9 @@ class BaseDecisionTree(BaseEstimator):
 
     def _check_target(self, Y: np.ndarray) -> None:
         """Checks that depend on the criterion (after rows of weight 0 are dropped)."""
+
+    def _check_target_values(self, y) -> None:
+        """Checks of the raw ``y`` that come before those of ``X`` (none here)."""
 
     def _output_widths(self) -> tuple[int, ...]:
         """Columns of each output in the encoded target (one per regression output)."""
@@ -494,11 +544,26 @@ class BaseDecisionTree(BaseEstimator):
         return self.tree_.apply_flat(plain, has_missing=has_missing)
 
     def apply(self, X) -> np.ndarray:
-        """Index of the leaf that each row of ``X`` lands in."""
+        """Index of the leaf that each row of ``X`` lands in.
+
+        Parameters
+        ----------
+        X : array-like or pandas DataFrame of shape (n_samples, n_features)
+            Columns as at fit (categorical levels, missing values allowed).
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+            Node ids (rows of ``tree_``'s arrays), as scikit-learn's ``apply``.
+        """
         return self._leaves(X)
 
     def decision_path(self, X):
         """Nodes each row of ``X`` passes through, as scikit-learn returns them.
+
+        Parameters
+        ----------
+        X : array-like or pandas DataFrame of shape (n_samples, n_features)
 
         Returns
         -------
@@ -509,12 +574,23 @@ class BaseDecisionTree(BaseEstimator):
         return self.tree_.decision_path(X)
 
     def get_depth(self) -> int:
-        """Depth of the fitted tree (a single leaf has depth 0)."""
+        """Depth of the fitted tree (a single leaf has depth 0).
+
+        Returns
+        -------
+        int
+            Edges on the longest path from the root to a leaf.
+        """
         check_is_fitted(self, "tree_")
         return self.tree_.max_depth
 
     def get_n_leaves(self) -> int:
-        """Number of leaves of the fitted tree."""
+        """Number of leaves of the fitted tree.
+
+        Returns
+        -------
+        int
+        """
         check_is_fitted(self, "tree_")
         return self.tree_.n_leaves
 
@@ -859,9 +935,16 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
     def predict_proba(self, X):
         """Class probabilities (weighted leaf proportions), columns in ``classes_`` order.
 
-        With several outputs, a list with one such array per output.  With a
-        ``loss_matrix``, the proportions under the priors, not the altered
-        priors the tree was grown with (the costs do not change them).
+        Parameters
+        ----------
+        X : array-like or pandas DataFrame of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_classes)
+            With several outputs, a list with one such array per output.  With a
+            ``loss_matrix``, the proportions under the priors, not the altered
+            priors the tree was grown with (the costs do not change them).
         """
         leaves = self._leaves(X)  # first: raises NotFittedError before fit
         proba = self.tree_.value.take(leaves, axis=0)
@@ -871,7 +954,17 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
         return [proba[:, k, :n] for k, n in enumerate(self.n_classes_)]
 
     def predict_log_proba(self, X):
-        """Natural logarithm of :meth:`predict_proba` (a list with several outputs)."""
+        """Natural logarithm of :meth:`predict_proba` (a list with several outputs).
+
+        Parameters
+        ----------
+        X : array-like or pandas DataFrame of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_classes)
+            ``-inf`` where a probability is 0.
+        """
         proba = self.predict_proba(X)
         with np.errstate(divide="ignore"):
             if self.n_outputs_ == 1:
@@ -881,10 +974,18 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
     def predict(self, X) -> np.ndarray:
         """Most probable class; equal probabilities go to the lowest class index.
 
-        With several outputs, an array of shape ``(n_samples, n_outputs)``.
-        With a ``loss_matrix``, the class ``k`` of least expected cost
-        ``sum_j p_j L[j, k]`` (``p``: :meth:`predict_proba`); costs equal to
-        within ``TIE_RTOL`` go to the lowest class index, as in rpart.
+        Parameters
+        ----------
+        X : array-like or pandas DataFrame of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+            Labels from ``classes_``; with several outputs, an array of shape
+            ``(n_samples, n_outputs)``.  With a ``loss_matrix``, the class ``k`` of
+            least expected cost ``sum_j p_j L[j, k]`` (``p``: :meth:`predict_proba`);
+            costs equal to within ``TIE_RTOL`` go to the lowest class index, as in
+            rpart.
         """
         leaves = self._leaves(X)
         # The argmax of each node once, rather than of each row's copy of it.
@@ -914,6 +1015,9 @@ class DecisionTreeRegressor(RegressorMixin, BaseDecisionTree):
         ``"absolute_error"``: leaves predict the weighted median (scikit-
         learn's definition, :func:`climbing_trees.weighted_median`) and nodes
         are scored by the mean absolute deviation from it; robust to outliers.
+        ``"friedman_mse"``, deprecated by scikit-learn 1.9, is accepted with
+        scikit-learn's ``FutureWarning`` and stored as ``"squared_error"``
+        (both always grew the same trees).
     max_depth, min_samples_split, min_samples_leaf, min_impurity_decrease
         As in :class:`DecisionTreeClassifier`.
     max_leaf_nodes, ccp_alpha
@@ -1006,6 +1110,7 @@ class DecisionTreeRegressor(RegressorMixin, BaseDecisionTree):
         max_features=None,
         random_state=None,
     ):
+        criterion = _friedman_mse_is_squared_error(criterion)
         super().__init__(
             criterion=criterion,
             max_depth=max_depth,
@@ -1031,6 +1136,20 @@ class DecisionTreeRegressor(RegressorMixin, BaseDecisionTree):
         self.n_outputs_ = 1 if y.ndim == 1 else y.shape[1]
         return y[:, None] if y.ndim == 1 else y
 
+    def _check_target_values(self, y) -> None:
+        """Poisson: scikit-learn's two checks of ``y``, on every row, before ``X`` is
+        checked (as scikit-learn orders them).  Rows of weight 0 are checked again
+        without their targets in :meth:`_check_target`."""
+        if self.criterion != "poisson":
+            return
+        try:
+            values = np.asarray(y, dtype=float)
+        except (TypeError, ValueError):
+            return  # not numbers: the checks of y say so
+        with np.errstate(invalid="ignore"):
+            if values.size and not np.isnan(values).any():
+                self._check_target(values)
+
     def _check_target(self, Y: np.ndarray) -> None:
         if self.criterion != "poisson":
             return
@@ -1049,9 +1168,181 @@ class DecisionTreeRegressor(RegressorMixin, BaseDecisionTree):
     def predict(self, X) -> np.ndarray:
         """Weighted mean target of the leaf each row lands in.
 
-        With several outputs, an array of shape ``(n_samples, n_outputs)``.
+        (The weighted median with ``criterion="absolute_error"``.)
+
+        Parameters
+        ----------
+        X : array-like or pandas DataFrame of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+            With several outputs, an array of shape ``(n_samples, n_outputs)``.
         """
         leaves = self._leaves(X)
         if self.n_outputs_ == 1:
             return self.tree_.value[:, 0, 0].take(leaves)
         return self.tree_.value[:, :, 0].take(leaves, axis=0)
+
+
+class ExtraTreeClassifier(DecisionTreeClassifier):
+    """An extremely randomised classification tree (Geurts et al. 2006).
+
+    :class:`DecisionTreeClassifier` with scikit-learn's defaults of
+    ``sklearn.tree.ExtraTreeClassifier``: ``splitter="random"`` (one random
+    threshold per feature tried) and ``max_features="sqrt"``.  Every other
+    parameter, attribute and method is :class:`DecisionTreeClassifier`'s.
+    Forests of them are :class:`climbing_trees.ExtraTreesClassifier`
+    (chapter 11).
+
+    Parameters
+    ----------
+    splitter : {"random", "best"}, default="random"
+        One random threshold per feature tried, between its smallest and
+        largest value in the node (chapter 11).
+    max_features : int, float, {"sqrt", "log2"} or None, default="sqrt"
+        Features tried at each node.
+    criterion, max_depth, min_samples_split, min_samples_leaf, \
+    min_weight_fraction_leaf, random_state, max_leaf_nodes, \
+    min_impurity_decrease, class_weight, ccp_alpha, ccp_risk, \
+    categorical_features, categorical_split, min_samples_level, \
+    max_categorical_candidates, missing_values, max_surrogates
+        As in :class:`DecisionTreeClassifier`.
+
+    References
+    ----------
+    P. Geurts, D. Ernst and L. Wehenkel, "Extremely randomized trees",
+    *Machine Learning* 63(1), 2006.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_iris
+    >>> X, y = load_iris(return_X_y=True)
+    >>> model = ExtraTreeClassifier(random_state=0).fit(X, y)
+    >>> float(model.score(X, y))
+    1.0
+    """
+
+    def __init__(
+        self,
+        *,
+        criterion="gini",
+        splitter="random",
+        max_depth=None,
+        min_samples_split=2,
+        min_samples_leaf=1,
+        min_weight_fraction_leaf=0.0,
+        max_features="sqrt",
+        random_state=None,
+        max_leaf_nodes=None,
+        min_impurity_decrease=0.0,
+        class_weight=None,
+        ccp_alpha=0.0,
+        ccp_risk="impurity",
+        categorical_features="auto",
+        categorical_split="auto",
+        min_samples_level=1,
+        max_categorical_candidates=16_384,
+        missing_values="learn",
+        max_surrogates=5,
+    ):
+        super().__init__(
+            criterion=criterion,
+            splitter=splitter,
+            max_depth=max_depth,
+            min_samples_split=min_samples_split,
+            min_samples_leaf=min_samples_leaf,
+            min_weight_fraction_leaf=min_weight_fraction_leaf,
+            max_features=max_features,
+            random_state=random_state,
+            max_leaf_nodes=max_leaf_nodes,
+            min_impurity_decrease=min_impurity_decrease,
+            class_weight=class_weight,
+            ccp_alpha=ccp_alpha,
+            ccp_risk=ccp_risk,
+            categorical_features=categorical_features,
+            categorical_split=categorical_split,
+            min_samples_level=min_samples_level,
+            max_categorical_candidates=max_categorical_candidates,
+            missing_values=missing_values,
+            max_surrogates=max_surrogates,
+        )
+
+
+class ExtraTreeRegressor(DecisionTreeRegressor):
+    """An extremely randomised regression tree (Geurts et al. 2006).
+
+    :class:`DecisionTreeRegressor` with scikit-learn's defaults of
+    ``sklearn.tree.ExtraTreeRegressor``: ``splitter="random"`` and
+    ``max_features=1.0`` (every feature tried, each at one random
+    threshold).  Every other parameter, attribute and method is
+    :class:`DecisionTreeRegressor`'s.  Forests of them are
+    :class:`climbing_trees.ExtraTreesRegressor` (chapter 11).
+
+    Parameters
+    ----------
+    splitter : {"random", "best"}, default="random"
+        One random threshold per feature tried, between its smallest and
+        largest value in the node (chapter 11).
+    max_features : int, float, {"sqrt", "log2"} or None, default=1.0
+        Features tried at each node (all of them by default).
+    criterion, max_depth, min_samples_split, min_samples_leaf, \
+    min_weight_fraction_leaf, random_state, min_impurity_decrease, \
+    max_leaf_nodes, ccp_alpha, categorical_features, categorical_split, \
+    min_samples_level, max_categorical_candidates, missing_values, max_surrogates
+        As in :class:`DecisionTreeRegressor`.
+
+    References
+    ----------
+    P. Geurts, D. Ernst and L. Wehenkel, "Extremely randomized trees",
+    *Machine Learning* 63(1), 2006.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_diabetes
+    >>> X, y = load_diabetes(return_X_y=True)
+    >>> model = ExtraTreeRegressor(max_depth=3, random_state=0).fit(X, y)
+    >>> model.get_n_leaves()
+    8
+    """
+
+    def __init__(
+        self,
+        *,
+        criterion="squared_error",
+        splitter="random",
+        max_depth=None,
+        min_samples_split=2,
+        min_samples_leaf=1,
+        min_weight_fraction_leaf=0.0,
+        max_features=1.0,
+        random_state=None,
+        min_impurity_decrease=0.0,
+        max_leaf_nodes=None,
+        ccp_alpha=0.0,
+        categorical_features="auto",
+        categorical_split="auto",
+        min_samples_level=1,
+        max_categorical_candidates=16_384,
+        missing_values="learn",
+        max_surrogates=5,
+    ):
+        super().__init__(
+            criterion=criterion,
+            splitter=splitter,
+            max_depth=max_depth,
+            min_samples_split=min_samples_split,
+            min_samples_leaf=min_samples_leaf,
+            min_weight_fraction_leaf=min_weight_fraction_leaf,
+            max_features=max_features,
+            random_state=random_state,
+            min_impurity_decrease=min_impurity_decrease,
+            max_leaf_nodes=max_leaf_nodes,
+            ccp_alpha=ccp_alpha,
+            categorical_features=categorical_features,
+            categorical_split=categorical_split,
+            min_samples_level=min_samples_level,
+            max_categorical_candidates=max_categorical_candidates,
+            missing_values=missing_values,
+            max_surrogates=max_surrogates,
+        )

@@ -176,7 +176,7 @@ def _tree_call(method, X, seen: set):
     """``method(X)`` of one tree; each of its warnings is passed on once per prediction.
 
     The trees of an ensemble share their categorical levels, so a warning about
-    the values of ``X`` (:func:`climbing_trees._categorical.warn_unmatched_levels`)
+    the values of ``X`` (:func:`climbing_trees._categorical_encoding.warn_unmatched_levels`)
     would otherwise come once per tree.
     """
     with warnings.catch_warnings(record=True) as caught:

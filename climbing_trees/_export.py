@@ -11,13 +11,17 @@ from sklearn.utils.validation import check_is_fitted
 from ._tree import TREE_LEAF
 
 
-def _feature_names(model, feature_names) -> list[str]:
+def _feature_names(model, feature_names, sklearn_says: str = "") -> list[str]:
+    """The names shown for the features; ``sklearn_says`` starts a length error
+    with the sentence scikit-learn's function of the same name writes."""
     if feature_names is not None:
         names = [str(f) for f in feature_names]
         if len(names) != model.n_features_in_:
+            start = sklearn_says.format(given=len(names), n=model.n_features_in_)
             raise ValueError(
-                f"feature_names has {len(names)} names but the model was fitted on "
-                f"{model.n_features_in_} features; pass one name per feature."
+                f"{start}{': f' if start else 'F'}eature_names has {len(names)} names but "
+                f"the model was fitted on {model.n_features_in_} features; pass one name "
+                "per feature."
             )
         return names
     if hasattr(model, "feature_names_in_"):
@@ -165,6 +169,15 @@ def _check_export_options(**options) -> None:
             raise ValueError(f"{name} must be at least {lowest[name]}, got {value}.")
 
 
+class ClassNamesError(ValueError, IndexError):
+    """``class_names`` of the wrong length.
+
+    A ``ValueError``, and an ``IndexError`` as well: scikit-learn's
+    ``export_graphviz`` and ``plot_tree`` raise that one when the names run
+    out, so code that catches it keeps working.
+    """
+
+
 def _class_names(model, class_names) -> list:
     """The names shown for the classes: ``class_names`` if given, else ``classes_``.
 
@@ -193,9 +206,12 @@ def _class_names(model, class_names) -> list:
         return list(model.classes_)
     names = list(class_names)
     if len(names) != len(model.classes_):
-        raise ValueError(
-            f"class_names has {len(names)} names but the model has {len(model.classes_)} "
-            "classes; pass one name per class, in the order of classes_."
+        raise ClassNamesError(
+            "When `class_names` is an array, it should contain as many items as "
+            f"`decision_tree.classes_`. Got {len(names)} while the tree was fitted with "
+            f"{len(model.classes_)} classes: class_names has {len(names)} names but the "
+            f"model has {len(model.classes_)} classes; pass one name per class, in the "
+            "order of classes_."
         )
     return names
 
@@ -285,7 +301,9 @@ def export_text(
         max_depth=max_depth, spacing=spacing, decimals=decimals, show_weights=show_weights
     )
     tree = model.tree_
-    names = _feature_names(model, feature_names)
+    names = _feature_names(
+        model, feature_names, "feature_names must contain {n} elements, got {given}"
+    )
     is_classifier = hasattr(model, "classes_")
     if is_classifier:
         labels = _class_names(model, class_names)
@@ -370,63 +388,246 @@ def _surrogate_text(model, node: int, names, decimals: int) -> str:
     return f"  [surrogates: {', '.join(parts)}]" if parts else ""
 
 
-def plot_tree(model, ax=None, feature_names=None, decimals: int = 2, fontsize: float = 8):
-    """Draw the fitted tree with matplotlib; returns the list of node text boxes.
+def _pyplot():
+    """matplotlib's pyplot, or an ImportError that says how to install it."""
+    try:
+        import matplotlib.pyplot as plt
+    except ModuleNotFoundError as exc:
+        raise ImportError(
+            "plot_tree draws with matplotlib, which is not installed: "
+            "pip install 'climbing-trees[plot]' (or pip install matplotlib)."
+        ) from exc
+    return plt
 
-    Internal nodes show their test (the left-going levels of a categorical
-    split, at most six of them); leaves show their prediction, the number
-    of training rows and the impurity.  Leaves are spread evenly left to
-    right and each parent sits above the middle of its leaves.
+
+def _check_plot_options(label, max_depth, precision, fontsize, **flags) -> None:
+    """Clear errors for plot_tree's options (scikit-learn checks the same ones)."""
+    if label not in ("all", "root", "none"):
+        raise ValueError(f'label must be "all", "root" or "none", got {label!r}.')
+    if max_depth is not None:
+        _check_export_options(max_depth=max_depth)
+    _check_export_options(precision=precision)
+    for name, value in flags.items():
+        if not isinstance(value, (bool, np.bool_)):
+            raise ValueError(f"{name} must be True or False, got {value!r}.")
+    if fontsize is not None and (
+        isinstance(fontsize, (bool, np.bool_))
+        or not isinstance(fontsize, (int, float, np.integer, np.floating))
+        or not fontsize > 0
+    ):
+        raise ValueError(f"fontsize must be a positive number or None, got {fontsize!r}.")
+
+
+def _layout(tree, max_depth: int | None) -> tuple[np.ndarray, np.ndarray, list[int]]:
+    """Where each drawn node goes: ``x`` in leaf slots, ``y`` in levels.
+
+    The drawn tree stops at ``max_depth`` (its children are drawn as
+    ``(...)``).  Its leaves take the slots 0, 1, 2, ... from left to right
+    and each parent sits midway between its two children.  Returns ``x``
+    and ``y`` (NaN for nodes not drawn) and the drawn nodes in preorder.
     """
-    import matplotlib.pyplot as plt
+    x = np.full(tree.node_count, np.nan)
+    y = np.full(tree.node_count, np.nan)
+    order: list[int] = []
+    next_slot = 0
+    stack = [(0, 0, False)]
+    while stack:  # preorder down, then each parent once both children are placed
+        node, depth, children_done = stack.pop()
+        expand = tree.children_left[node] != TREE_LEAF and (
+            max_depth is None or depth <= max_depth
+        )
+        left, right = tree.children_left[node], tree.children_right[node]
+        if children_done:
+            x[node] = (x[left] + x[right]) / 2
+            continue
+        order.append(node)
+        y[node] = depth
+        if expand:
+            stack += [(node, depth, True), (right, depth + 1, False), (left, depth + 1, False)]
+        else:
+            x[node] = next_slot
+            next_slot += 1
+    return x, y, order
 
-    check_is_fitted(model, "tree_")
-    tree = model.tree_
-    names = _feature_names(model, feature_names)
+
+def plot_tree(
+    decision_tree,
+    *,
+    max_depth=None,
+    feature_names=None,
+    class_names=None,
+    label="all",
+    filled=False,
+    impurity=True,
+    node_ids=False,
+    proportion=False,
+    rounded=False,
+    precision=3,
+    ax=None,
+    fontsize=None,
+):
+    """Draw a fitted tree with matplotlib, as ``sklearn.tree.plot_tree`` does.
+
+    The parameters, the text of each box (as :func:`export_graphviz` writes
+    it), the filled colours, the arrows, the ``True``/``False`` labels of the
+    root's two edges and the fitting of the font to the axes are
+    scikit-learn's.  The layout is this package's: leaves evenly spaced
+    left to right, each parent midway between its two children (scikit-learn
+    uses the more compact Reingold-Tilford layout).
+
+    Parameters
+    ----------
+    decision_tree : fitted DecisionTreeClassifier or DecisionTreeRegressor
+        Or any fitted estimator of this package with a ``tree_``.
+    max_depth : int, optional
+        Levels drawn below the root; the subtrees below are drawn as grey
+        ``(...)`` boxes.  ``None`` draws the whole tree.
+    feature_names : array-like of str, optional
+        One name per feature.  Defaults to the DataFrame's column names when
+        the model was fitted on one, else ``x[0], x[1], ...``.
+    class_names : array-like of str or True, optional
+        Names of the classes, in the order of ``classes_``, written as a
+        ``class = ...`` line; ``True`` writes ``y[0], y[1], ...``.  Only for
+        classifiers with one output; ``None`` writes no class line.
+    label : {"all", "root", "none"}, default="all"
+        Which boxes name their numbers (``samples = ...``).
+    filled : bool, default=False
+        Colour the boxes: by majority class (stronger the purer), by value
+        for regression (stronger the larger), by impurity with several
+        outputs (stronger the purer), with scikit-learn's colours.
+    impurity : bool, default=True
+        Write each node's impurity.
+    node_ids : bool, default=False
+        Write each node's id (``#3``).
+    proportion : bool, default=False
+        Write shares of the training rows instead of counts.
+    rounded : bool, default=False
+        Round the corners of the boxes.
+    precision : int, default=3
+        Digits kept in thresholds, impurities and values.
+    ax : matplotlib Axes, optional
+        Where to draw; the current Axes by default.  It is cleared first.
+    fontsize : float, optional
+        Size of the text; ``None`` fits it to the size of the Axes.
+
+    Returns
+    -------
+    list of matplotlib.text.Annotation
+        The boxes and the two edge labels, in the order they are drawn: the
+        root, then each subtree left before right, the ``True`` label after
+        the root's left child and ``False`` after its right child.
+
+    Raises
+    ------
+    ImportError
+        Without matplotlib: ``pip install 'climbing-trees[plot]'``.
+
+    Notes
+    -----
+    A categorical split (chapter 6) is written as the levels it sends left
+    (to the ``True`` side), ``colour in {red, blue}``, at most six of them
+    (``... 3 more``), leaving out levels that an ancestor on the same
+    feature already sent elsewhere; ``<unseen>`` marks the side that takes
+    levels never seen at fit.  Chapter 2 of the book draws its first trees
+    with this function.
+
+    Examples
+    --------
+    >>> import matplotlib
+    >>> matplotlib.use("Agg")
+    >>> from sklearn.datasets import load_iris
+    >>> from climbing_trees import DecisionTreeClassifier
+    >>> X, y = load_iris(return_X_y=True)
+    >>> model = DecisionTreeClassifier(max_depth=1).fit(X, y)
+    >>> boxes = plot_tree(model, filled=True, class_names=["setosa", "versicolor", "virginica"])
+    >>> [box.get_text() for box in boxes][:3]  # doctest: +NORMALIZE_WHITESPACE
+    ['x[2] <= 2.45\\ngini = 0.667\\nsamples = 150\\nvalue = [50, 50, 50]\\nclass = setosa',
+     'gini = 0.0\\nsamples = 50\\nvalue = [50, 0, 0]\\nclass = setosa',
+     'True  ']
+    """
+    plt = _pyplot()
+    check_is_fitted(decision_tree, "tree_")
+    _check_plot_options(
+        label, max_depth, precision, fontsize, filled=filled, impurity=impurity,
+        node_ids=node_ids, proportion=proportion, rounded=rounded,
+    )  # fmt: skip
+    model, tree = decision_tree, decision_tree.tree_
+    names = _feature_names(
+        model, feature_names, "Length of feature_names, {given} does not match number of "
+        "features, {n}"
+    ) if feature_names is not None or hasattr(model, "feature_names_in_") else None  # fmt: skip
+    is_classifier = hasattr(model, "classes_")
+    if _several_outputs(model) or not is_classifier:
+        class_names = None  # as scikit-learn: a class line for one-output classifiers only
+    elif class_names is not None and class_names is not True and class_names is not False:
+        class_names = _class_names(model, class_names)
     if ax is None:
         ax = plt.gca()
-    depth = tree.node_depths()
-    x = np.zeros(tree.node_count)
-    next_leaf = [0]
-
-    def place(node: int) -> float:
-        if tree.children_left[node] == TREE_LEAF:
-            x[node] = next_leaf[0]
-            next_leaf[0] += 1
-        else:
-            x[node] = (place(tree.children_left[node]) + place(tree.children_right[node])) / 2
-        return x[node]
-
-    place(0)
-    width = max(next_leaf[0] - 1, 1)
-    height = max(depth.max(), 1)
-    xs, ys = x / width, 1 - depth / height
-    texts = [None] * tree.node_count
-    box = {"boxstyle": "round", "fc": "white", "ec": "0.3"}
-    stack: list[tuple[int, dict[int, np.ndarray]]] = [(0, {})]
-    while stack:  # preorder, passing down which codes reach each node
-        node, masks = stack.pop()
-        reach, left_masks, right_masks = _reach(tree, node, masks)
-        common = f"n = {tree.n_node_samples[node]}\nimpurity = {tree.impurity[node]:.3f}"
-        if tree.children_left[node] == TREE_LEAF:
-            label = f"{_leaf_text(model, node, decimals)}\n{common}"
-            style = dict(box, fc="#e8f1fa")
-        else:
-            test = _split_text(model, node, names, decimals, limit=6, reach=reach)[0]
-            label = f"{test}\n{common}"
-            style = box
-            for child in (tree.children_left[node], tree.children_right[node]):
-                ax.plot([xs[node], xs[child]], [ys[node], ys[child]], color="0.5", zorder=1)
-            stack.append((int(tree.children_right[node]), right_masks))
-            stack.append((int(tree.children_left[node]), left_masks))
-        texts[node] = ax.text(
-            xs[node], ys[node], label, ha="center", va="center",
-            fontsize=fontsize, bbox=style, zorder=2,
-        )  # fmt: skip
-    ax.set_xlim(-0.08, 1.08)
-    ax.set_ylim(-0.12, 1.12)
+    ax.clear()
     ax.set_axis_off()
-    return texts
+    x, y, order = _layout(tree, max_depth)
+    max_x, max_y = np.nanmax(x) + 1, np.nanmax(y) + 1
+    where = {n: ((x[n] + 0.5) / max_x, (max_y - y[n] - 0.5) / max_y) for n in order}
+    parent = {}
+    for node in order:
+        if tree.children_left[node] != TREE_LEAF:
+            parent[int(tree.children_left[node])] = node
+            parent[int(tree.children_right[node])] = node
+    chars = ["#", "[", "]", "<=", "\n", "", ""]
+    reach_masks: dict[int, dict[int, np.ndarray]] = {0: {}}
+    annotations = []
+    for node in order:  # preorder: a box, then its left subtree, then its right one
+        depth = int(y[node])
+        common = {"zorder": 100 - 10 * depth, "xycoords": "axes fraction"}
+        if fontsize is not None:
+            common["fontsize"] = fontsize
+        bbox = {"boxstyle": "round"} if rounded else {}
+        arrow = {"arrowstyle": "<-", "edgecolor": plt.rcParams["text.color"]}
+        kwargs = dict(ha="center", va="center", bbox=bbox, arrowprops=arrow, **common)
+        ends = (where[node],) if node == 0 else (where[parent[node]], where[node])
+        if max_depth is not None and depth > max_depth:  # below the drawn levels
+            bbox["fc"] = "grey"
+            annotations.append(ax.annotate("\n  (...)  \n", *ends, **kwargs))
+            continue
+        masks = reach_masks.pop(node)
+        reach, left_masks, right_masks = _reach(tree, node, masks)
+        if tree.children_left[node] != TREE_LEAF:
+            reach_masks[int(tree.children_left[node])] = left_masks
+            reach_masks[int(tree.children_right[node])] = right_masks
+        bbox["fc"] = _fill_color(model, node) if filled else ax.get_facecolor()
+        text = _node_text(
+            model, node, reach, names=names, class_names=class_names, label=label,
+            impurity=impurity, node_ids=node_ids, proportion=proportion,
+            precision=precision, chars=chars, escape=str, limit=6,
+        )  # fmt: skip
+        annotations.append(ax.annotate(text, *ends, **kwargs))
+        if node != 0 and parent[node] == 0:  # the root's edges say where a test's rows go
+            middle = tuple((a + b) / 2 for a, b in zip(*ends, strict=True))
+            left = node == tree.children_left[0]
+            edge = ("True  ", "right") if left else ("  False", "left")
+            annotations.append(ax.annotate(edge[0], middle, ha=edge[1], **common))
+    renderer = ax.figure.canvas.get_renderer()
+    for annotation in annotations:
+        annotation.update_bbox_position_size(renderer)
+    if fontsize is None:  # scikit-learn's rule: the largest box fills one slot
+        extents = [
+            patch.get_window_extent()
+            for annotation in annotations
+            if (patch := annotation.get_bbox_patch()) is not None
+        ]
+        box = ax.get_window_extent()
+        size = annotations[0].get_fontsize() * min(
+            box.width / max_x / max(e.width for e in extents),
+            box.height / max_y / max(e.height for e in extents),
+        )
+        for annotation in annotations:
+            annotation.set_fontsize(size)
+    return annotations
+
+
+def _rgb_to_hexstring(rgb) -> str:
+    """``#rrggbb`` of an 8-bit ``(r, g, b)``, as scikit-learn writes colours."""
+    return "#" + "".join(f"{int(c):02x}" for c in rgb)
 
 
 def _color_brew(n: int) -> list[list[int]]:
@@ -463,8 +664,7 @@ def _fill_color(model, node: int) -> str:
         low, high = np.min(tree.value), np.max(tree.value)
         # One value everywhere: white, as scikit-learn draws it.
         alpha = 0.0 if low == high else (tree.value[node, 0, 0] - low) / (high - low)
-    rgb = [int(round(alpha * c + (1 - alpha) * 255, 0)) for c in colour]
-    return "#" + "".join(f"{c:02x}" for c in rgb)
+    return _rgb_to_hexstring([int(round(alpha * c + (1 - alpha) * 255, 0)) for c in colour])
 
 
 def _around(value, precision: int):
@@ -501,6 +701,73 @@ def _value_text(model, node: int, proportion: bool, precision: int) -> str:
         text = str(shown.astype("S32")).replace("b'", "'")
         return text.replace("' '", ", ").replace("'", "")
     return str(_around(value[0], precision).astype("S32")).replace("b'", "").replace("'", "")
+
+
+def _node_text(
+    model,
+    node: int,
+    reach: np.ndarray | None,
+    *,
+    names: list[str] | None,
+    class_names,
+    label: str,
+    impurity: bool,
+    node_ids: bool,
+    proportion: bool,
+    precision: int,
+    chars: list[str],
+    escape,
+    limit: int,
+) -> str:
+    """The text of one node, as scikit-learn's exporters write it.
+
+    ``chars`` are the exporter's marks (``#``, the brackets of ``x[0]``,
+    ``<=``, the line break and the quotes around the whole); ``escape``
+    makes a name safe for the output.  A categorical node lists the levels
+    it sends left (the ``True`` side), at most ``limit`` of them, among
+    ``reach`` (the codes that can arrive at the node).
+    """
+    tree = model.tree_
+    is_classifier = hasattr(model, "classes_")
+    labels = (label == "root" and node == 0) or label == "all"
+    text = chars[-1]
+    if node_ids:
+        text += ("node " if labels else "") + chars[0] + str(node) + chars[4]
+    if tree.children_left[node] != TREE_LEAF:
+        j = tree.feature[node]
+        feature = escape(names[j]) if names is not None else f"x{chars[1]}{j}{chars[2]}"
+        if np.isnan(tree.threshold[node]):  # categorical: the levels going left
+            levels = _level_sets(model, node, limit, reach=reach)[0]
+            text += f"{feature} in {escape(levels)}{chars[4]}"
+        else:
+            threshold = _around(tree.threshold[node], precision)
+            text += f"{feature} {chars[3]} {threshold}{chars[4]}"
+    if impurity:
+        if labels:
+            text += f"{model.criterion} = "
+        text += str(_around(tree.impurity[node], precision)) + chars[4]
+    if labels:
+        text += "samples = "
+    if proportion:
+        share = 100.0 * tree.n_node_samples[node] / float(tree.n_node_samples[0])
+        text += str(round(share, 1)) + "%" + chars[4]
+    else:
+        text += str(tree.n_node_samples[node]) + chars[4]
+    if labels:
+        text += "value = "
+    text += _value_text(model, node, proportion, precision).replace("\n ", chars[4])
+    text += chars[4]
+    if class_names is not None and class_names is not False and is_classifier:
+        if labels:
+            text += "class = "
+        k = _shown_class(model, node)
+        if class_names is True:
+            text += f"y{chars[1]}{k}{chars[2]}"
+        else:
+            text += escape(str(class_names[k]))
+    if text.endswith(chars[4]):
+        text = text[: -len(chars[4])]
+    return text + chars[5]
 
 
 def export_graphviz(
@@ -600,7 +867,10 @@ def export_graphviz(
     is_classifier = hasattr(model, "classes_")
     if feature_names is not None and any(not isinstance(f, str) for f in feature_names):
         raise ValueError("All feature names must be strings.")
-    names = _feature_names(model, feature_names)
+    names = _feature_names(
+        model, feature_names, "Length of feature_names, {given} does not match number of "
+        "features, {n}"
+    )
     if feature_names is None and not hasattr(model, "feature_names_in_"):
         names = None  # x[0], x[1], ... as scikit-learn writes them
     if _several_outputs(model):
@@ -618,45 +888,11 @@ def export_graphviz(
         return text.replace('"', r"\"")
 
     def node_label(node: int, reach: np.ndarray | None) -> str:
-        labels = (label == "root" and node == 0) or label == "all"
-        text = chars[-1]
-        if node_ids:
-            text += ("node " if labels else "") + chars[0] + str(node) + chars[4]
-        if tree.children_left[node] != TREE_LEAF:
-            j = tree.feature[node]
-            feature = escape(names[j]) if names is not None else f"x{chars[1]}{j}{chars[2]}"
-            if np.isnan(tree.threshold[node]):  # categorical: the levels going left
-                levels = _level_sets(model, node, LEVELS_SHOWN, reach=reach)[0]
-                text += f"{feature} in {escape(levels)}{chars[4]}"
-            else:
-                threshold = _around(tree.threshold[node], precision)
-                text += f"{feature} {chars[3]} {threshold}{chars[4]}"
-        if impurity:
-            if labels:
-                text += f"{model.criterion} = "
-            text += str(_around(tree.impurity[node], precision)) + chars[4]
-        if labels:
-            text += "samples = "
-        if proportion:
-            share = 100.0 * tree.n_node_samples[node] / float(tree.n_node_samples[0])
-            text += str(round(share, 1)) + "%" + chars[4]
-        else:
-            text += str(tree.n_node_samples[node]) + chars[4]
-        if labels:
-            text += "value = "
-        text += _value_text(model, node, proportion, precision).replace("\n ", chars[4])
-        text += chars[4]
-        if class_names is not None and class_names is not False and is_classifier:
-            if labels:
-                text += "class = "
-            k = _shown_class(model, node)
-            if class_names is True:
-                text += f"y{chars[1]}{k}{chars[2]}"
-            else:
-                text += escape(str(class_names[k]))
-        if text.endswith(chars[4]):
-            text = text[: -len(chars[4])]
-        return text + chars[5]
+        return _node_text(
+            model, node, reach, names=names, class_names=class_names, label=label,
+            impurity=impurity, node_ids=node_ids, proportion=proportion,
+            precision=precision, chars=chars, escape=escape, limit=LEVELS_SHOWN,
+        )  # fmt: skip
 
     lines = ["digraph Tree {"]
     style = ["filled"] * bool(filled) + ["rounded"] * bool(rounded)

@@ -425,6 +425,47 @@ class Tree:
         """Number of nodes, leaves included."""
         return len(self.children_left)
 
+    # scikit-learn's descriptive attributes of its Tree, for code that reads them.
+    @property
+    def capacity(self) -> int:
+        """Nodes the arrays hold: ``node_count`` (scikit-learn allocates ahead)."""
+        return self.node_count
+
+    @property
+    def n_outputs(self) -> int:
+        """Number of outputs (the second axis of ``value``)."""
+        return int(self.value.shape[1])
+
+    @property
+    def max_n_classes(self) -> int:
+        """Largest number of classes of an output (1 for regression)."""
+        return int(self.value.shape[2])
+
+    @property
+    def n_classes(self) -> np.ndarray:
+        """Classes of each output (1 for regression), as scikit-learn's ``Tree``.
+
+        The estimator sets it after ``fit``; otherwise every output is taken to
+        have ``max_n_classes`` classes.
+        """
+        known = self.__dict__.get("_n_classes")
+        if known is not None:
+            return known
+        return np.full(self.n_outputs, self.max_n_classes, dtype=np.intp)
+
+    @n_classes.setter
+    def n_classes(self, value) -> None:
+        self.__dict__["_n_classes"] = np.asarray(value, dtype=np.intp).reshape(-1)
+
+    @property
+    def n_features(self) -> int | None:
+        """Number of features of the training ``X`` (set by the estimator after ``fit``)."""
+        return self.__dict__.get("_n_features")
+
+    @n_features.setter
+    def n_features(self, value: int) -> None:
+        self.__dict__["_n_features"] = int(value)
+
     @property
     def n_leaves(self) -> int:
         """Number of leaves."""

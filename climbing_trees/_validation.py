@@ -12,7 +12,7 @@ call these checks.  Every rejected input raises ``ValueError`` or
   names, or holds datetime or timedelta columns next to numeric or categorical
   ones (unless declared categorical); text in a column declared numerical, and
   with ``categorical_features="auto"`` a column of numbers with stray text
-  (:mod:`climbing_trees._categorical`); ``X`` and ``y`` of different lengths;
+  (:mod:`climbing_trees._categorical_encoding`); ``X`` and ``y`` of different lengths;
 * at predict time: another number of columns, or other column names or order;
 * sample weights that are negative, NaN, infinite, complex, all zero, of the
   wrong length, or whose sum overflows;
@@ -66,11 +66,12 @@ def resolve_hyperparameters(est, n_samples: int) -> dict:
     max_depth = est.max_depth
     if max_depth is not None:
         _check_int(max_depth, "max_depth", low=1, hint="or None for no limit")
+    owner = type(est).__name__
     min_samples_split = _count_or_fraction(
-        est.min_samples_split, "min_samples_split", n_samples, min_int=2, frac_high=1.0
+        est.min_samples_split, "min_samples_split", n_samples, 2, 1.0, owner
     )
     min_samples_leaf = _count_or_fraction(
-        est.min_samples_leaf, "min_samples_leaf", n_samples, min_int=1, frac_high=1.0
+        est.min_samples_leaf, "min_samples_leaf", n_samples, 1, 1.0, owner
     )
     mid = est.min_impurity_decrease
     _check_finite_nonnegative(mid, "min_impurity_decrease", "0 disables the rule")
@@ -136,14 +137,29 @@ def _check_int(value, name: str, low: int, hint: str = "") -> None:
         raise ValueError(f"{name}={value!r} is invalid; use an integer >= {low}{extra}.")
 
 
-def _count_or_fraction(value, name: str, n_samples: int, min_int: int, frac_high: float) -> int:
-    """An integer count, or a float fraction of ``n_samples`` rounded up."""
-    if isinstance(value, numbers.Integral) and not isinstance(value, bool):
-        _check_int(value, name, low=min_int, hint="or a float fraction in (0, 1]")
+def _count_or_fraction(
+    value, name: str, n_samples: int, min_int: int, frac_high: float, owner: str = "the tree"
+) -> int:
+    """An integer count, or a float fraction of ``n_samples`` rounded up.
+
+    The error starts with scikit-learn's sentence (code matching its wording
+    still works), then says the same in this package's words.
+
+    >>> _count_or_fraction(1, "min_samples_split", 10, 2, 1.0, "DecisionTreeClassifier")
+    Traceback (most recent call last):
+    ...
+    ValueError: The 'min_samples_split' parameter of DecisionTreeClassifier must be an int \
+in the range [2, inf) or a float in the range (0.0, 1.0]. Got 1 instead: \
+min_samples_split=1 is invalid; use an integer >= 2 or a float fraction in (0, 1].
+    """
+    integral = isinstance(value, numbers.Integral) and not isinstance(value, bool)
+    if integral and value >= min_int:
         return int(value)
-    if isinstance(value, numbers.Real) and 0.0 < value <= frac_high:
+    if not integral and isinstance(value, numbers.Real) and 0.0 < value <= frac_high:
         return max(min_int, math.ceil(value * n_samples))
     raise ValueError(
+        f"The {name!r} parameter of {owner} must be an int in the range [{min_int}, inf) "
+        f"or a float in the range (0.0, {float(frac_high)}]. Got {value!r} instead: "
         f"{name}={value!r} is invalid; use an integer >= {min_int} or a float "
         f"fraction in (0, {frac_high:g}]."
     )
@@ -165,9 +181,12 @@ def check_sample_weight(sample_weight, n_samples: int) -> np.ndarray:
         raise TypeError(message) from exc
     if w.ndim == 0:
         # scikit-learn spreads a Python number over the rows but refuses a 0-d array.
+        # scikit-learn's sentence first, then how to fix it.
         raise TypeError(
-            f"sample_weight is a 0-d array ({sample_weight!r}); pass one weight per row, "
-            "or a plain Python number to give every row the same weight."
+            "Input should have at least 1 dimension i.e. satisfy `len(x.shape) > 0`, "
+            f"got scalar `{w!r}` instead. sample_weight is a 0-d array "
+            f"({sample_weight!r}); pass one weight per row, or a plain Python number to "
+            "give every row the same weight."
         )
     if w.ndim != 1 or len(w) != n_samples:
         raise ValueError(

@@ -55,6 +55,7 @@ def expand_class_weight(class_weight, codes: np.ndarray, classes: np.ndarray):
     if isinstance(class_weight, list):
         if len(class_weight) != 1:
             raise ValueError(
+                "The number of elements in class_weight should match number of outputs: "
                 f"class_weight is a list of {len(class_weight)} entries but y has 1 "
                 "output; pass one dict per output (here a single dict, or the dict itself)."
             )
@@ -119,6 +120,7 @@ def expand_output_class_weights(class_weight, codes: list, classes: list):
     elif isinstance(class_weight, list):
         if len(class_weight) != n_outputs:
             raise ValueError(
+                "The number of elements in class_weight should match number of outputs: "
                 f"class_weight is a list of {len(class_weight)} entries but y has "
                 f"{n_outputs} outputs; pass one dict per output (column of y)."
             )

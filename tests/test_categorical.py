@@ -579,7 +579,7 @@ def test_encode_without_categorical_columns_returns_x_itself(monkeypatch):
     """Nothing categorical at fit: an array or frame of the fitted width is returned
     as it is, without being read column by column; another shape gets the result of
     the general path (a mask of None tells it apart)."""
-    import climbing_trees._categorical as categorical
+    import climbing_trees._categorical_encoding as categorical
 
     categories = [None] * 3
     X = np.ones((4, 3))

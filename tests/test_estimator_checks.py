@@ -17,7 +17,12 @@ import pytest
 from sklearn.utils import get_tags
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from climbing_trees import DecisionTreeClassifier, DecisionTreeRegressor
+from climbing_trees import (
+    DecisionTreeClassifier,
+    DecisionTreeRegressor,
+    ExtraTreeClassifier,
+    ExtraTreeRegressor,
+)
 
 #: Why the sample-weight equivalence check cannot pass when leaves must hold
 #: several rows.
@@ -70,6 +75,9 @@ ESTIMATORS = [
     # values only, so weights still equal repetitions.
     DecisionTreeClassifier(max_features="sqrt", splitter="random", random_state=0),
     DecisionTreeRegressor(max_features=0.5, min_weight_fraction_leaf=0.05, random_state=0),
+    # scikit-learn's single extremely randomised trees: the same, other defaults.
+    ExtraTreeClassifier(random_state=0),
+    ExtraTreeRegressor(random_state=0),
 ]
 
 

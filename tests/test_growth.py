@@ -171,7 +171,7 @@ def test_export_text_and_plot_tree():
     assert text.count("class:") == model.get_n_leaves()
     fig, ax = plt.subplots()
     boxes = ct.plot_tree(model, ax=ax)
-    assert len(boxes) == model.tree_.node_count
+    assert len(boxes) == model.tree_.node_count + 2  # and the root's True/False labels
     plt.close(fig)
     with pytest.raises(ValueError, match="feature_names has 2 names"):
         ct.export_text(model, feature_names=["a", "b"])

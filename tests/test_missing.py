@@ -352,7 +352,9 @@ def test_export_text_and_plot_tree_with_missing_values():
     import matplotlib
 
     matplotlib.use("Agg")
-    assert len(ct.plot_tree(model)) == 3
+    boxes = ct.plot_tree(model)
+    assert len(boxes) == 5  # three nodes and the True/False labels of the root's edges
+    assert boxes[0].get_text().startswith("x[4] <= inf\n")
 
 
 # --- missing values in categorical columns: one more level ---------------------------------

@@ -269,7 +269,7 @@ def test_scalar_sample_weight_is_every_row(Estimator, data):
         (DecisionTreeClassifier, {"criterion": "squared_error"}, "use one of 'gini'"),
         (DecisionTreeClassifier, {"criterion": None}, "criterion=None"),
         (DecisionTreeRegressor, {"criterion": "gini"}, "use one of 'squared_error'"),
-        (DecisionTreeRegressor, {"criterion": "friedman_mse"}, "not supported"),
+        (DecisionTreeRegressor, {"criterion": "mse"}, "not supported"),
     ],
 )
 def test_unknown_criterion(Estimator, data, params, fragment):

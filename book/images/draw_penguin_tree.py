@@ -19,7 +19,10 @@ def main() -> None:
     model = DecisionTreeClassifier(max_depth=2)
     model.fit(penguins[FEATURES], penguins["species"])
     fig, ax = plt.subplots(figsize=(9, 4.2), layout="constrained")
-    plot_tree(model, ax=ax, fontsize=9)
+    plot_tree(
+        model, ax=ax, class_names=list(model.classes_), filled=True, rounded=True,
+        fontsize=9,
+    )  # fmt: skip
     ax.set_title(
         "A depth-2 tree for the Palmer penguins' species (climbing_trees.plot_tree)"
     )
