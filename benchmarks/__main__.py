@@ -3,9 +3,9 @@
 Run from the repository root::
 
     python -m benchmarks                 # every case: scikit-learn's small data sets,
-                                         # synthetic ones, pruning (chapter 9), criteria,
-                                         # missing values (chapter 10), randomised trees
-                                         # (chapter 11), two outputs; medians of 5 runs,
+                                         # synthetic ones, pruning (chapter 8), criteria,
+                                         # missing values (chapter 9), randomised trees
+                                         # (chapter 12), two outputs; medians of 5 runs,
                                          # then the median and maximum ratios
     python -m benchmarks --repeats 9     # more runs per case
     python -m benchmarks --scaling       # 1,000 to 1,000,000 rows, exponent and peak memory
@@ -15,7 +15,7 @@ Run from the repository root::
                                          # memory of a fresh process, pickle size, fit time
     python -m benchmarks --high-cardinality --cases 1000000:100000   # other rows:levels
 
-The timing code lives in :mod:`climbing_trees._benchmark` so that chapter 8
+The timing code lives in :mod:`climbing_trees._benchmark` so that chapter 11
 of the book can run it too.
 """
 

@@ -1,6 +1,6 @@
 """Timing climbing_trees against scikit-learn: the benchmark suite and the scaling run.
 
-Chapter 8 of the book ("Growing trees fast") runs this module on small sizes;
+Chapter 11 of the book ("Growing trees fast") runs this module on small sizes;
 ``python -m benchmarks`` (at the repository root) runs it on the full suite.
 
 Both libraries are timed alternately in one process, so that a burst of load
@@ -126,15 +126,15 @@ def benchmark_cases(
 ) -> list[Case]:
     """The suite of issue 5; ``scale`` shrinks the synthetic sets (the book uses < 1).
 
-    ``pruning`` adds the cases of chapter 9: ``ccp_alpha`` from the middle of
+    ``pruning`` adds the cases of chapter 8: ``ccp_alpha`` from the middle of
     scikit-learn's pruning path of the synthetic regression, and
     ``max_leaf_nodes=64`` on the synthetic regression and classification.
     With ``criteria``, two more cases: absolute error (5,000 rows at scale 1)
     and Poisson deviance on counts, both ``max_depth=8, min_samples_leaf=16``.
     With ``missing``, the synthetic regression and classification with 20 % of
-    their values missing completely at random (chapter 10), against
+    their values missing completely at random (chapter 9), against
     scikit-learn's own support for missing values.
-    With ``randomised``, the trees of chapter 11: ``max_features="sqrt"`` on
+    With ``randomised``, the trees of chapter 12: ``max_features="sqrt"`` on
     the synthetic regression and classification (random forests' trees), and
     ``splitter="random"`` on the synthetic regression (extra trees'), each
     with ``random_state=0`` (the two libraries draw differently, so the trees

@@ -20,7 +20,7 @@ the fitted :class:`climbing_trees.Tree` and any other tree builder.
    a pandas ``category`` column keeps its category order), to
    ``0, 1, 2, ...``.  At predict time a level not seen at fit gets code
    ``-1``.  A missing value (NaN, None, ``pd.NA``, ``pd.NaT``) in a
-   categorical column is *one more level* (chapter 10): the levels seen at
+   categorical column is *one more level* (chapter 9): the levels seen at
    fit end with ``nan`` when the column had missing values, and missing
    values get that level's code.  The split search then places the missing
    rows like any level (the sorted scan puts them where their statistics

@@ -31,7 +31,7 @@ opposite ``categories_unseen_left[node]`` exactly when it finds it
 through a table of them instead, built when first needed and never stored
 (:class:`SetRouter`).
 
-A categorical *surrogate* (chapter 10) has three kinds of levels: those it
+A categorical *surrogate* (chapter 9) has three kinds of levels: those it
 sends left, those it sends right, and all the others (absent from the node's
 labelled rows, or unseen at fit), which it cannot place.  It is stored as two
 sets of this format, one for each side, with "not listed" as their unseen
@@ -223,7 +223,7 @@ def select(unseen_left, start, stop, levels, kept: np.ndarray, cleared: np.ndarr
     return unseen, new_start, new_stop, new_levels
 
 
-# Three-state sets: categorical surrogates (chapter 10; see the module notes).
+# Three-state sets: categorical surrogates (chapter 9; see the module notes).
 
 
 def pack_sides(slot: np.ndarray, levels: np.ndarray, left: np.ndarray, slot_count: int):

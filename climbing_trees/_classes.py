@@ -306,7 +306,7 @@ class BaseDecisionTree(BaseEstimator):
             Y = learner._encode_target(y)
         sample_weight = check_sample_weight(sample_weight, len(X))
         sample_weight = learner._apply_class_weight(sample_weight, Y)
-        sample_weight = learner._apply_loss(sample_weight, Y)  # altered priors (chapter 12)
+        sample_weight = learner._apply_loss(sample_weight, Y)  # altered priors (chapter 10)
         weight_fraction = check_min_weight_fraction_leaf(learner.min_weight_fraction_leaf)
         # self's random_state, not the clone's copy: a shared RandomState advances.
         randomness = random_splits(learner, X.shape[1], self.random_state)
@@ -331,13 +331,13 @@ class BaseDecisionTree(BaseEstimator):
             learner.categories_ = [None] * X.shape[1]
         n_categories = np.array([0 if c is None else len(c) for c in learner.categories_])
         # The level-wise builder grows the same trees faster.  Surrogate splits
-        # (chapter 10) are searched node by node, and so are absolute-error splits
+        # (chapter 9) are searched node by node, and so are absolute-error splits
         # on categorical features or with random thresholds: the depth-first
         # builder grows those.
         missing_values = params.pop("missing_values")
         max_surrogates = params.pop("max_surrogates")
         extra = {}
-        if missing_values == "surrogate":  # surrogate splits: depth first only (chapter 10)
+        if missing_values == "surrogate":  # surrogate splits: depth first only (chapter 9)
             extra = {"missing_values": "surrogate", "max_surrogates": max_surrogates}
         refusal = levelwise_refusal(
             learner.criterion, learner.is_categorical_, randomness, missing_values
@@ -358,14 +358,14 @@ class BaseDecisionTree(BaseEstimator):
             min_weight_leaf=min_weight_leaf(weight_fraction, sample_weight),
             random_splits=randomness,
         )
-        # CART's importance with surrogates needs the training rows (chapter 12).
+        # CART's importance with surrogates needs the training rows (chapter 10).
         training = None
         if missing_values == "surrogate":
             training = (X, Y, sample_weight, params["criterion"])
         del X, y, Y, sample_weight, keep  # the training arrays: freed before the tables
         tree = learner.tree_  # report the caller's weights, not the rescaled ones
         tree.weighted_n_node_samples *= weight_scale  # the builder's own array
-        # Pruning (chapter 9): the full tree first, cut back afterwards.
+        # Pruning (chapter 8): the full tree first, cut back afterwards.
         if max_leaf_nodes is not None and tree.n_leaves > max_leaf_nodes:
             tree = prune(tree, best_first_subtree(tree, max_leaf_nodes))
         if ccp_alpha > 0:
@@ -390,7 +390,7 @@ class BaseDecisionTree(BaseEstimator):
         Fits a clone with ``ccp_alpha=0`` (the other parameters, ``max_leaf_nodes``
         included, as set) and runs the weakest-link sequence on its tree
         (:func:`climbing_trees.weakest_links`), as scikit-learn's method of
-        the same name does.  Chapter 9 of the book explains it.
+        the same name does.  Chapter 8 of the book explains it.
 
         Parameters
         ----------
@@ -412,7 +412,7 @@ class BaseDecisionTree(BaseEstimator):
         return cost_complexity_path(est.tree_, est._node_risk(est.tree_))
 
     def _node_risk(self, tree: Tree):
-        """``R(t)`` of each node for cost-complexity pruning (chapter 9)."""
+        """``R(t)`` of each node for cost-complexity pruning (chapter 8)."""
         return node_risk(tree, "impurity")
 
     def _with_tree(self, tree: Tree, ccp_alpha: float):
@@ -442,7 +442,7 @@ class BaseDecisionTree(BaseEstimator):
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
-        # What fit accepts: dense X, with missing values (NaN; chapter 10), whose
+        # What fit accepts: dense X, with missing values (NaN; chapter 9), whose
         # columns may be categorical, with levels of any hashable type, strings
         # included (chapter 6).
         tags.input_tags.allow_nan = True
@@ -626,10 +626,10 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
         Grow best first to at most this many leaves (at least 2): the tree is
         grown with the other rules, then only the splits that decrease the
         weighted impurity most, parents before children, are kept; this is
-        the tree of scikit-learn's best-first builder (chapter 9).
+        the tree of scikit-learn's best-first builder (chapter 8).
     ccp_alpha : float, default=0.0
         Complexity parameter of minimal cost-complexity pruning (Breiman et
-        al. 1984; chapter 9).  After growing, the tree is replaced by the
+        al. 1984; chapter 8).  After growing, the tree is replaced by the
         smallest subtree minimising ``R(T) + ccp_alpha * |leaves(T)|``, with
         ``R(T)`` the sum over leaves of the leaf's share of the training
         weight times its risk (see ``ccp_risk``).  ``0`` keeps the grown
@@ -650,7 +650,7 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
         values, not all, read as numbers): make it numbers, or list it here.
         Otherwise a list of column names or indices, a boolean mask, or
         ``None`` (none).  Levels may be any hashable values.  Missing
-        values (NaN, None, pd.NA) are a level of their own (chapter 10).  At
+        values (NaN, None, pd.NA) are a level of their own (chapter 9).  At
         predict a level not seen at fit goes where the Notes say; values of
         another kind than every fitted level (the codes 0, 1, 2 of text
         levels), or two or more values none of which was seen, also warn.
@@ -691,7 +691,7 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
         otherwise the heuristic runs.  Lower it to fit faster, raise it to
         stay exact with more levels.  Regression and two classes ignore it.
     missing_values : {"learn", "surrogate"}, default="learn"
-        What to do with NaN in numerical columns (chapter 10).  ``"learn"``:
+        What to do with NaN in numerical columns (chapter 9).  ``"learn"``:
         scikit-learn's rule; each split learns which side missing values go
         to, and where none were seen at a node they go to the child with
         more training rows.  ``"surrogate"``: CART's and rpart's rule; the
@@ -728,7 +728,7 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
         of predicting class ``j`` when the truth is class ``i`` (rows and
         columns in ``classes_`` order), with a zero diagonal, entries
         ``>= 0`` and a positive entry in every row; one output only.  As in
-        CART and rpart (``parms = list(loss = L)``; chapter 12,
+        CART and rpart (``parms = list(loss = L)``; chapter 10,
         :mod:`climbing_trees._costs`): the tree is grown by the altered
         priors (each class's weight times ``sum_j L[i, j]``, rescaled to keep
         the total weight), ``predict`` returns the class of least expected
@@ -746,7 +746,7 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
         ``"random"``: one threshold per searched feature, drawn uniformly
         between the node's smallest and largest present value (extra
         trees); a categorical feature draws a random split of its levels
-        instead (:mod:`climbing_trees._random` states the rule, chapter 11).
+        instead (:mod:`climbing_trees._random` states the rule, chapter 12).
         With ``missing_values="learn"``, the rows missing the feature go to
         a side drawn at random for each node and feature, as in
         scikit-learn's random splitter.
@@ -799,7 +799,7 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
         Only with ``missing_values="surrogate"``: CART's importance (rpart's
         ``variable.importance``, unnormalised), which also credits a feature
         for the splits it is a surrogate of
-        (:func:`climbing_trees._importance.surrogate_importances`, chapter 12);
+        (:func:`climbing_trees._importance.surrogate_importances`, chapter 10);
         in units of the weights given to ``fit`` (inf past the float range).
     max_features_ : int
         Features searched at each node (``max_features`` resolved).
@@ -884,7 +884,7 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
     def _node_risk(self, tree: Tree):
         costs = getattr(self, "_costs_", None)
         if costs is not None and self.ccp_risk == "misclassification":
-            return costs.node_risk(tree)  # weighted by the loss (chapter 12)
+            return costs.node_risk(tree)  # weighted by the loss (chapter 10)
         return node_risk(tree, self.ccp_risk)
 
     def _apply_loss(self, sample_weight: np.ndarray, Y: np.ndarray) -> np.ndarray:
@@ -990,7 +990,7 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
         leaves = self._leaves(X)
         # The argmax of each node once, rather than of each row's copy of it.
         node_class = np.argmax(self.tree_.value, axis=2)  # padding is 0: never above
-        if getattr(self, "_costs_", None) is not None:  # least expected cost (chapter 12)
+        if getattr(self, "_costs_", None) is not None:  # least expected cost (chapter 10)
             node_class = self._costs_.node_classes(self.tree_.value[:, 0, :])[:, None]
         if self.n_outputs_ == 1:
             return self.classes_.take(node_class[:, 0].take(leaves))
@@ -1056,7 +1056,7 @@ class DecisionTreeRegressor(RegressorMixin, BaseDecisionTree):
         Only with ``missing_values="surrogate"``: CART's importance (rpart's
         ``variable.importance``, unnormalised), which also credits a feature
         for the splits it is a surrogate of
-        (:func:`climbing_trees._importance.surrogate_importances`, chapter 12);
+        (:func:`climbing_trees._importance.surrogate_importances`, chapter 10);
         in units of the weights given to ``fit`` (inf past the float range).
 
     Notes
@@ -1193,13 +1193,13 @@ class ExtraTreeClassifier(DecisionTreeClassifier):
     threshold per feature tried) and ``max_features="sqrt"``.  Every other
     parameter, attribute and method is :class:`DecisionTreeClassifier`'s.
     Forests of them are :class:`climbing_trees.ExtraTreesClassifier`
-    (chapter 11).
+    (chapter 12).
 
     Parameters
     ----------
     splitter : {"random", "best"}, default="random"
         One random threshold per feature tried, between its smallest and
-        largest value in the node (chapter 11).
+        largest value in the node (chapter 12).
     max_features : int, float, {"sqrt", "log2"} or None, default="sqrt"
         Features tried at each node.
     criterion, max_depth, min_samples_split, min_samples_leaf, \
@@ -1277,13 +1277,13 @@ class ExtraTreeRegressor(DecisionTreeRegressor):
     ``max_features=1.0`` (every feature tried, each at one random
     threshold).  Every other parameter, attribute and method is
     :class:`DecisionTreeRegressor`'s.  Forests of them are
-    :class:`climbing_trees.ExtraTreesRegressor` (chapter 11).
+    :class:`climbing_trees.ExtraTreesRegressor` (chapter 12).
 
     Parameters
     ----------
     splitter : {"random", "best"}, default="random"
         One random threshold per feature tried, between its smallest and
-        largest value in the node (chapter 11).
+        largest value in the node (chapter 12).
     max_features : int, float, {"sqrt", "log2"} or None, default=1.0
         Features tried at each node (all of them by default).
     criterion, max_depth, min_samples_split, min_samples_leaf, \

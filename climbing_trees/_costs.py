@@ -1,6 +1,6 @@
 """Misclassification costs: a loss matrix, altered priors, leaf classes by least cost.
 
-Chapter 12 of the book ("Costs, priors and importance") explains this module.
+Chapter 10 of the book ("Costs, priors and importance") explains this module.
 A loss matrix ``L`` (rpart's convention) holds in ``L[i, j]`` the cost of
 predicting class ``j`` when the truth is class ``i``; its diagonal is 0.  CART
 (Breiman et al. 1984, section 4.4) and rpart (``parms = list(loss = L)``)

@@ -24,7 +24,7 @@ criterion is then an :class:`OutputLayout`, a criterion name that also knows
 the width of each block, and a node's impurity is the mean over outputs of
 each output's impurity.  The mean itself is taken in one place,
 :func:`output_mean`: :func:`impurity_from_statistics` (which ``grow_tree``
-calls) and the level-wise builder's cheap gain formulas (chapter 8) both
+calls) and the level-wise builder's cheap gain formulas (chapter 11) both
 divide by the number of outputs through it.
 
 Absolute error is the exception: its leaf value is a weighted median, which

@@ -1,6 +1,6 @@
 """Ensembles of the package's trees: random forests and extra trees.
 
-Chapter 11 of the book ("From one tree to many") builds and measures them.
+Chapter 12 of the book ("From one tree to many") builds and measures them.
 Each is a few lines on top of :class:`DecisionTreeClassifier` and
 :class:`DecisionTreeRegressor`, which do the work (categorical features
 included):
@@ -218,7 +218,7 @@ def _numeric_target(estimator, y, classifier: str) -> np.ndarray:
 
 
 class _MissingValuesTag:
-    """Ensembles accept NaN in ``X`` as their trees do (chapter 10): the tag says so."""
+    """Ensembles accept NaN in ``X`` as their trees do (chapter 9): the tag says so."""
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -228,7 +228,7 @@ class _MissingValuesTag:
 
 # --- forests ---------------------------------------------------------------------------------
 
-#: Constraints of the package's own tree options (chapters 6, 7, 9 and 10), which a
+#: Constraints of the package's own tree options (chapters 6, 7, 8 and 9), which a
 #: forest passes on to its trees.
 _PACKAGE_TREE_PARAMETERS = {
     "min_samples_leaf": _TREE_PARAMETERS["min_samples_leaf"],  # 1.0: a fraction here too
@@ -790,7 +790,7 @@ _PARAMETERS = """\
     categorical_features, categorical_split, min_samples_level, \
 max_categorical_candidates, missing_values, max_surrogates
         The package's tree options (categorical features, chapters 6 and 7;
-        missing values and surrogate splits, chapter 10), passed to every
+        missing values and surrogate splits, chapter 9), passed to every
         tree: see :class:`{tree}`.{ccp_risk}
 """
 
@@ -877,7 +877,7 @@ class RandomForestClassifier(_ForestClassifier):
     ``max_features`` random features per node; the forest averages the
     trees' class probabilities.  The parameters, seeds and bootstrap samples
     are scikit-learn's: where the trees are equal (tie-free data), so are
-    the predictions and the out-of-bag score.  Chapter 11 of the book
+    the predictions and the out-of-bag score.  Chapter 12 of the book
     explains it.
 
     {parameters}
@@ -913,7 +913,7 @@ class RandomForestRegressor(_ForestRegressor):
     the forest averages the trees' predictions.  The parameters, seeds and
     bootstrap samples are scikit-learn's: where the trees are equal
     (tie-free data), so are the predictions and the out-of-bag score.
-    Chapter 11 of the book explains it.
+    Chapter 12 of the book explains it.
 
     {parameters}
 
@@ -945,7 +945,7 @@ class ExtraTreesClassifier(_ForestClassifier):
 
     Each tree draws one random threshold per searched feature
     (``splitter="random"``) and, by default, sees every row; the forest
-    averages the trees' class probabilities.  Chapter 11 of the book
+    averages the trees' class probabilities.  Chapter 12 of the book
     explains it.
 
     {parameters}
@@ -981,7 +981,7 @@ class ExtraTreesRegressor(_ForestRegressor):
 
     Each tree draws one random threshold per searched feature
     (``splitter="random"``) and, by default, sees every row; the forest
-    averages the trees' predictions.  Chapter 11 of the book explains it.
+    averages the trees' predictions.  Chapter 12 of the book explains it.
 
     {parameters}
 

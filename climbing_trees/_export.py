@@ -41,7 +41,7 @@ def _output_classes(model, node: int) -> list:
 
 def _shown_class(model, node: int) -> int:
     """Index of the class ``predict`` gives at ``node`` (one output): the most
-    probable, or the least expected cost with a ``loss_matrix`` (chapter 12)."""
+    probable, or the least expected cost with a ``loss_matrix`` (chapter 10)."""
     value = model.tree_.value[node, 0]
     costs = getattr(model, "_costs_", None)
     if costs is not None:
@@ -276,7 +276,7 @@ def export_text(
     ``<unseen>`` marks the side that takes levels never seen at fit.  A side
     with more than 32 levels lists the first 32 and counts the others
     (``... 980 more``).  A node with surrogate splits
-    (``missing_values="surrogate"``, chapter 10)
+    (``missing_values="surrogate"``, chapter 9)
     lists them after its left branch, best first, each written as the
     condition that sends a row left: ``[surrogates: x2 <= 0.30, x1 > 2.00]``.
 

@@ -63,7 +63,7 @@ def grow_tree(
     Parameters
     ----------
     X : ndarray of shape (n_samples, n_features)
-        NaN in a numerical column is a missing value (chapter 10): each split
+        NaN in a numerical column is a missing value (chapter 9): each split
         learns where such rows go (:mod:`climbing_trees._missing`).
     Y : ndarray of shape (n_samples, n_values)
         One-hot labels for classification, a target column for regression;
@@ -112,7 +112,7 @@ def grow_tree(
         candidate partitions the exact search may score per feature and node
         (:func:`climbing_trees.multiclass_plan`); past it a heuristic runs.
     missing_values : {"learn", "surrogate"}
-        How NaN in numerical columns is handled (chapter 10): ``"learn"``,
+        How NaN in numerical columns is handled (chapter 9): ``"learn"``,
         scikit-learn's learned direction (:mod:`climbing_trees._missing`);
         ``"surrogate"``, CART's surrogate splits
         (:mod:`climbing_trees._surrogates`).

@@ -1,6 +1,6 @@
 """Variable importance: CART's with surrogate splits, and drop-column importance.
 
-Chapter 12 of the book ("Costs, priors and importance") explains this module
+Chapter 10 of the book ("Costs, priors and importance") explains this module
 and compares three measures on features built to fool them:
 
 * the **impurity importance** (MDI) of scikit-learn and of this package,

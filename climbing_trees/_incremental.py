@@ -15,7 +15,7 @@ weighted sum of squares), so one move is one addition and one subtraction.
 
 Both return exactly what :func:`climbing_trees.naive_best_split` returns.
 
-Missing values (chapter 10) cost one more statistic per node and feature:
+Missing values (chapter 9) cost one more statistic per node and feature:
 the sum over the rows missing the feature.  A candidate that sends them
 left adds it to its left child; the right child is, as always, the node's
 total minus the left.

@@ -1,6 +1,6 @@
 """Missing values in numerical features: the candidates of one column, scikit-learn's way.
 
-Chapter 10 of the book ("Missing values") explains this module.
+Chapter 9 of the book ("Missing values") explains this module.
 
 A row whose value of feature ``j`` is NaN cannot be placed by a threshold on
 ``j``.  Following scikit-learn (since 1.3), the split search *learns* where

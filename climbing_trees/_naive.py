@@ -25,7 +25,7 @@ class Split(NamedTuple):
     ``score`` is the weighted mean impurity of the two children,
     ``(W_left * I_left + W_right * I_right) / W``; lower is better, and the
     node's impurity minus ``score`` is the split's impurity decrease.
-    ``missing_go_to_left``: where rows missing the feature go (chapter 10,
+    ``missing_go_to_left``: where rows missing the feature go (chapter 9,
     :mod:`climbing_trees._missing`).
     """
 

@@ -1,6 +1,6 @@
 """Pruning a grown tree: cost-complexity pruning, best-first truncation, and CV.
 
-Chapter 9 of the book ("Pruning") explains this module.  CART grows a large
+Chapter 8 of the book ("Pruning") explains this module.  CART grows a large
 tree, then cuts it back (Breiman et al. 1984, ch. 3 and 10).  Everything here
 works on the flat arrays of a fitted :class:`~climbing_trees.Tree`, whatever
 builder grew it and whatever its splits test (thresholds or sets of levels):

@@ -1,6 +1,6 @@
 """Randomised trees: a feature subset per node, and random thresholds.
 
-Chapter 11 of the book ("From one tree to many") explains this module.
+Chapter 12 of the book ("From one tree to many") explains this module.
 
 Two knobs of scikit-learn's trees make a tree random, and a forest needs them:
 
@@ -35,7 +35,7 @@ SplitMix64's finaliser (Steele, Lea and Flood 2014), vectorised in numpy.
   [0, 1) and the node's range ``[lo, hi]`` of the *present* values; a value
   landing on ``hi`` becomes ``lo`` (scikit-learn's rule), so both sides get
   rows.  Rows with ``x <= threshold`` go left.
-* Missing values (NaN, chapter 10) under a random threshold go to a side
+* Missing values (NaN, chapter 9) under a random threshold go to a side
   drawn by a fair coin from the node's key, one coin per feature
   (scikit-learn's ``RandomSplitter`` since 1.6 also draws the side, and
   does not try "missing alone on one side").  Where the node has no missing

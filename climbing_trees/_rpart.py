@@ -1,5 +1,5 @@
-"""rpart as an outside reference: pruning (chapter 9), surrogate splits (chapter 10),
-misclassification costs, priors and importance (chapter 12).
+"""rpart as an outside reference: pruning (chapter 8), surrogate splits (chapter 9),
+misclassification costs, priors and importance (chapter 10).
 
 R's rpart (Therneau and Atkinson) grows a classification tree and reports
 its cost-complexity sequence as ``cptable``.  These helpers run rpart through
@@ -7,9 +7,9 @@ its cost-complexity sequence as ``cptable``.  These helpers run rpart through
 its ``cptable``, and turn the tree into a :class:`~climbing_trees.Tree` so
 that :func:`~climbing_trees.weakest_links` can prune the very same tree.
 :func:`rpart_surrogate_predict` grows rpart's regression or Gini tree with
-surrogate splits, the reference of chapter 10; :func:`rpart_costs_fit` grows
+surrogate splits, the reference of chapter 9; :func:`rpart_costs_fit` grows
 its tree with a loss matrix or priors and :func:`rpart_importance` reports its
-``variable.importance``, the references of chapter 12.  They need R with the
+``variable.importance``, the references of chapter 10.  They need R with the
 rpart package; :func:`have_rpart` says whether it is there.
 
 The book and the tests do not need R: what they compare with is rpart's
@@ -200,7 +200,7 @@ def rpart_surrogate_predict(
     ``X`` is R's ``NA``; the columns listed in ``categorical`` (level codes)
     become R factors.  Returns the predicted values (``anova``), or the class
     probabilities with one column per class in sorted order (``class``).
-    Chapter 10 and the surrogate tests compare the estimators'
+    Chapter 9 and the surrogate tests compare the estimators'
     ``missing_values="surrogate"`` with it.
     """
     if method not in ("anova", "class"):
@@ -248,7 +248,7 @@ def rpart_surrogate_predict(
 REFERENCE_DIR = Path(__file__).with_name("rpart_reference")
 
 #: Seeds of :func:`pruning_problem` whose rpart tree and cptable are kept: 1 is the
-#: tree of chapter 9 where rpart's table is not the exact sequence, 6, 8 and 11
+#: tree of chapter 8 where rpart's table is not the exact sequence, 6, 8 and 11
 #: trees where it is.
 PRUNING_SEEDS = (1, 6, 8, 11)
 
@@ -256,7 +256,7 @@ PRUNING_SEEDS = (1, 6, 8, 11)
 #: categorical column, for regression and for Gini classification).
 SURROGATE_SEEDS = tuple(range(15))
 
-#: Stopping rules of the surrogate-style comparison of chapter 10's exercise.
+#: Stopping rules of the surrogate-style comparison of chapter 9's exercise.
 STYLE_CONTROL = {"max_depth": 30, "min_samples_split": 40, "min_samples_leaf": 20}
 
 #: Draws of :func:`missing_experiment` in the surrogate-style comparison.
@@ -305,7 +305,7 @@ def surrogate_classes(y: np.ndarray) -> np.ndarray:
 
 
 def surrogate_comparison_problem() -> dict:
-    """Chapter 10's comparison with rpart: 400 rows, a quarter of the values missing.
+    """Chapter 9's comparison with rpart: 400 rows, a quarter of the values missing.
 
     Three correlated features, a numeric target and three classes cut from it,
     weights; the trees are grown on the first 300 rows and predict all 400.
@@ -326,7 +326,7 @@ def surrogate_comparison_problem() -> dict:
 
 
 def missing_experiment(seed: int, n: int, rate: float, mechanism: str):
-    """Chapter 10's experiment data: four features of correlation 0.85, float32-rounded.
+    """Chapter 9's experiment data: four features of correlation 0.85, float32-rounded.
 
     Returns ``X_holes, X_full, y``.  A fraction ``rate`` of the values is
     missing completely at random (``"mcar"``, ``"test"``); with ``"target"``
@@ -418,7 +418,7 @@ def _chapter10_references() -> dict[str, pd.DataFrame]:
 
 # ------------------------------------------------------------------ costs and priors
 #
-# Chapter 12: rpart's ``parms = list(loss = L)`` and ``list(prior = p)`` on
+# Chapter 10: rpart's ``parms = list(loss = L)`` and ``list(prior = p)`` on
 # random two- and three-class problems, and ``variable.importance`` of trees
 # with surrogate splits.
 
@@ -624,7 +624,7 @@ def make_references() -> dict[str, pd.DataFrame]:
     the training rows then the new ones; ``*_values`` holds each problem's
     distinct predictions, ``*_rows`` (``codes``) which of them each row gets
     (:func:`reference_surrogate_predict` puts them together).
-    ``ch10_comparison``: chapter 10's regression and Gini trees on
+    ``ch10_comparison``: chapter 9's regression and Gini trees on
     :func:`surrogate_comparison_problem`.  ``ch10_styles``: the held-out mean
     squared error of rpart's regression tree on :func:`missing_experiment`
     (``"mcar"``, 2,000 training and 2,000 new rows) with ``surrogatestyle`` 0

@@ -1,6 +1,6 @@
 """Surrogate splits: CART's way with missing values (Breiman et al. 1984, section 5.3).
 
-Chapter 10 of the book ("Missing values") explains this module; with
+Chapter 9 of the book ("Missing values") explains this module; with
 ``missing_values="surrogate"`` the estimators grow their trees with it, and
 R's rpart (``usesurrogate=2``) is the reference it is tested against.
 

@@ -174,7 +174,7 @@ class Tree:
         ``max_levels + 1``: the length of a :attr:`categories_left` row.
     missing_go_to_left : ndarray of bool
         Where a row whose feature is missing (NaN) goes at each numerical
-        node (chapter 10, scikit-learn's name): the direction learned at fit
+        node (chapter 9, scikit-learn's name): the direction learned at fit
         when the node had missing values for its feature, else the child
         with more training rows (the right one on equal counts).  In a
         surrogate tree, where rows that no surrogate places go: the heavier
@@ -183,7 +183,7 @@ class Tree:
         leaves and categorical nodes (a missing level is a level).  Defaults
         to the count rule at every numerical node.
     surrogate_feature, surrogate_threshold, surrogate_below_left : ndarray
-        Surrogate splits (``missing_values="surrogate"``, chapter 10), shape
+        Surrogate splits (``missing_values="surrogate"``, chapter 9), shape
         ``(node_count, max_surrogates)``, best first; feature -1 where a
         node has fewer.  A row missing its node's feature takes the first
         surrogate that can place it, then ``missing_go_to_left``.  Numerical
@@ -597,7 +597,7 @@ class Tree:
     def apply_flat(self, X: np.ndarray, has_missing: bool | None = None) -> np.ndarray:
         """Leaf id reached by each row of ``X``: :meth:`apply` on flat lookup tables.
 
-        Chapter 8 of the book ("Growing trees fast") explains it.  Internal
+        Chapter 11 of the book ("Growing trees fast") explains it.  Internal
         nodes take the slots ``0, 1, ...`` in id order, and leaves the slots
         after them.  Each row carries one integer, the *code* of the node it
         is at: ``(2 s) << b | f`` for the node in slot ``s`` testing feature

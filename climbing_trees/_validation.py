@@ -7,7 +7,7 @@ call these checks.  Every rejected input raises ``ValueError`` or
 ``fit`` leaves a fitted model as it was.  Rejected today:
 
 * infinity in a numerical column of ``X`` (NaN there is a missing value,
-  chapter 10), NaN or infinity in ``y``;
+  chapter 9), NaN or infinity in ``y``;
 * ``X`` that is empty, 1-D, 3-D, sparse, complex, or has duplicate column
   names, or holds datetime or timedelta columns next to numeric or categorical
   ones (unless declared categorical); text in a column declared numerical, and
@@ -274,7 +274,7 @@ _HINTS: tuple[tuple[str, str], ...] = (
     ),
     (
         "contains NaN",
-        "Missing values are allowed in X (chapter 10) but not in y or sample_weight: "
+        "Missing values are allowed in X (chapter 9) but not in y or sample_weight: "
         "drop the rows whose target is missing.",
     ),
     ("0 sample(s)", "Pass at least one row."),

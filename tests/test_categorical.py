@@ -439,7 +439,7 @@ def test_hashable_levels_of_mixed_types():
 @pytest.mark.parametrize("Estimator", ESTIMATORS)
 @pytest.mark.parametrize("missing", [np.nan, None])
 def test_missing_values_in_categorical_column_are_a_level(Estimator, missing, mixed_frame):
-    # Chapter 10: a missing level is one more level (tests/test_missing.py has more).
+    # Chapter 9: a missing level is one more level (tests/test_missing.py has more).
     X, y = mixed_frame[0].copy(), target(Estimator, mixed_frame)
     X["shape"] = X["shape"].astype(object)
     X.loc[3, "shape"] = missing

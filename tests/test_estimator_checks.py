@@ -35,7 +35,7 @@ ROW_COUNT_RULES = (
 #: Why column 0 declared categorical fails two checks.
 INF_IS_A_LEVEL = (
     "infinity in a categorical column is a level like any other hashable value (so is "
-    "a missing value, chapter 10), so fitting with inf in column 0 does not raise"
+    "a missing value, chapter 9), so fitting with inf in column 0 does not raise"
 )
 INDEX_BEYOND_COLUMNS = (
     "with zero columns, categorical_features=[0] names a column that does not exist, "
@@ -68,10 +68,10 @@ ESTIMATORS = [
     # runs through the categorical encoding and the set splits of chapters 6-7.
     DecisionTreeClassifier(categorical_features=[0], categorical_split="partition"),
     DecisionTreeRegressor(categorical_features=[0], categorical_split="one_vs_rest"),
-    # Surrogate splits (chapter 10): grown depth first, routed through the surrogates.
+    # Surrogate splits (chapter 9): grown depth first, routed through the surrogates.
     DecisionTreeClassifier(missing_values="surrogate"),
     DecisionTreeRegressor(missing_values="surrogate", max_surrogates=2),
-    # Randomised trees (chapter 11): the draws depend on each node's path and rows'
+    # Randomised trees (chapter 12): the draws depend on each node's path and rows'
     # values only, so weights still equal repetitions.
     DecisionTreeClassifier(max_features="sqrt", splitter="random", random_state=0),
     DecisionTreeRegressor(max_features=0.5, min_weight_fraction_leaf=0.05, random_state=0),
@@ -103,6 +103,6 @@ def test_default_estimators_pass_every_check(estimator):
 def test_tags_state_what_fit_accepts(estimator):
     tags = get_tags(estimator)
     assert tags.input_tags.categorical and tags.input_tags.string  # chapter 6
-    assert tags.input_tags.allow_nan and not tags.input_tags.sparse  # NaN: chapter 10
+    assert tags.input_tags.allow_nan and not tags.input_tags.sparse  # NaN: chapter 9
     assert tags.target_tags.required and tags.target_tags.multi_output  # several outputs
     assert tags.requires_fit

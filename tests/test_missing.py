@@ -1,4 +1,4 @@
-"""Missing values in numerical features: scikit-learn's learned direction (chapter 10)."""
+"""Missing values in numerical features: scikit-learn's learned direction (chapter 9)."""
 
 from __future__ import annotations
 

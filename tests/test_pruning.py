@@ -1,4 +1,4 @@
-"""Pruning (chapter 9): scikit-learn, enumeration and rpart as oracles."""
+"""Pruning (chapter 8): scikit-learn, enumeration and rpart as oracles."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Surrogate splits (CART, rpart): ``missing_values="surrogate"`` (chapter 10)."""
+"""Surrogate splits (CART, rpart): ``missing_values="surrogate"`` (chapter 9)."""
 
 from __future__ import annotations
 

@@ -365,7 +365,7 @@ BAD_FITS = {
     "inf-X": lambda X, y: ((with_value(X, 2, 1, np.inf), y), {}),
     "negative-weight": lambda X, y: ((X, y), {"sample_weight": -np.ones(len(X))}),
     "zero-weights": lambda X, y: ((X, y), {"sample_weight": np.zeros(len(X))}),
-    # Text with a hole is a categorical column with a missing level now (chapter 10);
+    # Text with a hole is a categorical column with a missing level now (chapter 9);
     # a NaN weight is still refused.
     "nan-weight": lambda X, y: ((X, y), {"sample_weight": np.r_[np.nan, np.ones(len(X) - 1)]}),
 }
@@ -526,7 +526,7 @@ def test_failed_fit_keeps_a_categorical_model(Estimator, mixed_frame):
     model = Estimator(max_depth=3).fit(X, y)
     before = copy.deepcopy(model)
     X_bad = X.copy()
-    X_bad.loc[3, "x"] = np.inf  # (a missing level in "shape" would be fine: chapter 10)
+    X_bad.loc[3, "x"] = np.inf  # (a missing level in "shape" would be fine: chapter 9)
     with pytest.raises(ValueError, match="contains infinity") as info:
         model.fit(X_bad, y)
     assert "Replace infinite values" in str(info.value)

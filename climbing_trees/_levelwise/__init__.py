@@ -1,6 +1,6 @@
 """Level-wise growth: every node of a depth is split at once, in numpy.
 
-Chapter 8 of the book ("Growing trees fast") explains this module.
+Chapter 11 of the book ("Growing trees fast") explains this module.
 
 :func:`climbing_trees.grow_tree` visits one node at a time, so its Python
 overhead grows with the number of nodes.  :func:`grow_tree_levelwise` builds
@@ -22,7 +22,7 @@ the same tree (the same arrays, node for node) but pays the overhead once per
 4. **Vectorised choice.**  Scores of all candidates are computed together,
    and each node takes its winner under the tie rule of
    :func:`climbing_trees.choose_best`.
-5. **Missing values** (chapter 10).  NaN sorts last, so a node's rows
+5. **Missing values** (chapter 9).  NaN sorts last, so a node's rows
    missing feature ``j`` end its segment of ``order[j]``.  Their number and
    summed statistics per node come from the list of missing cells, made once
    (:func:`_missing_sums`); a second scan adds
@@ -43,7 +43,7 @@ depth-first preorder so the :class:`Tree` equals ``grow_tree``'s.
 
 The pieces
 ----------
-The builder is a few small modules, one role each (chapter 8 shows this map).
+The builder is a few small modules, one role each (chapter 11 shows this map).
 
 - ``_grow``: the loop, :func:`grow_tree_levelwise`: one level's summaries,
   stopping rules, searches and routing, level after level.

@@ -68,7 +68,7 @@ def _gains(left, stats, w_left, w_right, criterion):
     """Split *gains*: ``const - W_t * score`` for every candidate, bigger is better.
 
     Cheaper forms of the scores of :func:`climbing_trees.impurity_from_statistics`
-    (chapter 8 derives them); the constant is ``W_t`` for Gini, 0 for entropy,
+    (chapter 11 derives them); the constant is ``W_t`` for Gini, 0 for entropy,
     the node's sum of squares for squared error, and 0 for Poisson deviance,
     whose gain is minus the score times ``W_t``.  ``left`` holds the prefix
     sums of the statistic columns (class counts; the weighted sum of centred

@@ -10,7 +10,7 @@ from .._criteria import STATISTICS_CRITERIA
 def levelwise_refusal(criterion, is_categorical=None, random_splits=None, missing_values="learn"):
     """Why :func:`grow_tree_levelwise` cannot grow a tree with these options, or None.
 
-    Surrogate splits (chapter 10) are searched node by node; a criterion
+    Surrogate splits (chapter 9) are searched node by node; a criterion
     without sufficient statistics (absolute error) only where
     :func:`levelwise_absolute_error` allows.  The estimators grow the tree with
     :func:`climbing_trees.grow_tree` wherever this returns a reason, and
