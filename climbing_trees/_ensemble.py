@@ -360,6 +360,8 @@ class _Forest(_MissingValuesTag, BaseEstimator):
             )
         if not self.bootstrap and self.oob_score:
             raise ValueError("Out of bag estimation only available if bootstrap=True")
+        if self.oob_score:
+            self._check_oob_target(Y)
         given = None if sample_weight is None else weights
         draw_weight = self._draw_weights(Y, given)
         n_draws = _get_n_samples_bootstrap(n, self.max_samples, draw_weight)
@@ -510,13 +512,6 @@ class _Forest(_MissingValuesTag, BaseEstimator):
         Each row is predicted by the trees that did not draw it; a row that
         every tree drew gets a prediction of zero, with scikit-learn's warning.
         """
-        kind = type_of_target(Y)
-        if kind == "unknown" or (is_classifier(self) and kind == "multiclass-multioutput"):
-            raise ValueError(
-                "The type of target cannot be used to compute OOB estimates. Got "
-                f"{kind} while only the following are supported: continuous, "
-                "continuous-multioutput, binary, multiclass, multilabel-indicator."
-            )
         if not isinstance(X, (np.ndarray, list)) and not hasattr(X, "iloc"):
             X = np.asarray(X)  # another array-like: rows taken from its array
         total, votes = None, np.zeros(Y.shape, dtype=np.int64)
@@ -539,6 +534,22 @@ class _Forest(_MissingValuesTag, BaseEstimator):
         total = np.zeros((Y.shape[0], 1, Y.shape[1])) if total is None else total
         oob = total / np.maximum(votes, 1)[:, None, :]
         return self._oob_result(Y, oob[..., 0] if oob.shape[-1] == 1 else oob)
+
+    def _check_oob_target(self, Y: np.ndarray) -> None:
+        """Refuse, before any tree grows, a target the out-of-bag score cannot use.
+
+        As scikit-learn, a classifier's target is judged by its class codes
+        (positions in each output's sorted labels), not its labels: two outputs
+        of two classes each are "multilabel-indicator" whatever their labels
+        ({1, 2}, {"a", "b"}); outputs of more classes are refused.
+        """
+        kind = type_of_target(_class_codes(Y)[0] if is_classifier(self) else Y)
+        if kind == "unknown" or (is_classifier(self) and kind == "multiclass-multioutput"):
+            raise ValueError(
+                "The type of target cannot be used to compute OOB estimates. Got "
+                f"{kind} while only the following are supported: continuous, "
+                "continuous-multioutput, binary, multiclass, multilabel-indicator."
+            )
 
     def _score_oob(self, Y, prediction):
         """``oob_score``'s callable, or the default score, of the out-of-bag prediction."""

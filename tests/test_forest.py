@@ -384,6 +384,22 @@ def test_a_failed_out_of_bag_score_keeps_the_previous_forest():
     assert forest.estimators_ is trees and forest.oob_score_ == score
 
 
+@pytest.mark.parametrize(
+    "second", [[1, 2], ["a", "b"], [5, 7]], ids=["ints", "strings", "other-ints"]
+)
+def test_out_of_bag_takes_two_binary_outputs_of_any_labels(tie_free, second):
+    """Two outputs of two classes each are judged by their class codes, as scikit-learn
+    judges them ("multilabel-indicator"), not refused as "multiclass-multioutput"."""
+    X, y, labels, _, _ = tie_free
+    Y = np.column_stack([np.where(labels > 0, 1, 2), np.where(y > 0, *second)])
+    ours, theirs = fit_both(
+        "RandomForestClassifier", X, Y, n_estimators=10, max_features=None,
+        min_samples_leaf=30, oob_score=True, random_state=1,
+    )  # fmt: skip
+    np.testing.assert_allclose(ours.oob_decision_function_, theirs.oob_decision_function_)
+    assert ours.oob_score_ == theirs.oob_score_ > 0.5
+
+
 def test_refitting_without_oob_drops_the_old_score():
     X, y = np.arange(80.0).reshape(40, 2), np.arange(40) % 2
     forest = ct.RandomForestClassifier(n_estimators=3, oob_score=True, random_state=0).fit(X, y)
