@@ -369,6 +369,8 @@ class _Forest(_MissingValuesTag, BaseEstimator):
 
         rng = check_random_state(self.random_state)
         kept = list(self.estimators_) if self.warm_start and hasattr(self, "estimators_") else []
+        if kept:
+            self._check_warm_start(X, Y)
         n_more = self.n_estimators - len(kept)
         if n_more < 0:
             raise ValueError(
@@ -407,6 +409,17 @@ class _Forest(_MissingValuesTag, BaseEstimator):
         if hasattr(trees[0], "classes_"):
             self.classes_, self.n_classes_ = trees[0].classes_, trees[0].n_classes_
         return self
+
+    def _check_warm_start(self, X, Y: np.ndarray) -> None:
+        """Refuse, before any tree grows, data the kept trees were not grown on: other
+        columns (scikit-learn's ``validate_data(reset=False)``) or outputs."""
+        _check_columns(self, X)
+        if Y.shape[1] != self.n_outputs_:
+            raise ValueError(
+                f"y has {Y.shape[1]} output(s), but the {len(self.estimators_)} trees kept by "
+                f"warm_start were fitted on {self.n_outputs_}; refit with warm_start=False "
+                "to learn other outputs."
+            )
 
     def _tree_params(self) -> dict:
         """The parameters every tree gets: the forest's own of the same name, and the
@@ -599,6 +612,18 @@ class _ForestClassifier(ClassifierMixin, _Forest):
     def _check_target(self, y):
         _class_labels(self, y, self._regressor)
         return y
+
+    def _check_warm_start(self, X, Y: np.ndarray) -> None:
+        """As the other forests, and the classes of every output as those kept."""
+        super()._check_warm_start(X, Y)
+        fitted = self.classes_ if self.n_outputs_ > 1 else [self.classes_]
+        for k, (new, old) in enumerate(zip(_class_codes(Y)[1], fitted, strict=True)):
+            if not np.array_equal(new, old):
+                raise ValueError(
+                    f"warm_start needs the classes of the first fit: output {k} has the "
+                    f"classes {new.tolist()}, the trees kept have {np.asarray(old).tolist()}; "
+                    "refit with warm_start=False to learn new classes."
+                )
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

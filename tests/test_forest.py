@@ -198,6 +198,52 @@ def test_warm_start_grows_the_forest_fitted_at_once(tie_free, Forest):
     assert len(grown) == 9  # the failed fit left the forest as it was
 
 
+@pytest.mark.parametrize("Forest", FORESTS)
+def test_warm_start_refuses_other_columns_outputs_and_classes(tie_free, Forest):
+    """The kept trees were grown on 5 columns (and these classes): a warm refit on other
+    data is refused before any tree grows, and the forest stays as it was."""
+    X, y, labels, _, X_new = tie_free
+    classifier = "Classifier" in Forest.__name__
+    y = labels if classifier else y
+    forest = Forest(n_estimators=3, warm_start=True, random_state=0).fit(X, y)
+    trees, method = forest.estimators_, "predict_proba" if classifier else "predict"
+    expected = getattr(forest, method)(X_new)
+    forest.set_params(n_estimators=5)
+    with pytest.raises(ValueError, match=f"X has 2 features, but {Forest.__name__} is "
+                       "expecting 5 features"):  # fmt: skip
+        forest.fit(X[:, :2], y)
+    with pytest.raises(ValueError, match="y has 2 output"):
+        forest.fit(X, np.column_stack([y, y]))
+    if classifier:
+        with pytest.raises(ValueError, match=r"classes \[0, 1, 2, 3\], the trees kept have"):
+            forest.fit(X, np.where(X[:, 0] > 1.5, 3, labels))
+    assert forest.estimators_ is trees and forest.n_features_in_ == 5
+    np.testing.assert_array_equal(getattr(forest, method)(X_new), expected)
+    assert len(forest.fit(X, y)) == 5  # the same data: two more trees
+
+
+@pytest.mark.parametrize("Forest", FORESTS)
+def test_a_failed_warm_refit_keeps_the_forest_and_a_refit_grows_the_one_at_once(
+    tie_free, Forest
+):
+    X, y, labels, _, X_new = tie_free
+    classifier = "Classifier" in Forest.__name__
+    y, method = (labels, "predict_proba") if classifier else (y, "predict")
+    params = {"random_state": 0, "bootstrap": True, "oob_score": True}
+    forest = Forest(n_estimators=3, warm_start=True, **params).fit(X, y)
+    state, expected = dict(vars(forest)), getattr(forest, method)(X_new)
+    with pytest.raises(ValueError, match="index 17"):  # raised by the first new tree
+        forest.set_params(n_estimators=6, categorical_features=[17]).fit(X, y)
+    assert vars(forest).keys() == state.keys()
+    fitted = [k for k in state if k not in forest.get_params()]
+    assert fitted and all(vars(forest)[k] is state[k] for k in fitted)
+    np.testing.assert_array_equal(getattr(forest, method)(X_new), expected)
+    forest.set_params(categorical_features="auto").fit(X, y)
+    at_once = Forest(n_estimators=6, **params).fit(X, y)
+    np.testing.assert_array_equal(getattr(forest, method)(X_new), getattr(at_once, method)(X_new))
+    assert forest.oob_score_ == at_once.oob_score_
+
+
 def test_warm_start_seeds_are_sklearns(tie_free):
     X, y, _, _, _ = tie_free
     ours = ct.RandomForestRegressor(n_estimators=3, warm_start=True, random_state=5)
