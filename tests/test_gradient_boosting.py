@@ -678,6 +678,28 @@ def test_a_monitor_that_raises_keeps_the_previous_model(Boosting):
     np.testing.assert_array_equal(model.predict(X), expected)
 
 
+@pytest.mark.parametrize("Boosting", BOOSTING)
+def test_a_failed_warm_refit_keeps_the_model_and_a_refit_equals_the_one_at_once(Boosting):
+    X, y = boosting_data(Boosting)
+    params = {"subsample": 0.8, "random_state": 0}
+    model = Boosting(n_estimators=3, warm_start=True, **params).fit(X, y)
+    state, expected = dict(vars(model)), model.predict(X)
+    rng_state = model._rng.get_state()
+    with pytest.raises(ValueError, match="index 17"):  # raised by the first new tree
+        model.set_params(n_estimators=6, categorical_features=[17]).fit(X, y)
+    assert vars(model).keys() == state.keys()
+    fitted = [k for k in state if k not in model.get_params()]
+    assert "_rng" in fitted and all(vars(model)[k] is state[k] for k in fitted)
+    for a, b in zip(model._rng.get_state(), rng_state, strict=True):
+        np.testing.assert_array_equal(a, b)  # the random draws go on where they stopped
+    np.testing.assert_array_equal(model.predict(X), expected)
+    model.set_params(categorical_features="auto").fit(X, y)
+    at_once = Boosting(n_estimators=6, **params).fit(X, y)
+    np.testing.assert_array_equal(model.predict(X), at_once.predict(X))
+    np.testing.assert_array_equal(model.train_score_, at_once.train_score_)
+    np.testing.assert_array_equal(model.oob_scores_, at_once.oob_scores_)
+
+
 def test_refit_without_subsample_drops_the_oob_attributes(smooth_regression):
     X, y = smooth_regression
     model = ct.GradientBoostingRegressor(n_estimators=3, subsample=0.5, random_state=0)
