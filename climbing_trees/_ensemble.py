@@ -1,9 +1,11 @@
 """Ensembles of the package's trees: random forests and extra trees.
 
 Chapter 12 of the book ("From one tree to many") builds and measures them.
-Each is a few lines on top of :class:`DecisionTreeClassifier` and
+Each is a thin layer on top of :class:`DecisionTreeClassifier` and
 :class:`DecisionTreeRegressor`, which do the work (categorical features
-included):
+included): the forest draws the seeds and the samples, grows the trees and
+averages them, and adds scikit-learn's parameters, out-of-bag estimates,
+``n_jobs`` and warm starts around them:
 
 * **random forest** (Breiman 2001): every tree sees a bootstrap sample (rows
   drawn with replacement, given to the tree as integer sample weights) and
@@ -259,7 +261,10 @@ def _average(outputs: list) -> np.ndarray:
     """The trees' outputs summed in the order of the trees, then divided by their number.
 
     scikit-learn's forests add each tree's output to a running total in the
-    same way; a fixed order makes the result the same for every ``n_jobs``.
+    order their threads finish, which can change the last bits from one run
+    (or ``n_jobs``) to another; summing in the order of the trees makes the
+    result the same for every ``n_jobs``, and equal to scikit-learn's with one
+    thread.
     """
     total = np.zeros_like(outputs[0], dtype=np.float64)
     for output in outputs:
@@ -818,8 +823,9 @@ _PARAMETERS = """\
     max_samples : int, float or None, default=None
         With ``bootstrap``, the rows drawn per tree: ``None`` draws
         ``n_samples``, an int that many, a float that fraction of
-        ``n_samples`` (of the total ``sample_weight`` when weights are given),
-        as in scikit-learn.
+        ``n_samples``, or, when rows have weights, that fraction of the total
+        draw weight (``sample_weight`` times the class weights), as in
+        scikit-learn.
     monotonic_cst : None
         Not supported yet: the package's trees have no monotonic constraints,
         and any other value than None raises ``NotImplementedError``.
