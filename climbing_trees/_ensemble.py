@@ -1,9 +1,11 @@
 """Ensembles of the package's trees: random forests and extra trees.
 
 Chapter 12 of the book ("From one tree to many") builds and measures them.
-Each is a few lines on top of :class:`DecisionTreeClassifier` and
+Each is a thin layer on top of :class:`DecisionTreeClassifier` and
 :class:`DecisionTreeRegressor`, which do the work (categorical features
-included):
+included): the forest draws the seeds and the samples, grows the trees and
+averages them, and adds scikit-learn's parameters, out-of-bag estimates,
+``n_jobs`` and warm starts around them:
 
 * **random forest** (Breiman 2001): every tree sees a bootstrap sample (rows
   drawn with replacement, given to the tree as integer sample weights) and
@@ -259,7 +261,10 @@ def _average(outputs: list) -> np.ndarray:
     """The trees' outputs summed in the order of the trees, then divided by their number.
 
     scikit-learn's forests add each tree's output to a running total in the
-    same way; a fixed order makes the result the same for every ``n_jobs``.
+    order their threads finish, which can change the last bits from one run
+    (or ``n_jobs``) to another; summing in the order of the trees makes the
+    result the same for every ``n_jobs``, and equal to scikit-learn's with one
+    thread.
     """
     total = np.zeros_like(outputs[0], dtype=np.float64)
     for output in outputs:
@@ -360,6 +365,8 @@ class _Forest(_MissingValuesTag, BaseEstimator):
             )
         if not self.bootstrap and self.oob_score:
             raise ValueError("Out of bag estimation only available if bootstrap=True")
+        if self.oob_score:
+            self._check_oob_target(Y)
         given = None if sample_weight is None else weights
         draw_weight = self._draw_weights(Y, given)
         n_draws = _get_n_samples_bootstrap(n, self.max_samples, draw_weight)
@@ -367,6 +374,8 @@ class _Forest(_MissingValuesTag, BaseEstimator):
 
         rng = check_random_state(self.random_state)
         kept = list(self.estimators_) if self.warm_start and hasattr(self, "estimators_") else []
+        if kept:
+            self._check_warm_start(X, Y)
         n_more = self.n_estimators - len(kept)
         if n_more < 0:
             raise ValueError(
@@ -405,6 +414,17 @@ class _Forest(_MissingValuesTag, BaseEstimator):
         if hasattr(trees[0], "classes_"):
             self.classes_, self.n_classes_ = trees[0].classes_, trees[0].n_classes_
         return self
+
+    def _check_warm_start(self, X, Y: np.ndarray) -> None:
+        """Refuse, before any tree grows, data the kept trees were not grown on: other
+        columns (scikit-learn's ``validate_data(reset=False)``) or outputs."""
+        _check_columns(self, X)
+        if Y.shape[1] != self.n_outputs_:
+            raise ValueError(
+                f"y has {Y.shape[1]} output(s), but the {len(self.estimators_)} trees kept by "
+                f"warm_start were fitted on {self.n_outputs_}; refit with warm_start=False "
+                "to learn other outputs."
+            )
 
     def _tree_params(self) -> dict:
         """The parameters every tree gets: the forest's own of the same name, and the
@@ -510,13 +530,6 @@ class _Forest(_MissingValuesTag, BaseEstimator):
         Each row is predicted by the trees that did not draw it; a row that
         every tree drew gets a prediction of zero, with scikit-learn's warning.
         """
-        kind = type_of_target(Y)
-        if kind == "unknown" or (is_classifier(self) and kind == "multiclass-multioutput"):
-            raise ValueError(
-                "The type of target cannot be used to compute OOB estimates. Got "
-                f"{kind} while only the following are supported: continuous, "
-                "continuous-multioutput, binary, multiclass, multilabel-indicator."
-            )
         if not isinstance(X, (np.ndarray, list)) and not hasattr(X, "iloc"):
             X = np.asarray(X)  # another array-like: rows taken from its array
         total, votes = None, np.zeros(Y.shape, dtype=np.int64)
@@ -539,6 +552,22 @@ class _Forest(_MissingValuesTag, BaseEstimator):
         total = np.zeros((Y.shape[0], 1, Y.shape[1])) if total is None else total
         oob = total / np.maximum(votes, 1)[:, None, :]
         return self._oob_result(Y, oob[..., 0] if oob.shape[-1] == 1 else oob)
+
+    def _check_oob_target(self, Y: np.ndarray) -> None:
+        """Refuse, before any tree grows, a target the out-of-bag score cannot use.
+
+        As scikit-learn, a classifier's target is judged by its class codes
+        (positions in each output's sorted labels), not its labels: two outputs
+        of two classes each are "multilabel-indicator" whatever their labels
+        ({1, 2}, {"a", "b"}); outputs of more classes are refused.
+        """
+        kind = type_of_target(_class_codes(Y)[0] if is_classifier(self) else Y)
+        if kind == "unknown" or (is_classifier(self) and kind == "multiclass-multioutput"):
+            raise ValueError(
+                "The type of target cannot be used to compute OOB estimates. Got "
+                f"{kind} while only the following are supported: continuous, "
+                "continuous-multioutput, binary, multiclass, multilabel-indicator."
+            )
 
     def _score_oob(self, Y, prediction):
         """``oob_score``'s callable, or the default score, of the out-of-bag prediction."""
@@ -588,6 +617,18 @@ class _ForestClassifier(ClassifierMixin, _Forest):
     def _check_target(self, y):
         _class_labels(self, y, self._regressor)
         return y
+
+    def _check_warm_start(self, X, Y: np.ndarray) -> None:
+        """As the other forests, and the classes of every output as those kept."""
+        super()._check_warm_start(X, Y)
+        fitted = self.classes_ if self.n_outputs_ > 1 else [self.classes_]
+        for k, (new, old) in enumerate(zip(_class_codes(Y)[1], fitted, strict=True)):
+            if not np.array_equal(new, old):
+                raise ValueError(
+                    f"warm_start needs the classes of the first fit: output {k} has the "
+                    f"classes {new.tolist()}, the trees kept have {np.asarray(old).tolist()}; "
+                    "refit with warm_start=False to learn new classes."
+                )
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -782,8 +823,9 @@ _PARAMETERS = """\
     max_samples : int, float or None, default=None
         With ``bootstrap``, the rows drawn per tree: ``None`` draws
         ``n_samples``, an int that many, a float that fraction of
-        ``n_samples`` (of the total ``sample_weight`` when weights are given),
-        as in scikit-learn.
+        ``n_samples``, or, when rows have weights, that fraction of the total
+        draw weight (``sample_weight`` times the class weights), as in
+        scikit-learn.
     monotonic_cst : None
         Not supported yet: the package's trees have no monotonic constraints,
         and any other value than None raises ``NotImplementedError``.

@@ -25,8 +25,10 @@ from __future__ import annotations
 
 import copy
 import warnings
+from dataclasses import dataclass, field
 from numbers import Integral, Real
 from time import time
+from typing import Any
 
 import numpy as np
 from scipy.special import expit, logit
@@ -413,6 +415,31 @@ def _tree_importances(tree) -> np.ndarray:
     return total / w[0]
 
 
+@dataclass
+class _Rows:
+    """The rows a fit learns from: ``weights`` (rescaled) for the trees and the losses,
+    ``init_weights`` as the user gave them (None without ``sample_weight``) for ``init``."""
+
+    X: Any
+    y: np.ndarray
+    weights: np.ndarray
+    init_weights: np.ndarray | None
+
+
+@dataclass
+class _Stages:
+    """A fit under way: ``init``, the random state, the scores ``raw`` of the training
+    rows and, stage by stage, the trees and their losses."""
+
+    init: Any
+    rng: np.random.RandomState
+    raw: np.ndarray
+    stages: list = field(default_factory=list)
+    train_score: list = field(default_factory=list)
+    oob_scores: list = field(default_factory=list)
+    oob_improvement: list = field(default_factory=list)
+
+
 #: Parameters of both boosting estimators, with scikit-learn 1.9's ranges (the tree
 #: parameters with this package's: a fraction of rows may be 1.0).
 _BOOSTING_PARAMETERS = {
@@ -493,8 +520,9 @@ class _GradientBoosting(_MissingValuesTag, BaseEstimator):
             raw = np.asarray(init.predict(X), dtype=np.float64)
         return raw.reshape(n_rows, -1)
 
-    def _fit_init(self, init, X, y, sample_weight, given_weights: bool) -> None:
-        if not given_weights:
+    def _fit_init(self, init, X, y, sample_weight) -> None:
+        """Fit ``init`` with the weights as the user gave them (None: without weights)."""
+        if sample_weight is None:
             init.fit(X, y)
             return
         try:
@@ -508,8 +536,8 @@ class _GradientBoosting(_MissingValuesTag, BaseEstimator):
             raise
 
     @_fit_context(prefer_skip_nested_validation=False)  # init is an estimator
-    def fit(self, X, y, sample_weight=None):
-        """Fit the stages (all of them, or until early stopping).
+    def fit(self, X, y, sample_weight=None, monitor=None):
+        """Fit the stages (all of them, or until early stopping or the monitor stops).
 
         Parameters
         ----------
@@ -517,6 +545,13 @@ class _GradientBoosting(_MissingValuesTag, BaseEstimator):
             As the package's trees accept it: NaN and categorical columns included.
         y : array-like of shape (n_samples,)
         sample_weight : array-like of shape (n_samples,), default=None
+        monitor : callable, default=None
+            Called after each stage as ``monitor(i, self, locals())``, as in
+            scikit-learn: ``i`` is the stage, ``self`` the estimator with the
+            ``i + 1`` stages so far (``estimators_``, ``train_score_``...),
+            ``locals()`` the fitting loop's variables.  If it returns True,
+            fitting stops there and keeps those ``i + 1`` stages.  If it
+            raises, the previous model is restored.
 
         Returns
         -------
@@ -529,16 +564,43 @@ class _GradientBoosting(_MissingValuesTag, BaseEstimator):
                 FutureWarning,
                 stacklevel=2,
             )
-        n, weights = _rows_and_weights(self, X, y, sample_weight)
-        given_weights = sample_weight is not None
-        # Only the ratios of the weights count: a power-of-two rescaling is exact and keeps
-        # sums of w * y from overflowing with weights near the largest float.
-        weights = power_of_two_scale(weights)[0] if weights.max() > 0 else weights
-        y, n_classes = self._encode_y(y, weights, given_weights)
+        train, validation, n_classes = self._split_validation(X, y, sample_weight)
         loss = self._make_loss(n_classes)
-        if self.n_iter_no_change is not None:
-            X, X_val, y, y_val, weights, w_val = train_test_split(
-                X, y, weights, random_state=self.random_state,
+        state = self._start_state(loss, train)
+        if monitor is None:
+            self._run_stages(loss, state, train, validation)
+        else:  # the monitor sees the model stage by stage: restore it if the fit fails
+            previous = dict(self.__dict__)
+            try:
+                self._run_stages(loss, state, train, validation, monitor)
+            except BaseException:
+                self.__dict__.clear()
+                self.__dict__.update(previous)
+                raise
+        # Every stage has succeeded: the fitted state changes now, all at once.
+        self._set_fitted(loss, state)
+        return self
+
+    def _split_validation(self, X, y, sample_weight):
+        """The training rows and, with early stopping, the validation rows (else None).
+
+        Returns ``(train, validation, n_classes)``.  The trees and the losses get
+        the weights divided by a power of two: exact, since only their ratios
+        count, and sums of ``w * y`` then cannot overflow with weights near the
+        largest float.  A user's ``init`` gets them as given (their training part
+        under early stopping), as scikit-learn gives them: a regularised ``init``
+        (a ridge, a penalised logistic regression) depends on their scale.  The
+        default ``init`` (a weighted mean, quantile or prior) gets the rescaled
+        ones, which give the same value.
+        """
+        _, given = _rows_and_weights(self, X, y, sample_weight)
+        weights = power_of_two_scale(given)[0] if given.max() > 0 else given
+        y, n_classes = self._encode_y(y, weights, sample_weight is not None)
+        if self.n_iter_no_change is None:
+            X_val = None
+        else:
+            X, X_val, y, y_val, weights, w_val, given, _ = train_test_split(
+                X, y, weights, given, random_state=self.random_state,
                 test_size=self.validation_fraction, stratify=y if self._stratify else None,
             )  # fmt: skip
             if self._stratify and len(np.unique(y)) != n_classes:
@@ -546,43 +608,53 @@ class _GradientBoosting(_MissingValuesTag, BaseEstimator):
                     "The training data after the early stopping split is missing some "
                     "classes. Try using another random seed."
                 )
-        else:
-            X_val = y_val = w_val = None
-        n = len(y)
+        init_weights = None if sample_weight is None else given
+        train = _Rows(X, y, weights, init_weights)
+        return train, None if X_val is None else (X_val, y_val, w_val), n_classes
 
-        warm = self.warm_start and len(getattr(self, "estimators_", ())) > 0
-        if warm:
-            if self.n_estimators < self.estimators_.shape[0]:
+    def _start_state(self, loss: _Loss, train: _Rows) -> _Stages:
+        """Where the stages start: the fitted ones (warm start) or a newly fitted ``init``."""
+        if self.warm_start and len(getattr(self, "estimators_", ())) > 0:
+            n_fitted = self.estimators_.shape[0]
+            if self.n_estimators < n_fitted:
                 raise ValueError(
                     f"n_estimators={self.n_estimators} must be larger or equal to "
-                    f"estimators_.shape[0]={self.estimators_.shape[0]} when warm_start==True"
+                    f"estimators_.shape[0]={n_fitted} when warm_start==True"
                 )
-            init, rng = self.init_, copy.deepcopy(self._rng)
-            stages = [list(row) for row in self.estimators_]
-            train_score = list(self.train_score_)
             # Stages fitted without subsampling have no out-of-bag loss: 0, as in
             # scikit-learn; without subsampling now, the earlier ones are dropped.
-            oob_scores = list(getattr(self, "oob_scores_", np.zeros(len(stages))))
-            oob_improvement = list(getattr(self, "oob_improvement_", np.zeros(len(stages))))
+            oob_scores = list(getattr(self, "oob_scores_", np.zeros(n_fitted)))
+            oob_improvement = list(getattr(self, "oob_improvement_", np.zeros(n_fitted)))
             if self.subsample == 1.0:
                 oob_scores, oob_improvement = [], []
-            raw = self._raw_predict(X, check=False)
-        else:
-            init = self.init
-            if init is None:
-                init = loss.init_estimator()
-            elif not isinstance(init, str):
-                init = copy.deepcopy(init)  # the previous model keeps its own
-            if not isinstance(init, str):
-                self._fit_init(init, X, y, weights, given_weights)
-            raw = self._init_raw(init, loss, X, n)
-            rng = check_random_state(self.random_state)
-            stages, train_score, oob_scores, oob_improvement = [], [], [], []
+            return _Stages(
+                init=self.init_, rng=copy.deepcopy(self._rng),
+                raw=self._raw_predict(train.X, check=False),
+                stages=[list(row) for row in self.estimators_],
+                train_score=list(self.train_score_), oob_scores=oob_scores,
+                oob_improvement=oob_improvement,
+            )  # fmt: skip
+        init, init_weights = self.init, train.init_weights
+        if init is None:
+            init = loss.init_estimator()
+            if init_weights is not None:  # a mean, quantile or prior: only ratios count
+                init_weights = train.weights
+        elif not isinstance(init, str):
+            init = copy.deepcopy(init)  # the previous model keeps its own
+        if not isinstance(init, str):
+            self._fit_init(init, train.X, train.y, init_weights)
+        return _Stages(
+            init=init, rng=check_random_state(self.random_state),
+            raw=self._init_raw(init, loss, train.X, len(train.y)),
+        )  # fmt: skip
 
-        raw_val = None
-        if X_val is not None:
-            raw_val = self._raw_on(X_val, init, loss, stages)
-            history = np.full(self.n_iter_no_change, np.inf)
+    def _run_stages(self, loss: _Loss, state: _Stages, train: _Rows, validation,
+                    monitor=None) -> None:  # fmt: skip
+        """Add stages to ``state`` up to ``n_estimators``, or until early stopping (the
+        validation loss has not improved by ``tol`` in ``n_iter_no_change`` stages) or
+        the monitor stops; the stage that stops is kept, as in scikit-learn."""
+        X, y, weights, raw = train.X, train.y, train.weights, state.raw
+        n = len(y)
         oob = self.subsample < 1.0
         n_in_bag = max(1, int(self.subsample * n))
         if oob and n_in_bag == n:
@@ -590,18 +662,25 @@ class _GradientBoosting(_MissingValuesTag, BaseEstimator):
                 f"subsample={self.subsample} leaves no out-of-bag row among {n} "
                 f"training rows (n_samples = {n}); use subsample=1.0 or more rows."
             )
+        if validation is not None:
+            X_val, y_val, w_val = validation
+            raw_val = self._raw_on(X_val, state.init, loss, state.stages)
+            history = np.full(self.n_iter_no_change, np.inf)  # fresh on a warm start too
         in_bag = np.ones(n, dtype=bool)
-        begin = len(stages)
+        begin = len(state.stages)
         reporter = (
             _VerboseReporter(self.verbose, self.n_estimators, oob, begin) if self.verbose else None
         )
+        train_score, oob_scores, oob_improvement = (
+            state.train_score, state.oob_scores, state.oob_improvement
+        )
         for i in range(begin, self.n_estimators):
             if oob:
-                in_bag = random_sample_mask(n, n_in_bag, rng)
+                in_bag = random_sample_mask(n, n_in_bag, state.rng)
                 if i == 0:
                     initial_oob = loss.factor * loss(y[~in_bag], raw[~in_bag], weights[~in_bag])
-            trees = self._fit_stage(i, loss, X, y, raw, weights, in_bag, rng)
-            stages.append(trees)
+            trees = self._fit_stage(i, loss, X, y, raw, weights, in_bag, state.rng)
+            state.stages.append(trees)
             if oob:
                 train_score.append(loss.factor * loss(y[in_bag], raw[in_bag], weights[in_bag]))
                 oob_scores.append(loss.factor * loss(y[~in_bag], raw[~in_bag], weights[~in_bag]))
@@ -611,35 +690,42 @@ class _GradientBoosting(_MissingValuesTag, BaseEstimator):
                 train_score.append(loss.factor * loss(y, raw, weights))
             if reporter is not None:
                 reporter.update(i, train_score[i], oob_improvement[i] if oob else 0)
-            if raw_val is not None:
+            if monitor is not None:
+                self._set_fitted(loss, state)  # the monitor sees the stages so far
+                if monitor(i, self, locals()):
+                    break
+            if validation is not None:
                 seen: set = set()
                 for k, tree in enumerate(trees):
                     raw_val[:, k] += self.learning_rate * _tree_call(tree.predict, X_val, seen)
-                validation = loss.factor * loss(y_val, raw_val, w_val)
-                if np.any(validation + self.tol < history):
-                    history[i % len(history)] = validation
+                validation_loss = loss.factor * loss(y_val, raw_val, w_val)
+                if np.any(validation_loss + self.tol < history):
+                    history[i % len(history)] = validation_loss
                 else:
                     break
 
-        # Every stage has succeeded: the fitted state changes now, all at once.
-        self.init_, self._loss, self._rng = init, loss, rng
-        self.estimators_ = np.empty((len(stages), loss.n_trees), dtype=object)
-        for i, trees in enumerate(stages):
+    def _set_fitted(self, loss: _Loss, state: _Stages) -> None:
+        """Set the fitted attributes from ``state``, all at once."""
+        self.init_, self._loss, self._rng = state.init, loss, state.rng
+        self.estimators_ = np.empty((len(state.stages), loss.n_trees), dtype=object)
+        for i, trees in enumerate(state.stages):
             self.estimators_[i, :] = trees
-        self.train_score_ = np.asarray(train_score, dtype=float)
+        self.train_score_ = np.asarray(state.train_score, dtype=float)
         for name in ("oob_scores_", "oob_improvement_", "oob_score_"):
             if hasattr(self, name):
                 delattr(self, name)
-        if oob_scores:
-            self.oob_scores_ = np.asarray(oob_scores, dtype=float)
-            self.oob_improvement_ = np.asarray(oob_improvement, dtype=float)
+        if state.oob_scores:
+            self.oob_scores_ = np.asarray(state.oob_scores, dtype=float)
+            self.oob_improvement_ = np.asarray(state.oob_improvement, dtype=float)
             self.oob_score_ = float(self.oob_scores_[-1])
-        self.n_estimators_ = len(stages)
+        self.n_estimators_ = len(state.stages)
         self.n_trees_per_iteration_ = loss.n_trees
         first = self.estimators_[0, 0]
         _adopt_columns(self, first)
         self.max_features_ = first.max_features_
-        return self
+        classes = self.__dict__.get("_new_classes")  # a classifier's, set by _encode_y
+        if classes is not None:
+            self.classes_, self.n_classes_ = classes, len(classes)
 
     def _fit_stage(self, i, loss, X, y, raw, weights, in_bag, rng) -> list:
         """One stage: ``K`` trees on the negative gradient, leaves stepped, ``raw`` updated."""
@@ -798,6 +884,16 @@ min_impurity_decrease, max_features, max_leaf_nodes, ccp_alpha
     exact).  NaN in ``X`` and categorical columns go to the trees, which
     handle them (chapters 6-7 and 9).
 
+    With ``warm_start`` and ``n_iter_no_change``, a refit starts a fresh
+    history of validation losses and judges each new stage ``i`` by the
+    validation loss after stage ``i``.  scikit-learn 1.9 judges it by the loss
+    after stage ``i - b`` (``b`` the stages fitted before: its validation
+    predictions restart at stage 0), so its warm-started fit may stop at
+    another stage; without warm start both stop at the same stage.  A
+    ``monitor`` given to ``fit`` sees ``estimators_`` and ``train_score_`` of
+    the ``i + 1`` stages so far (scikit-learn's are ``n_estimators`` long
+    during the fit).
+
     References
     ----------
     J. H. Friedman, "Greedy function approximation: a gradient boosting
@@ -954,6 +1050,16 @@ min_impurity_decrease, max_features, max_leaf_nodes, ccp_alpha
     gives the second class, as in scikit-learn.  NaN in ``X`` and
     categorical columns go to the trees, which handle them.
 
+    With ``warm_start`` and ``n_iter_no_change``, a refit starts a fresh
+    history of validation losses and judges each new stage ``i`` by the
+    validation loss after stage ``i``.  scikit-learn 1.9 judges it by the loss
+    after stage ``i - b`` (``b`` the stages fitted before: its validation
+    predictions restart at stage 0), so its warm-started fit may stop at
+    another stage; without warm start both stop at the same stage.  A
+    ``monitor`` given to ``fit`` sees ``estimators_`` and ``train_score_`` of
+    the ``i + 1`` stages so far (scikit-learn's are ``n_estimators`` long
+    during the fit).
+
     References
     ----------
     J. H. Friedman, "Greedy function approximation: a gradient boosting
@@ -1024,8 +1130,8 @@ min_impurity_decrease, max_features, max_leaf_nodes, ccp_alpha
             return _ExponentialLoss()
         return _BinomialLogLoss() if n_classes == 2 else _MultinomialLogLoss(n_classes)
 
-    def fit(self, X, y, sample_weight=None):
-        """Fit the stages (all of them, or until early stopping).
+    def fit(self, X, y, sample_weight=None, monitor=None):
+        """Fit the stages (all of them, or until early stopping or the monitor stops).
 
         Parameters
         ----------
@@ -1034,6 +1140,9 @@ min_impurity_decrease, max_features, max_leaf_nodes, ccp_alpha
         y : array-like of shape (n_samples,)
             Class labels.
         sample_weight : array-like of shape (n_samples,), default=None
+        monitor : callable, default=None
+            Called after each stage as ``monitor(i, self, locals())``; True stops
+            the fit (see :meth:`GradientBoostingRegressor.fit`).
 
         Returns
         -------
@@ -1048,11 +1157,9 @@ min_impurity_decrease, max_features, max_leaf_nodes, ccp_alpha
                     "warm_start=False to learn new classes."
                 )
         try:
-            super().fit(X, y, sample_weight)
+            return super().fit(X, y, sample_weight, monitor)
         finally:
-            classes = self.__dict__.pop("_new_classes", None)
-        self.classes_, self.n_classes_ = classes, len(classes)
-        return self
+            self.__dict__.pop("_new_classes", None)  # classes_ is set with the model
 
     def decision_function(self, X) -> np.ndarray:
         """The scores ``F``: shape ``(n_samples,)`` for two classes, else ``(n_samples, K)``."""

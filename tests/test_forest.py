@@ -142,6 +142,10 @@ def test_several_outputs_equal_sklearns(tie_free):
     )  # fmt: skip
     for a, b in zip(ours.predict_proba(X_new), theirs.predict_proba(X_new), strict=True):
         np.testing.assert_allclose(a, b, atol=1e-12)
+    with np.errstate(divide="ignore"):  # a class no tree gives a row: log(0)
+        for a, b in zip(ours.predict_log_proba(X_new), theirs.predict_log_proba(X_new),
+                        strict=True):  # fmt: skip
+            np.testing.assert_allclose(a, b, atol=1e-12)
     np.testing.assert_array_equal(ours.predict(X_new), theirs.predict(X_new))
     assert ours.oob_decision_function_.shape == (len(y), 2, 2)
     np.testing.assert_allclose(ours.oob_decision_function_, theirs.oob_decision_function_)
@@ -196,6 +200,52 @@ def test_warm_start_grows_the_forest_fitted_at_once(tie_free, Forest):
     with pytest.raises(ValueError, match=r"n_estimators=5 must be larger or equal to "):
         grown.set_params(n_estimators=5).fit(X, y)
     assert len(grown) == 9  # the failed fit left the forest as it was
+
+
+@pytest.mark.parametrize("Forest", FORESTS)
+def test_warm_start_refuses_other_columns_outputs_and_classes(tie_free, Forest):
+    """The kept trees were grown on 5 columns (and these classes): a warm refit on other
+    data is refused before any tree grows, and the forest stays as it was."""
+    X, y, labels, _, X_new = tie_free
+    classifier = "Classifier" in Forest.__name__
+    y = labels if classifier else y
+    forest = Forest(n_estimators=3, warm_start=True, random_state=0).fit(X, y)
+    trees, method = forest.estimators_, "predict_proba" if classifier else "predict"
+    expected = getattr(forest, method)(X_new)
+    forest.set_params(n_estimators=5)
+    with pytest.raises(ValueError, match=f"X has 2 features, but {Forest.__name__} is "
+                       "expecting 5 features"):  # fmt: skip
+        forest.fit(X[:, :2], y)
+    with pytest.raises(ValueError, match="y has 2 output"):
+        forest.fit(X, np.column_stack([y, y]))
+    if classifier:
+        with pytest.raises(ValueError, match=r"classes \[0, 1, 2, 3\], the trees kept have"):
+            forest.fit(X, np.where(X[:, 0] > 1.5, 3, labels))
+    assert forest.estimators_ is trees and forest.n_features_in_ == 5
+    np.testing.assert_array_equal(getattr(forest, method)(X_new), expected)
+    assert len(forest.fit(X, y)) == 5  # the same data: two more trees
+
+
+@pytest.mark.parametrize("Forest", FORESTS)
+def test_a_failed_warm_refit_keeps_the_forest_and_a_refit_grows_the_one_at_once(
+    tie_free, Forest
+):
+    X, y, labels, _, X_new = tie_free
+    classifier = "Classifier" in Forest.__name__
+    y, method = (labels, "predict_proba") if classifier else (y, "predict")
+    params = {"random_state": 0, "bootstrap": True, "oob_score": True}
+    forest = Forest(n_estimators=3, warm_start=True, **params).fit(X, y)
+    state, expected = dict(vars(forest)), getattr(forest, method)(X_new)
+    with pytest.raises(ValueError, match="index 17"):  # raised by the first new tree
+        forest.set_params(n_estimators=6, categorical_features=[17]).fit(X, y)
+    assert vars(forest).keys() == state.keys()
+    fitted = [k for k in state if k not in forest.get_params()]
+    assert fitted and all(vars(forest)[k] is state[k] for k in fitted)
+    np.testing.assert_array_equal(getattr(forest, method)(X_new), expected)
+    forest.set_params(categorical_features="auto").fit(X, y)
+    at_once = Forest(n_estimators=6, **params).fit(X, y)
+    np.testing.assert_array_equal(getattr(forest, method)(X_new), getattr(at_once, method)(X_new))
+    assert forest.oob_score_ == at_once.oob_score_
 
 
 def test_warm_start_seeds_are_sklearns(tie_free):
@@ -339,10 +389,6 @@ def test_the_forest_is_a_sequence_of_trees_with_paths(tie_free, Forest):
         np.testing.assert_array_equal(leaves[:, b], tree.apply(X_new))
         block = indicator[:, n_nodes_ptr[b] : n_nodes_ptr[b + 1]]
         assert (block != tree.decision_path(X_new)).nnz == 0
-    if hasattr(forest, "classes_"):
-        with np.errstate(divide="ignore"):
-            expected = np.log(forest.predict_proba(X_new))
-        np.testing.assert_array_equal(forest.predict_log_proba(X_new), expected)
 
 
 @pytest.mark.parametrize("Forest", [ct.RandomForestClassifier, ct.ExtraTreesRegressor])
@@ -382,6 +428,22 @@ def test_a_failed_out_of_bag_score_keeps_the_previous_forest():
     with pytest.raises(ValueError, match="cannot be used to compute OOB estimates"):
         forest.fit(X, Y)
     assert forest.estimators_ is trees and forest.oob_score_ == score
+
+
+@pytest.mark.parametrize(
+    "second", [[1, 2], ["a", "b"], [5, 7]], ids=["ints", "strings", "other-ints"]
+)
+def test_out_of_bag_takes_two_binary_outputs_of_any_labels(tie_free, second):
+    """Two outputs of two classes each are judged by their class codes, as scikit-learn
+    judges them ("multilabel-indicator"), not refused as "multiclass-multioutput"."""
+    X, y, labels, _, _ = tie_free
+    Y = np.column_stack([np.where(labels > 0, 1, 2), np.where(y > 0, *second)])
+    ours, theirs = fit_both(
+        "RandomForestClassifier", X, Y, n_estimators=10, max_features=None,
+        min_samples_leaf=30, oob_score=True, random_state=1,
+    )  # fmt: skip
+    np.testing.assert_allclose(ours.oob_decision_function_, theirs.oob_decision_function_)
+    assert ours.oob_score_ == theirs.oob_score_ > 0.5
 
 
 def test_refitting_without_oob_drops_the_old_score():

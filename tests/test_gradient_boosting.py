@@ -24,7 +24,8 @@ from conftest import as_float32_exact
 from sklearn import ensemble as sk
 from sklearn.datasets import load_diabetes
 from sklearn.dummy import DummyRegressor
-from sklearn.linear_model import LinearRegression, LogisticRegression
+from sklearn.linear_model import LinearRegression, LogisticRegression, Ridge
+from sklearn.model_selection import train_test_split
 from sklearn.tree import DecisionTreeClassifier as SkTree
 from sklearn.utils.estimator_checks import parametrize_with_checks
 from sklearn.utils.stats import _weighted_percentile
@@ -235,6 +236,33 @@ def test_init_estimators_as_sklearn(smooth_regression, weights, Ours, Theirs, in
     assert ours.init_ is not init  # the parameter stays as given
 
 
+@pytest.mark.parametrize(
+    "Ours, Theirs, init",
+    [
+        (ct.GradientBoostingRegressor, sk.GradientBoostingRegressor, Ridge(alpha=100)),
+        (ct.GradientBoostingClassifier, sk.GradientBoostingClassifier,
+         LogisticRegression(C=0.01)),
+    ],
+    ids=["ridge", "logistic"],
+)  # fmt: skip
+@pytest.mark.parametrize("n_iter_no_change", [None, 3], ids=["all", "early-stopping"])
+def test_init_gets_the_sample_weights_as_given(
+    smooth_regression, weights, Ours, Theirs, init, n_iter_no_change
+):
+    """A regularised init depends on the scale of the weights: it gets them unscaled (the
+    training part of them under early stopping), as scikit-learn gives them."""
+    X, y = smooth_regression
+    target = labels(y, 2) if Ours is ct.GradientBoostingClassifier else y
+    ours, theirs = fit_both(
+        Ours, Theirs, X, target, 10 * weights, init=init, n_estimators=2,
+        min_samples_leaf=25, n_iter_no_change=n_iter_no_change, random_state=0,
+    )  # fmt: skip
+    method = "predict_proba" if hasattr(ours, "predict_proba") else "predict"
+    np.testing.assert_allclose(
+        getattr(ours, method)(X), getattr(theirs, method)(X), rtol=0, atol=1e-5
+    )
+
+
 def test_init_without_sample_weight_support_is_refused(smooth_regression):
     class NoWeights(DummyRegressor):
         def fit(self, X, y):
@@ -335,6 +363,64 @@ def test_warm_start_can_switch_subsampling(smooth_regression):
     assert model.oob_score_ == model.oob_scores_[-1] > 0
     model.set_params(subsample=1.0, n_estimators=6).fit(X, y)
     assert model.n_estimators_ == 6 and not hasattr(model, "oob_scores_")
+
+
+def test_warm_start_early_stopping_judges_each_new_stage(smooth_regression, weights):
+    """A warm start with early stopping starts a fresh history of validation losses and
+    judges each new stage by the loss after that stage (recomputed here from
+    ``staged_predict`` on the rows fit sets aside).  scikit-learn 1.9 judges stage ``i``
+    by the loss after stage ``i - begin`` (its ``_staged_raw_predict`` restarts at stage
+    0), so it stops elsewhere: the Notes of both estimators say so."""
+    X, y = smooth_regression
+    params = {"n_iter_no_change": 3, "learning_rate": 0.3, "min_samples_leaf": 25,
+              "random_state": 3, "warm_start": True}  # fmt: skip
+    fits = {}
+    for Boosting in (ct.GradientBoostingRegressor, sk.GradientBoostingRegressor):
+        model = Boosting(n_estimators=10, **params).fit(X, y, sample_weight=weights)
+        begin = model.n_estimators_
+        fits[Boosting] = model.set_params(n_estimators=500).fit(X, y, sample_weight=weights)
+    ours = fits[ct.GradientBoostingRegressor]
+    _, X_val, _, y_val, _, w_val = train_test_split(
+        X, y, weights, random_state=3, test_size=0.1
+    )
+    losses = [np.average((y_val - p) ** 2, weights=w_val) for p in ours.staged_predict(X_val)]
+    history, expected = np.full(3, np.inf), 500
+    for i in range(begin, 500):
+        if not np.any(losses[i] + 1e-4 < history):
+            expected = i + 1  # the stage that did not improve is kept, as in scikit-learn
+            break
+        history[i % 3] = losses[i]
+    assert begin == 10 and ours.n_estimators_ == expected < 500
+    assert fits[sk.GradientBoostingRegressor].n_estimators_ != expected
+
+
+@pytest.mark.parametrize("subsample", [1.0, 0.7])
+def test_monitor_stops_the_fit_as_sklearn(smooth_regression, subsample):
+    """``monitor(i, estimator, locals())`` after each stage; True stops, keeping stage i."""
+    X, y = smooth_regression
+    seen = {}
+    models = {}
+    for Boosting in (ct.GradientBoostingRegressor, sk.GradientBoostingRegressor):
+        scores = seen[Boosting] = []
+
+        def monitor(i, estimator, local_variables, scores=scores):
+            scores.append(estimator.train_score_[i])
+            assert isinstance(local_variables, dict)
+            return i == 4
+
+        model = Boosting(n_estimators=20, subsample=subsample, min_samples_leaf=25,
+                         random_state=0, warm_start=True)  # fmt: skip
+        models[Boosting] = model.fit(X, y, monitor=monitor)
+    ours, theirs = models[ct.GradientBoostingRegressor], models[sk.GradientBoostingRegressor]
+    assert ours.n_estimators_ == ours.estimators_.shape[0] == 5
+    assert_same_scores(ours, theirs)
+    np.testing.assert_allclose(seen[ct.GradientBoostingRegressor],
+                               seen[sk.GradientBoostingRegressor], rtol=0, atol=ATOL)  # fmt: skip
+    np.testing.assert_allclose(ours.predict(X), theirs.predict(X), rtol=0, atol=ATOL)
+    ours.fit(X, y)  # a warm start goes on from the fifth stage, as scikit-learn's
+    theirs.fit(X, y)
+    assert ours.n_estimators_ == 20
+    np.testing.assert_allclose(ours.predict(X), theirs.predict(X), rtol=0, atol=ATOL)
 
 
 def _report(text: str) -> list[list[str]]:
@@ -573,6 +659,45 @@ def test_failed_fit_keeps_the_previous_model(Boosting):
     assert {k: v for k, v in vars(model).items() if k.endswith("_")}.keys() == state.keys()
     assert all(getattr(model, k) is v for k, v in state.items())
     np.testing.assert_array_equal(model.predict(X), expected)
+
+
+@pytest.mark.parametrize("Boosting", BOOSTING)
+def test_a_monitor_that_raises_keeps_the_previous_model(Boosting):
+    X, y = boosting_data(Boosting)
+    model = Boosting(n_estimators=3, random_state=0).fit(X, y)
+    state, expected = dict(vars(model)), model.predict(X)
+
+    def monitor(i, estimator, local_variables):
+        if i == 2:
+            raise RuntimeError("stop here")
+
+    with pytest.raises(RuntimeError, match="stop here"):
+        model.set_params(n_estimators=5).fit(X, y, monitor=monitor)
+    assert vars(model).keys() == state.keys()
+    assert all(vars(model)[k] is v for k, v in state.items() if k != "n_estimators")
+    np.testing.assert_array_equal(model.predict(X), expected)
+
+
+@pytest.mark.parametrize("Boosting", BOOSTING)
+def test_a_failed_warm_refit_keeps_the_model_and_a_refit_equals_the_one_at_once(Boosting):
+    X, y = boosting_data(Boosting)
+    params = {"subsample": 0.8, "random_state": 0}
+    model = Boosting(n_estimators=3, warm_start=True, **params).fit(X, y)
+    state, expected = dict(vars(model)), model.predict(X)
+    rng_state = model._rng.get_state()
+    with pytest.raises(ValueError, match="index 17"):  # raised by the first new tree
+        model.set_params(n_estimators=6, categorical_features=[17]).fit(X, y)
+    assert vars(model).keys() == state.keys()
+    fitted = [k for k in state if k not in model.get_params()]
+    assert "_rng" in fitted and all(vars(model)[k] is state[k] for k in fitted)
+    for a, b in zip(model._rng.get_state(), rng_state, strict=True):
+        np.testing.assert_array_equal(a, b)  # the random draws go on where they stopped
+    np.testing.assert_array_equal(model.predict(X), expected)
+    model.set_params(categorical_features="auto").fit(X, y)
+    at_once = Boosting(n_estimators=6, **params).fit(X, y)
+    np.testing.assert_array_equal(model.predict(X), at_once.predict(X))
+    np.testing.assert_array_equal(model.train_score_, at_once.train_score_)
+    np.testing.assert_array_equal(model.oob_scores_, at_once.oob_scores_)
 
 
 def test_refit_without_subsample_drops_the_oob_attributes(smooth_regression):
