@@ -19,10 +19,13 @@ from climbing_trees._costs import (
 )
 from climbing_trees._rpart import (
     COST_SEEDS,
+    COST_SURROGATE_SEEDS,
     compare_with_rpart_frame,
     cost_problem,
+    cost_surrogate_problem,
     costs_model,
     reference_costs,
+    reference_costs_surrogates,
 )
 from climbing_trees._tree import TREE_LEAF
 
@@ -51,7 +54,10 @@ def random_loss(seed: int, k: int) -> np.ndarray:
 @pytest.mark.parametrize(
     "loss, message",
     [
-        ([[0, 1], [1, 0]], r"shape \(2, 2\), but y has 3 classes: pass a \(3, 3\)"),
+        (
+            [[0, 1], [1, 0]],
+            r"shape \(2, 2\), but y has 3 classes \[0, 1, 2\]: pass a \(3, 3\)",
+        ),
         (np.ones(3), r"shape \(3,\), but y has 3 classes"),
         ([[0, 1, 1], [1, 0, 1], [1, 1, 1]], "non-zero diagonal; .* set L\\[i, i\\] = 0"),
         ([[0, -1, 1], [1, 0, 1], [1, 1, 0]], "negative entries; costs must be >= 0"),
@@ -154,6 +160,44 @@ def test_comparison_sees_a_different_tree():
         costs_model(other), frame, problem["X"], problem["y"], problem["w"]
     )
     assert not counts["same_tree"]
+
+
+# ------------------------------------------- rpart: loss matrix with surrogates
+
+
+@pytest.mark.parametrize("seed", COST_SURROGATE_SEEDS)
+def test_same_surrogate_tree_as_rpart(seed):
+    """Loss matrix, NaN and surrogates: rpart's tree, predictions and importance.
+
+    rpart searches surrogates with the case weights and the primary split with
+    the altered priors; searched with the altered weights, the surrogates'
+    thresholds, the rows they route and ``adj`` differ.
+    """
+    problem = cost_surrogate_problem(seed)
+    frame, pred, importance = reference_costs_surrogates(seed)
+    model = costs_model(problem)
+    counts = compare_with_rpart_frame(model, frame, problem["X"], problem["y"], problem["w"])
+    assert counts["same_tree"], counts
+    np.testing.assert_array_equal(model.predict(problem["X_test"]), pred["class"] - 1)
+    proba = pred.drop(columns="class").to_numpy()
+    np.testing.assert_allclose(model.predict_proba(problem["X_test"]), proba, atol=1e-12)
+    ours = model.surrogate_importances_
+    np.testing.assert_allclose(ours[importance.index], importance.to_numpy(), rtol=1e-9)
+    others = np.setdiff1d(np.arange(len(ours)), importance.index)
+    np.testing.assert_array_equal(ours[others], 0.0)
+
+
+def test_surrogate_reference_problems_have_missing_values_and_surrogates():
+    """Every problem misses values, and its tree keeps surrogates."""
+    for seed in COST_SURROGATE_SEEDS:
+        problem = cost_surrogate_problem(seed)
+        assert np.isnan(problem["X"]).any() and np.isnan(problem["X_test"]).any()
+        assert (costs_model(problem).tree_.surrogate_feature >= 0).any()
+
+
+def test_reference_costs_surrogates_refuses_unknown_seeds():
+    with pytest.raises(ValueError, match="the reference files hold seeds"):
+        reference_costs_surrogates(max(COST_SURROGATE_SEEDS) + 1)
 
 
 # ------------------------------------------------------------------ brute force
@@ -309,6 +353,14 @@ def test_prior_class_weight_sets_the_priors():
 def test_prior_class_weight_refuses_bad_priors():
     with pytest.raises(ValueError, match="2 non-negative values that sum to 1"):
         prior_class_weight([0, 1, 1], [0.5, 0.6])
+
+
+def test_prior_class_weight_refuses_a_class_without_weight():
+    """A class of no training weight cannot be given a positive prior (no inf weight)."""
+    with pytest.raises(ValueError, match=r"classes \['b'\] have a prior > 0 but no training"):
+        prior_class_weight(["a", "b", "b"], [0.5, 0.5], [1.0, 0.0, 0.0])
+    weights = prior_class_weight(["a", "b", "b"], [1.0, 0.0], [1.0, 0.0, 0.0])
+    assert weights == {"a": 1.0, "b": 0.0}
 
 
 def test_drawings_show_the_class_predict_gives():
