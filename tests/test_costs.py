@@ -383,6 +383,27 @@ def test_drawings_show_the_class_predict_gives():
     assert dot.count("class = c") == int(np.sum(nodes == 2))
 
 
+def test_drawings_show_the_proportions_predict_proba_gives():
+    """Next to the least-cost class the drawings show predict_proba's proportions and
+    the class weights under the priors, not the altered priors of tree_.value."""
+    from climbing_trees import export_graphviz, export_text
+
+    X, y, w = noisy_problem(4, 3)
+    L = np.array([[0, 1, 10], [1, 0, 1], [1, 1, 0]], float)
+    model = DecisionTreeClassifier(max_depth=1, loss_matrix=L).fit(X, y, sample_weight=w)
+    left = model.tree_.children_left[0]
+    proba = model.predict_proba(X[model.apply(X) == left][:1])[0]
+    assert not np.allclose(proba, model.tree_.value[left, 0])  # the priors were altered
+    dot = export_graphviz(model, proportion=True, precision=3)
+    assert "value = [" + ", ".join(f"{p:.3f}".rstrip("0") for p in proba) + "]" in dot
+    rows = model.apply(X) == left
+    weights = [np.sum(w[rows & (y == k)]) for k in range(3)]
+    dot = export_graphviz(model, precision=2)
+    assert "value = [" + ", ".join(str(np.round(v, 2)) for v in weights) + "]" in dot
+    text = export_text(model, show_weights=True, decimals=2)
+    assert "weights: [" + ", ".join(f"{v:.2f}" for v in weights) + "] class:" in text
+
+
 @pytest.mark.parametrize("seed", COST_SEEDS)
 def test_cost_reference_is_of_its_problem(seed):
     """rpart's root holds the problem's rows and weight; one prediction per new row."""
