@@ -1015,9 +1015,10 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
         """
         leaves = self._leaves(X)
         # The argmax of each node once, rather than of each row's copy of it.
-        node_class = np.argmax(self.tree_.value, axis=2)  # padding is 0: never above
         if getattr(self, "_costs_", None) is not None:  # least expected cost (chapter 10)
             node_class = self._costs_.node_classes(self.tree_.value[:, 0, :])[:, None]
+        else:
+            node_class = np.argmax(self.tree_.value, axis=2)  # padding is 0: never above
         if self.n_outputs_ == 1:
             return self.classes_.take(node_class[:, 0].take(leaves))
         # scikit-learn's dtype: that of the first output's classes.

@@ -286,14 +286,74 @@ def test_pruning_risk_is_the_loss(seed):
     cost = sum(w[i] * L[y[i], k] for i, k in enumerate(model.predict(X))) / w.sum()
     path = model.cost_complexity_pruning_path(X, y, sample_weight=w)
     assert path.impurities[0] == pytest.approx(cost, rel=1e-12)
-    # Pruned at the path's alphas: the risk plus alpha times the leaves is minimal.
-    for alpha in path.ccp_alphas[1:]:
+    assert len(path.ccp_alphas) > 2
+    # Pruned at each of the path's alphas: R(T) is the pruned tree's training cost,
+    # computed from its predictions and L alone, and it never beats the full tree's.
+    for alpha, impurity in zip(path.ccp_alphas[1:], path.impurities[1:], strict=True):
         pruned = DecisionTreeClassifier(**params, ccp_alpha=alpha).fit(X, y, sample_weight=w)
-        risk = pruned._node_risk(pruned.tree_)
-        leaves = pruned.tree_.children_left == TREE_LEAF
-        full_leaves = model.tree_.children_left == TREE_LEAF
-        assert risk[leaves].sum() + alpha * leaves.sum() <= (
-            model._node_risk(model.tree_)[full_leaves].sum() + alpha * full_leaves.sum() + 1e-12
+        pruned_cost = float(np.sum(w * L[y, pruned.predict(X)]) / w.sum())
+        assert impurity == pytest.approx(pruned_cost, rel=1e-9)
+        assert pruned_cost >= cost - 1e-12
+
+
+def _tree_arrays(model):
+    t = model.tree_
+    return [t.children_left, t.feature, t.threshold, t.value, t.missing_go_to_left]
+
+
+@pytest.mark.parametrize("missing_values", ["learn", "surrogate"])
+def test_loss_matrix_with_missing_values_and_categorical_features(missing_values):
+    """NaN and a categorical column: predict is the least-cost class of predict_proba,
+    the primary splits are those of the altered priors, and (``"learn"``) the tree
+    is the one grown with the altered priors' factors as row weights."""
+    X, y, w = noisy_problem(7, 3)
+    rng = np.random.default_rng(7)
+    X[:, 2] = X[:, 0] + 0.3 * rng.normal(size=len(y))  # a surrogate of x0
+    X = np.column_stack([X, (y + rng.integers(0, 3, size=len(y))) % 5])  # categorical
+    X[:, :3][rng.uniform(size=(len(X), 3)) < 0.2] = np.nan
+    X[rng.uniform(size=len(X)) < 0.1, 3] = np.nan
+    L = random_loss(8, 3)
+    params = {
+        "max_depth": 4,
+        "min_samples_leaf": 5,
+        "missing_values": missing_values,
+        "categorical_features": [3],
+    }
+    model = DecisionTreeClassifier(**params, loss_matrix=L).fit(X, y, sample_weight=w)
+    proba = model.predict_proba(X)
+    np.testing.assert_array_equal(model.predict(X), least_cost_classes(proba, L))
+    f = altered_prior_factors(check_loss_matrix(L, 3), np.bincount(y, weights=w))
+    by_rows = DecisionTreeClassifier(**params).fit(X, y, sample_weight=w * f[y])
+    assert model.tree_.feature[0] == by_rows.tree_.feature[0] >= 0
+    np.testing.assert_allclose(model.tree_.threshold[0], by_rows.tree_.threshold[0], rtol=1e-12)
+    if missing_values == "learn":
+        for ours, theirs in zip(_tree_arrays(model), _tree_arrays(by_rows), strict=True):
+            np.testing.assert_allclose(ours, theirs, rtol=1e-12)
+    else:  # surrogates of the case weights: the surrogate features may differ
+        assert (model.tree_.surrogate_feature >= 0).any()
+
+
+@pytest.mark.parametrize("missing_values", ["learn", "surrogate"])
+def test_integer_weights_are_duplicated_rows_under_a_loss(missing_values):
+    """sample_weight=k gives the tree of the row repeated k times, with a loss matrix."""
+    X, y, _ = noisy_problem(9, 3, n=150)
+    rng = np.random.default_rng(9)
+    X[rng.uniform(size=X.shape) < 0.1] = np.nan
+    k = rng.integers(1, 4, size=len(y))
+    L = random_loss(10, 3)
+    params = {"max_depth": 4, "loss_matrix": L, "missing_values": missing_values}
+    weighted = DecisionTreeClassifier(**params).fit(X, y, sample_weight=k.astype(float))
+    repeated = DecisionTreeClassifier(**params).fit(np.repeat(X, k, axis=0), np.repeat(y, k))
+    for ours, theirs in zip(_tree_arrays(weighted), _tree_arrays(repeated), strict=True):
+        np.testing.assert_allclose(ours, theirs, rtol=1e-12)
+    np.testing.assert_array_equal(weighted.predict(X), repeated.predict(X))
+    np.testing.assert_allclose(weighted.predict_proba(X), repeated.predict_proba(X))
+    if missing_values == "surrogate":
+        np.testing.assert_array_equal(
+            weighted.tree_.surrogate_feature, repeated.tree_.surrogate_feature
+        )
+        np.testing.assert_allclose(
+            weighted.surrogate_importances_, repeated.surrogate_importances_, rtol=1e-9
         )
 
 
