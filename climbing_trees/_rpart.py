@@ -690,7 +690,12 @@ def make_references() -> dict[str, pd.DataFrame]:
     :func:`surrogate_comparison_problem`.  ``ch10_styles``: the held-out mean
     squared error of rpart's regression tree on :func:`missing_experiment`
     (``"mcar"``, 2,000 training and 2,000 new rows) with ``surrogatestyle`` 0
-    and 1.  Needs R with rpart.
+    and 1.  ``costs_frames``, ``costs_predictions``: :func:`rpart_costs_fit` on
+    :func:`cost_problem` for each of :data:`COST_SEEDS`;
+    ``importance_surrogates``: :func:`rpart_importance`; and
+    ``costs_surrogate_frames``, ``_predictions``, ``_importance``: the same
+    with surrogates on :func:`cost_surrogate_problem` for each of
+    :data:`COST_SURROGATE_SEEDS`.  Needs R with rpart.
     """
     if not have_rpart():
         raise RuntimeError(
