@@ -306,6 +306,9 @@ class BaseDecisionTree(BaseEstimator):
             Y = learner._encode_target(y)
         sample_weight = check_sample_weight(sample_weight, len(X))
         sample_weight = learner._apply_class_weight(sample_weight, Y)
+        # Surrogates count the case weights, the primary split the altered priors
+        # of a loss matrix (rpart's surrogate.c and gini.c; chapter 10).
+        case_weight = sample_weight
         sample_weight = learner._apply_loss(sample_weight, Y)  # altered priors (chapter 10)
         weight_fraction = check_min_weight_fraction_leaf(learner.min_weight_fraction_leaf)
         # self's random_state, not the clone's copy: a shared RandomState advances.
@@ -314,12 +317,14 @@ class BaseDecisionTree(BaseEstimator):
         # Only weight ratios matter: an exact rescaling keeps w * y**2 from
         # overflowing (huge weights) and w * y from underflowing (tiny ones).
         sample_weight, weight_scale = power_of_two_scale(sample_weight)
+        case_weight = power_of_two_scale(case_weight)[0]  # only its ratios matter
         # Fractions count every row of X, zero-weight rows included, as scikit-learn's
         # ceil(fraction * n_samples) does.
         params = resolve_hyperparameters(learner, len(X))
         keep = sample_weight > 0  # a zero weight removes the row
         if not keep.all():
             X, Y, sample_weight = X[keep], Y[keep], sample_weight[keep]
+            case_weight = case_weight[keep]
         # Several outputs: the criterion carries each output's columns in Y.
         params["criterion"] = output_criterion(params["criterion"], learner._output_widths())
         max_leaf_nodes = params.pop("max_leaf_nodes")
@@ -339,6 +344,7 @@ class BaseDecisionTree(BaseEstimator):
         extra = {}
         if missing_values == "surrogate":  # surrogate splits: depth first only (chapter 9)
             extra = {"missing_values": "surrogate", "max_surrogates": max_surrogates}
+            extra["surrogate_weight"] = case_weight
         refusal = levelwise_refusal(
             learner.criterion, learner.is_categorical_, randomness, missing_values
         )
@@ -362,7 +368,8 @@ class BaseDecisionTree(BaseEstimator):
         training = None
         if missing_values == "surrogate":
             training = (X, Y, sample_weight, params["criterion"])
-        del X, y, Y, sample_weight, keep  # the training arrays: freed before the tables
+        # The training arrays: freed before the tables.
+        del X, y, Y, sample_weight, keep, case_weight
         tree = learner.tree_  # report the caller's weights, not the rescaled ones
         tree.weighted_n_node_samples *= weight_scale  # the builder's own array
         # Pruning (chapter 8): the full tree first, cut back afterwards.
@@ -375,7 +382,7 @@ class BaseDecisionTree(BaseEstimator):
         tree.n_classes = np.ones(learner.n_outputs_) * np.asarray(learner._output_widths())
         if training is not None:
             importances = surrogate_importances(
-                tree, *training, learner.is_categorical_, n_categories
+                tree, *training, learner.is_categorical_, n_categories, extra["surrogate_weight"]
             )
             with np.errstate(over="ignore"):  # the caller's weights: inf past 1e308
                 learner.surrogate_importances_ = importances * weight_scale
@@ -722,7 +729,18 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
         scikit-learn's ``compute_sample_weight``.  Weights must be
         finite and ``>= 0``; a class of weight 0 is removed from the fit.
         The classes' shares of the weight are the priors: weights
-        ``prior_k / share_k`` give rpart's ``parms = list(prior = ...)``.
+        ``prior_k / share_k`` (:func:`~climbing_trees._costs.prior_class_weight`)
+        give rpart's ``parms = list(prior = ...)`` for the splits, leaf
+        classes and risk, within limits.  Class weights are case weights:
+        the surrogate search (``missing_values="surrogate"``) counts them,
+        while rpart's counts its case weights without the priors, so surrogates
+        can differ from rpart's with ``prior``; ``min_weight_fraction_leaf``
+        and ``min_impurity_decrease`` act on the weighted rows (rpart's
+        ``minbucket`` counts rows); and the default ``ccp_risk="impurity"``
+        prunes by the weighted Gini, rpart by the misclassification risk
+        (``ccp_risk="misclassification"``).  The same limits hold for the
+        altered priors of ``loss_matrix``, except that surrogates are
+        searched with the weights from before the loss (rpart's rule).
     loss_matrix : array-like of shape (n_classes, n_classes) or None, default=None
         Misclassification costs, rpart's convention: ``L[i, j]`` is the cost
         of predicting class ``j`` when the truth is class ``i`` (rows and
@@ -739,7 +757,10 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
         does: the costs change the decision, not the estimated
         probabilities, so ``predict`` need not be the most probable class.
         ``tree_.value``, ``impurity`` and ``weighted_n_node_samples`` are
-        those of the altered priors the tree was grown with.  A loss equal
+        those of the altered priors the tree was grown with.  With
+        ``missing_values="surrogate"`` the surrogates, their agreement and
+        the majority side count the weights from before the loss, as rpart's
+        ``surrogate.c`` does; the primary split the altered ones.  A loss equal
         for every mistake changes nothing (but the scale of the pruning risk).
     splitter : {"best", "random"}, default="best"
         ``"best"``: the best threshold of every searched feature.
@@ -889,7 +910,12 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
 
     def _apply_loss(self, sample_weight: np.ndarray, Y: np.ndarray) -> np.ndarray:
         self._costs_, sample_weight = fit_costs(
-            self.loss_matrix, self.n_classes_, self.n_outputs_, Y, sample_weight
+            self.loss_matrix,
+            self.n_classes_,
+            self.n_outputs_,
+            Y,
+            sample_weight,
+            getattr(self, "classes_", None),
         )
         return sample_weight
 
@@ -989,9 +1015,10 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
         """
         leaves = self._leaves(X)
         # The argmax of each node once, rather than of each row's copy of it.
-        node_class = np.argmax(self.tree_.value, axis=2)  # padding is 0: never above
         if getattr(self, "_costs_", None) is not None:  # least expected cost (chapter 10)
             node_class = self._costs_.node_classes(self.tree_.value[:, 0, :])[:, None]
+        else:
+            node_class = np.argmax(self.tree_.value, axis=2)  # padding is 0: never above
         if self.n_outputs_ == 1:
             return self.classes_.take(node_class[:, 0].take(leaves))
         # scikit-learn's dtype: that of the first output's classes.

@@ -62,13 +62,16 @@ class LossMatrix:
         return self.matrix.sum(axis=1)
 
 
-def check_loss_matrix(loss_matrix, n_classes, n_outputs: int = 1) -> LossMatrix | None:
+def check_loss_matrix(
+    loss_matrix, n_classes, n_outputs: int = 1, classes=None
+) -> LossMatrix | None:
     """``loss_matrix`` checked against the fitted classes, or a clear error.
 
     ``None`` stays ``None``.  Otherwise a finite, non-negative square matrix
     with one row and one column per class (in ``classes_`` order), a zero
     diagonal and a positive entry in every row (rpart's rules: a class that
-    costs nothing when misclassified would get a prior of 0).
+    costs nothing when misclassified would get a prior of 0).  ``classes``,
+    the labels found in ``y``, are named in the error on a wrong shape.
 
     >>> check_loss_matrix([[0, 5], [1, 0]], 2).misclassification_costs.tolist()
     [5.0, 1.0]
@@ -90,9 +93,10 @@ def check_loss_matrix(loss_matrix, n_classes, n_outputs: int = 1) -> LossMatrix 
     k = int(n_classes)
     if L.shape != (k, k):
         raise ValueError(
-            f"loss_matrix has shape {L.shape}, but y has {k} classes: pass a "
-            f"({k}, {k}) matrix, rows and columns in the order of classes_ "
-            "(sorted labels)."
+            f"loss_matrix has shape {L.shape}, but y has {k} classes"
+            + ("" if classes is None else f" {list(np.asarray(classes).tolist())}")
+            + f": pass a ({k}, {k}) matrix, rows and columns in the order of "
+            "classes_ (sorted labels)."
         )
     if not np.all(np.isfinite(L)):
         raise ValueError(
@@ -216,7 +220,7 @@ class FittedCosts(NamedTuple):
 
 
 def fit_costs(
-    loss_matrix, n_classes, n_outputs, Y: np.ndarray, sample_weight: np.ndarray
+    loss_matrix, n_classes, n_outputs, Y: np.ndarray, sample_weight: np.ndarray, classes=None
 ):
     """Check ``loss_matrix`` and weight the rows by the altered priors.
 
@@ -226,7 +230,7 @@ def fit_costs(
     weights the tree is grown with.  The classes' totals are exact sums
     (:func:`math.fsum`), so the factors do not depend on the order of the rows.
     """
-    loss = check_loss_matrix(loss_matrix, n_classes, n_outputs)
+    loss = check_loss_matrix(loss_matrix, n_classes, n_outputs, classes)
     if loss is None:
         return None, sample_weight
     codes = Y.argmax(axis=1)
@@ -264,9 +268,17 @@ def prior_class_weight(y, prior, sample_weight=None) -> dict:
         else np.asarray(sample_weight, float)
     )
     totals = np.array([math.fsum(w[codes == k]) for k in range(len(classes))])
+    empty = classes[(totals == 0) & (prior > 0)]
+    if empty.size:
+        raise ValueError(
+            f"classes {empty.tolist()} have a prior > 0 but no training weight, "
+            "so no class weight can give them that prior: give them rows of "
+            "positive sample_weight, or a prior of 0."
+        )
     share = totals / math.fsum(totals)
     return {
-        c: float(p / s) for c, p, s in zip(classes.tolist(), prior, share, strict=True)
+        c: float(p / s) if p > 0 else 0.0
+        for c, p, s in zip(classes.tolist(), prior, share, strict=True)
     }
 
 

@@ -49,6 +49,23 @@ def _shown_class(model, node: int) -> int:
     return int(np.argmax(value))
 
 
+def _class_value(model, node: int) -> tuple[np.ndarray, np.ndarray]:
+    """A classifier's node (one output): its class proportions and class weights.
+
+    Under the priors, as ``predict_proba`` gives them: with a ``loss_matrix``
+    the tree holds the altered priors' proportions and weights (chapter 10),
+    and the drawings show the ones the least-cost class is chosen from, as
+    rpart's ``print`` shows its ``yprob``.
+    """
+    value = model.tree_.value[node, 0]
+    weight = model.tree_.weighted_n_node_samples[node]
+    costs = getattr(model, "_costs_", None)
+    if costs is None:
+        return value, value * weight
+    k = len(model.classes_)
+    return costs.proba(value[None, :k])[0], value[:k] * weight / costs.factors
+
+
 def _leaf_text(model, node: int, decimals: int) -> str:
     value = model.tree_.value[node, 0]
     if _several_outputs(model):
@@ -270,6 +287,13 @@ def export_text(
 
     Notes
     -----
+    With a ``loss_matrix`` (chapter 10) a node shows the class of least
+    expected cost, the one ``predict`` gives, with the class proportions
+    ``predict_proba`` gives and the class weights under the priors
+    (``sample_weight`` and ``class_weight``), not the altered priors held in
+    ``tree_.value``: the numbers the class was chosen from, as rpart's
+    ``print`` shows its ``yprob``.
+
     A categorical split (chapter 6) is written as the set of levels going
     each way, ``colour in {red, blue}``, leaving out levels that a
     categorical ancestor on the same feature already sent elsewhere;
@@ -336,7 +360,7 @@ def export_text(
             return
         text = f" class: {labels[_shown_class(model, node)]}"
         if show_weights:
-            weights = value * tree.weighted_n_node_samples[node]
+            weights = _class_value(model, node)[1]  # under the priors (chapter 10)
             numbers = ", ".join(f"{v:.{decimals}f}" for v in weights)
             text = f" weights: [{numbers}]{text}"
         lines.append(indent + text)
@@ -524,6 +548,13 @@ def plot_tree(
 
     Notes
     -----
+    With a ``loss_matrix`` (chapter 10) a node shows the class of least
+    expected cost, the one ``predict`` gives, with the class proportions
+    ``predict_proba`` gives and the class weights under the priors
+    (``sample_weight`` and ``class_weight``), not the altered priors held in
+    ``tree_.value``: the numbers the class was chosen from, as rpart's
+    ``print`` shows its ``yprob``.
+
     A categorical split (chapter 6) is written as the levels it sends left
     (to the ``True`` side), ``colour in {red, blue}``, at most six of them
     (``... 3 more``), leaving out levels that an ancestor on the same
@@ -655,7 +686,7 @@ def _fill_color(model, node: int) -> str:
         low, high = -np.max(tree.impurity), -np.min(tree.impurity)
         alpha = 0.0 if low == high else (-tree.impurity[node] - low) / (high - low)
     elif hasattr(model, "classes_"):
-        value = tree.value[node, 0]
+        value = _class_value(model, node)[0]
         colour = _color_brew(len(model.classes_))[_shown_class(model, node)]
         ranked = sorted(value, reverse=True)
         alpha = 0.0 if len(ranked) == 1 else (ranked[0] - ranked[1]) / (1 - ranked[1])
@@ -690,9 +721,14 @@ def _value_text(model, node: int, proportion: bool, precision: int) -> str:
     value = tree.value[node] if several else tree.value[node, 0]
     if hasattr(model, "classes_") or several:
         if proportion or not hasattr(model, "classes_"):
+            if not several:  # under the priors, as predict_proba (chapter 10)
+                value = _class_value(model, node)[0]
             shown = _around(value, precision)
         else:
-            value = value * tree.weighted_n_node_samples[node]
+            if several:
+                value = value * tree.weighted_n_node_samples[node]
+            else:  # the class weights under the priors (chapter 10)
+                value = _class_value(model, node)[1]
             # Whole weights print as integers (scikit-learn's rule), but only those
             # an int64 holds: weights near 1e300 would cast to garbage.
             whole = np.all(np.mod(value, 1) == 0) and np.all(np.abs(value) < 2.0**63)
@@ -831,6 +867,13 @@ def export_graphviz(
 
     Notes
     -----
+    With a ``loss_matrix`` (chapter 10) a node shows the class of least
+    expected cost, the one ``predict`` gives, with the class proportions
+    ``predict_proba`` gives and the class weights under the priors
+    (``sample_weight`` and ``class_weight``), not the altered priors held in
+    ``tree_.value``: the numbers the class was chosen from, as rpart's
+    ``print`` shows its ``yprob``.
+
     A categorical split (chapter 6) is labelled with the levels that go left
     (to the ``True`` side): ``colour in {red, blue}``, with ``<unseen>``
     when levels never seen at fit go left too.

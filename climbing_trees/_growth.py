@@ -57,6 +57,7 @@ def grow_tree(
     max_surrogates: int = 5,
     min_weight_leaf: float = 0.0,
     random_splits: RandomSplits | None = None,
+    surrogate_weight: np.ndarray | None = None,
 ) -> Tree:
     """Grow a tree depth first and return it as a :class:`Tree`.
 
@@ -118,6 +119,12 @@ def grow_tree(
         (:mod:`climbing_trees._surrogates`).
     max_surrogates : int
         With ``"surrogate"``: the most surrogates kept per node.
+    surrogate_weight : ndarray of shape (n_samples,) or None
+        With ``"surrogate"``: the weights of the surrogate search, of its
+        agreement and of the majority rule for rows no surrogate places;
+        ``None``, ``sample_weight``.  rpart's ``surrogate.c`` counts the case
+        weights there, not the altered priors of a loss matrix (chapter 10),
+        which only the primary split's improvement sees.
     min_weight_leaf : float
         Every leaf keeps at least this much sample weight (scikit-learn's
         ``min_weight_fraction_leaf`` times the total weight): a node lighter
@@ -214,7 +221,12 @@ def grow_tree(
             # Rows no surrogate places go to the heavier side of the primary's rows,
             # at fit and, through missing_go_to_left, at predict (majority_goes_left).
             goes_left, node["surrogates"], node["missing_go_to_left"] = route_with_surrogates(
-                search.X[rows], split, w_t, max_surrogates, search.categorical, search.n_categories
+                search.X[rows],
+                split,
+                w_t if surrogate_weight is None else surrogate_weight[rows],
+                max_surrogates,
+                search.categorical,
+                search.n_categories,
             )
         # Push the right child first so that the left child is numbered next.
         stack.append((rows[~goes_left], depth + 1, node_id, False, child_keys(key, False)))

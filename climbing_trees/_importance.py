@@ -34,6 +34,7 @@ def surrogate_importances(
     criterion,
     is_categorical: np.ndarray,
     n_categories: np.ndarray,
+    surrogate_weight: np.ndarray | None = None,
 ) -> np.ndarray:
     """CART's variable importance of a tree grown with surrogate splits (rpart's).
 
@@ -51,7 +52,10 @@ def surrogate_importances(
     follows rpart.
 
     ``X``, ``Y`` and ``sample_weight`` are the training arrays the tree was
-    grown on (encoded, rows of weight 0 removed), ``criterion`` its criterion.
+    grown on (encoded, rows of weight 0 removed), ``criterion`` its criterion;
+    ``surrogate_weight`` the weights its surrogates were searched with
+    (``None``: ``sample_weight``).  With a loss matrix, ``improve`` counts
+    the altered weights and ``adj`` the case weights, as rpart's do.
     The tree keeps each node's surrogate features but not their adjusted
     agreements: each surrogate is searched again on the rows that reach the
     node (:func:`~climbing_trees._surrogates.best_surrogate`, the search that
@@ -62,6 +66,8 @@ def surrogate_importances(
     to compare with ``feature_importances_``.
     """
     importances = np.zeros(X.shape[1])
+    if surrogate_weight is None:
+        surrogate_weight = sample_weight
     reach = tree.decision_path(X).tocsc()
     for t in np.flatnonzero(tree.children_left != TREE_LEAF):
         rows = reach[:, [t]].nonzero()[0]
@@ -80,7 +86,7 @@ def surrogate_importances(
             s = best_surrogate(
                 X[rows, k],
                 label,
-                sample_weight[rows],
+                surrogate_weight[rows],
                 bool(is_categorical[k]),
                 int(n_categories[k]),
             )

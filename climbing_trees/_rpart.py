@@ -434,17 +434,23 @@ if (length(prior) > 0) parms$prior <- prior
 fit <- rpart(y ~ ., data = d, weights = w, method = "class", parms = parms,
              control = rpart.control(cp = -1, minsplit = MINSPLIT, minbucket = MINBUCKET,
                                      maxdepth = MAXDEPTH, xval = 0, maxcompete = 0,
-                                     maxsurrogate = 0, usesurrogate = 0))
+                                     maxsurrogate = MAXSURROGATE, usesurrogate = USESURROGATE,
+                                     surrogatestyle = 0))
 fr <- fit$frame
 inner <- fr$var != "<leaf>"
 index <- rep(NA_real_, nrow(fr)); ncat <- rep(0L, nrow(fr))
-index[inner] <- fit$splits[, "index"]; ncat[inner] <- as.integer(fit$splits[, "ncat"])
+# Each split node's rows of fit$splits: the primary, then its surrogates.
+first <- cumsum(c(1, head(1 + fr$ncompete[inner] + fr$nsurrogate[inner], -1)))
+index[inner] <- fit$splits[first, "index"]
+ncat[inner] <- as.integer(fit$splits[first, "ncat"])
 put(data.frame(node = as.integer(rownames(fr)), var = as.character(fr$var), n = fr$n,
                wt = fr$wt, dev = fr$dev, yval = as.integer(fr$yval), index = index,
                ncat = ncat), "frame.csv")
 p <- predict(fit, newdata = t, type = "prob")
 put(data.frame(class = as.integer(predict(fit, newdata = t, type = "class")), p = p),
     "pred.csv")
+vi <- fit$variable.importance
+put(data.frame(variable = names(vi), importance = as.numeric(vi)), "importance.csv")
 """
 
 _IMPORTANCE_SCRIPT = _SURROGATE_SCRIPT.replace(
@@ -502,6 +508,42 @@ def cost_problem(seed: int) -> dict:
     }
 
 
+#: Seeds of :func:`cost_surrogate_problem` compared with rpart.
+COST_SURROGATE_SEEDS = tuple(range(8))
+
+
+def cost_surrogate_problem(seed: int) -> dict:
+    """A three-class problem with a loss matrix, NaN and correlated features.
+
+    300 training and 100 new rows on 4 features, ``x1`` a noisy copy of ``x0``
+    (so that surrogates exist), 15% of the values of each set NaN, weights of
+    1 (even seeds) or drawn in [0.5, 2] (odd seeds), a loss matrix of
+    off-diagonal costs from 0.5 to 6.  The dict of :func:`cost_problem`, with
+    ``surrogates=True``: rpart and the package grow it with surrogate splits.
+    """
+    rng = np.random.default_rng(3200 + seed)
+    n = 300
+    X = rng.normal(size=(n + 100, 4))
+    X[:, 1] = X[:, 0] + 0.5 * rng.normal(size=n + 100)
+    score = X[:, 0] + 0.8 * X[:, 2] + 0.7 * rng.normal(size=n + 100)
+    y = np.digitize(score, np.quantile(score[:n], [0.5, 0.8]))
+    X[rng.uniform(size=X.shape) < 0.15] = np.nan
+    w = np.ones(n) if seed % 2 == 0 else rng.uniform(0.5, 2.0, size=n)
+    loss = rng.choice([0.5, 1.0, 2.0, 4.0, 6.0], size=(3, 3))
+    np.fill_diagonal(loss, 0.0)
+    params = {"max_depth": 3, "min_samples_leaf": 7, "min_samples_split": 20}
+    return {
+        "X": X[:n],
+        "y": y[:n],
+        "w": w,
+        "X_test": X[n:],
+        "loss": loss,
+        "prior": None,
+        "params": params,
+        "surrogates": True,
+    }
+
+
 def costs_model(problem: dict):
     """The package's tree for a :func:`cost_problem`: rpart's settings as parameters.
 
@@ -521,10 +563,12 @@ def costs_model(problem: dict):
         class_weight=class_weight,
         ccp_risk="misclassification",
     )
+    if problem.get("surrogates"):
+        model.set_params(missing_values="surrogate", max_surrogates=5)
     return model.fit(problem["X"], y, sample_weight=w)
 
 
-def rpart_costs_fit(problem: dict) -> tuple[pd.DataFrame, pd.DataFrame]:
+def rpart_costs_fit(problem: dict, importance: bool = False):
     """rpart's Gini tree on a :func:`cost_problem`: its frame and its predictions.
 
     ``cp=-1`` (every split kept), the problem's ``minsplit``, ``minbucket`` and
@@ -533,7 +577,10 @@ def rpart_costs_fit(problem: dict) -> tuple[pd.DataFrame, pd.DataFrame]:
     loss and the priors), ``yval`` (the class of least expected cost, 1-based),
     and for splits ``index`` (the threshold) and ``ncat`` (-1: ``x < index``
     goes to the left child ``2 node``; +1: it goes right).  The predictions:
-    ``class`` (1-based) and the class probabilities for the new rows.
+    ``class`` (1-based) and the class probabilities for the new rows.  A
+    problem with ``surrogates=True`` is grown with five surrogates per split
+    (``usesurrogate=2``, ``surrogatestyle=0``); ``importance=True`` adds a
+    third table, rpart's ``variable.importance``.
     """
     X, params = problem["X"], problem["params"]
     columns = [f"x{j}" for j in range(X.shape[1])]
@@ -542,6 +589,8 @@ def rpart_costs_fit(problem: dict) -> tuple[pd.DataFrame, pd.DataFrame]:
         _COSTS_SCRIPT.replace("MINSPLIT", str(params["min_samples_split"]))
         .replace("MINBUCKET", str(params["min_samples_leaf"]))
         .replace("MAXDEPTH", str(params["max_depth"]))
+        .replace("MAXSURROGATE", "5" if problem.get("surrogates") else "0")
+        .replace("USESURROGATE", "2" if problem.get("surrogates") else "0")
     )
     loss = problem["loss"]
     loss = pd.DataFrame({"L": [] if loss is None else loss.ravel(order="F")})
@@ -561,7 +610,10 @@ def rpart_costs_fit(problem: dict) -> tuple[pd.DataFrame, pd.DataFrame]:
         subprocess.run(
             ["Rscript", "fit.R"], cwd=folder, check=True, capture_output=True, timeout=120
         )
-        return pd.read_csv(path / "frame.csv"), pd.read_csv(path / "pred.csv")
+        out = pd.read_csv(path / "frame.csv"), pd.read_csv(path / "pred.csv")
+        if importance:
+            out += (pd.read_csv(path / "importance.csv"),)
+        return out
 
 
 def rpart_importance(seed: int, method: str) -> pd.DataFrame:
@@ -606,7 +658,17 @@ def _costs_references() -> dict[str, pd.DataFrame]:
     for method in ("anova", "class"):
         for seed in SURROGATE_SEEDS:
             importances.append(rpart_importance(seed, method).assign(method=method, seed=seed))
+    s_frames, s_preds, s_importances = [], [], []
+    for seed in COST_SURROGATE_SEEDS:
+        frame, pred, vi = rpart_costs_fit(cost_surrogate_problem(seed), importance=True)
+        s_frames.append(frame.assign(seed=seed))
+        pred.columns = ["class"] + [f"p{k}" for k in range(pred.shape[1] - 1)]
+        s_preds.append(pred.assign(seed=seed))
+        s_importances.append(vi.assign(seed=seed))
     return {
+        "costs_surrogate_frames": pd.concat(s_frames, ignore_index=True),
+        "costs_surrogate_predictions": pd.concat(s_preds, ignore_index=True),
+        "costs_surrogate_importance": pd.concat(s_importances, ignore_index=True),
         "costs_frames": pd.concat(frames, ignore_index=True),
         "costs_predictions": pd.concat(preds, ignore_index=True),
         "importance_surrogates": pd.concat(importances, ignore_index=True),
@@ -628,7 +690,12 @@ def make_references() -> dict[str, pd.DataFrame]:
     :func:`surrogate_comparison_problem`.  ``ch10_styles``: the held-out mean
     squared error of rpart's regression tree on :func:`missing_experiment`
     (``"mcar"``, 2,000 training and 2,000 new rows) with ``surrogatestyle`` 0
-    and 1.  Needs R with rpart.
+    and 1.  ``costs_frames``, ``costs_predictions``: :func:`rpart_costs_fit` on
+    :func:`cost_problem` for each of :data:`COST_SEEDS`;
+    ``importance_surrogates``: :func:`rpart_importance`; and
+    ``costs_surrogate_frames``, ``_predictions``, ``_importance``: the same
+    with surrogates on :func:`cost_surrogate_problem` for each of
+    :data:`COST_SURROGATE_SEEDS`.  Needs R with rpart.
     """
     if not have_rpart():
         raise RuntimeError(
@@ -703,6 +770,31 @@ def reference_costs(seed: int) -> tuple[pd.DataFrame, pd.DataFrame]:
         numeric = [c for c in table.columns if c != "var"]
         out.append(table.astype(dict.fromkeys(numeric, float)).reset_index(drop=True))
     return out[0], out[1]
+
+
+def reference_costs_surrogates(seed: int) -> tuple[pd.DataFrame, pd.DataFrame, pd.Series]:
+    """rpart's frame, predictions and importance for :func:`cost_surrogate_problem`.
+
+    What :func:`rpart_costs_fit` returns for that problem with
+    ``importance=True``, from the files; the importance as a Series indexed
+    by feature number.
+    """
+    if seed not in COST_SURROGATE_SEEDS:
+        raise ValueError(
+            f"seed={seed!r}: the reference files hold seeds {COST_SURROGATE_SEEDS}."
+        )
+    out = []
+    for name in ("costs_surrogate_frames", "costs_surrogate_predictions"):
+        table = load_reference(name)
+        table = table[table["seed"] == seed].drop(columns="seed")
+        table = table.replace("", np.nan).dropna(axis=1, how="all")
+        numeric = [c for c in table.columns if c != "var"]
+        out.append(table.astype(dict.fromkeys(numeric, float)).reset_index(drop=True))
+    table = load_reference("costs_surrogate_importance")
+    table = table[table["seed"] == seed]
+    index = [int(name[1:]) for name in table["variable"]]
+    importance = pd.Series(table["importance"].to_numpy(), index=index, name="importance")
+    return out[0], out[1], importance
 
 
 def reference_importance(seed: int, method: str) -> pd.Series:

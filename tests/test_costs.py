@@ -19,10 +19,13 @@ from climbing_trees._costs import (
 )
 from climbing_trees._rpart import (
     COST_SEEDS,
+    COST_SURROGATE_SEEDS,
     compare_with_rpart_frame,
     cost_problem,
+    cost_surrogate_problem,
     costs_model,
     reference_costs,
+    reference_costs_surrogates,
 )
 from climbing_trees._tree import TREE_LEAF
 
@@ -51,7 +54,10 @@ def random_loss(seed: int, k: int) -> np.ndarray:
 @pytest.mark.parametrize(
     "loss, message",
     [
-        ([[0, 1], [1, 0]], r"shape \(2, 2\), but y has 3 classes: pass a \(3, 3\)"),
+        (
+            [[0, 1], [1, 0]],
+            r"shape \(2, 2\), but y has 3 classes \[0, 1, 2\]: pass a \(3, 3\)",
+        ),
         (np.ones(3), r"shape \(3,\), but y has 3 classes"),
         ([[0, 1, 1], [1, 0, 1], [1, 1, 1]], "non-zero diagonal; .* set L\\[i, i\\] = 0"),
         ([[0, -1, 1], [1, 0, 1], [1, 1, 0]], "negative entries; costs must be >= 0"),
@@ -156,6 +162,44 @@ def test_comparison_sees_a_different_tree():
     assert not counts["same_tree"]
 
 
+# ------------------------------------------- rpart: loss matrix with surrogates
+
+
+@pytest.mark.parametrize("seed", COST_SURROGATE_SEEDS)
+def test_same_surrogate_tree_as_rpart(seed):
+    """Loss matrix, NaN and surrogates: rpart's tree, predictions and importance.
+
+    rpart searches surrogates with the case weights and the primary split with
+    the altered priors; searched with the altered weights, the surrogates'
+    thresholds, the rows they route and ``adj`` differ.
+    """
+    problem = cost_surrogate_problem(seed)
+    frame, pred, importance = reference_costs_surrogates(seed)
+    model = costs_model(problem)
+    counts = compare_with_rpart_frame(model, frame, problem["X"], problem["y"], problem["w"])
+    assert counts["same_tree"], counts
+    np.testing.assert_array_equal(model.predict(problem["X_test"]), pred["class"] - 1)
+    proba = pred.drop(columns="class").to_numpy()
+    np.testing.assert_allclose(model.predict_proba(problem["X_test"]), proba, atol=1e-12)
+    ours = model.surrogate_importances_
+    np.testing.assert_allclose(ours[importance.index], importance.to_numpy(), rtol=1e-9)
+    others = np.setdiff1d(np.arange(len(ours)), importance.index)
+    np.testing.assert_array_equal(ours[others], 0.0)
+
+
+def test_surrogate_reference_problems_have_missing_values_and_surrogates():
+    """Every problem misses values, and its tree keeps surrogates."""
+    for seed in COST_SURROGATE_SEEDS:
+        problem = cost_surrogate_problem(seed)
+        assert np.isnan(problem["X"]).any() and np.isnan(problem["X_test"]).any()
+        assert (costs_model(problem).tree_.surrogate_feature >= 0).any()
+
+
+def test_reference_costs_surrogates_refuses_unknown_seeds():
+    with pytest.raises(ValueError, match="the reference files hold seeds"):
+        reference_costs_surrogates(max(COST_SURROGATE_SEEDS) + 1)
+
+
 # ------------------------------------------------------------------ brute force
 
 
@@ -242,14 +286,74 @@ def test_pruning_risk_is_the_loss(seed):
     cost = sum(w[i] * L[y[i], k] for i, k in enumerate(model.predict(X))) / w.sum()
     path = model.cost_complexity_pruning_path(X, y, sample_weight=w)
     assert path.impurities[0] == pytest.approx(cost, rel=1e-12)
-    # Pruned at the path's alphas: the risk plus alpha times the leaves is minimal.
-    for alpha in path.ccp_alphas[1:]:
+    assert len(path.ccp_alphas) > 2
+    # Pruned at each of the path's alphas: R(T) is the pruned tree's training cost,
+    # computed from its predictions and L alone, and it never beats the full tree's.
+    for alpha, impurity in zip(path.ccp_alphas[1:], path.impurities[1:], strict=True):
         pruned = DecisionTreeClassifier(**params, ccp_alpha=alpha).fit(X, y, sample_weight=w)
-        risk = pruned._node_risk(pruned.tree_)
-        leaves = pruned.tree_.children_left == TREE_LEAF
-        full_leaves = model.tree_.children_left == TREE_LEAF
-        assert risk[leaves].sum() + alpha * leaves.sum() <= (
-            model._node_risk(model.tree_)[full_leaves].sum() + alpha * full_leaves.sum() + 1e-12
+        pruned_cost = float(np.sum(w * L[y, pruned.predict(X)]) / w.sum())
+        assert impurity == pytest.approx(pruned_cost, rel=1e-9)
+        assert pruned_cost >= cost - 1e-12
+
+
+def _tree_arrays(model):
+    t = model.tree_
+    return [t.children_left, t.feature, t.threshold, t.value, t.missing_go_to_left]
+
+
+@pytest.mark.parametrize("missing_values", ["learn", "surrogate"])
+def test_loss_matrix_with_missing_values_and_categorical_features(missing_values):
+    """NaN and a categorical column: predict is the least-cost class of predict_proba,
+    the primary splits are those of the altered priors, and (``"learn"``) the tree
+    is the one grown with the altered priors' factors as row weights."""
+    X, y, w = noisy_problem(7, 3)
+    rng = np.random.default_rng(7)
+    X[:, 2] = X[:, 0] + 0.3 * rng.normal(size=len(y))  # a surrogate of x0
+    X = np.column_stack([X, (y + rng.integers(0, 3, size=len(y))) % 5])  # categorical
+    X[:, :3][rng.uniform(size=(len(X), 3)) < 0.2] = np.nan
+    X[rng.uniform(size=len(X)) < 0.1, 3] = np.nan
+    L = random_loss(8, 3)
+    params = {
+        "max_depth": 4,
+        "min_samples_leaf": 5,
+        "missing_values": missing_values,
+        "categorical_features": [3],
+    }
+    model = DecisionTreeClassifier(**params, loss_matrix=L).fit(X, y, sample_weight=w)
+    proba = model.predict_proba(X)
+    np.testing.assert_array_equal(model.predict(X), least_cost_classes(proba, L))
+    f = altered_prior_factors(check_loss_matrix(L, 3), np.bincount(y, weights=w))
+    by_rows = DecisionTreeClassifier(**params).fit(X, y, sample_weight=w * f[y])
+    assert model.tree_.feature[0] == by_rows.tree_.feature[0] >= 0
+    np.testing.assert_allclose(model.tree_.threshold[0], by_rows.tree_.threshold[0], rtol=1e-12)
+    if missing_values == "learn":
+        for ours, theirs in zip(_tree_arrays(model), _tree_arrays(by_rows), strict=True):
+            np.testing.assert_allclose(ours, theirs, rtol=1e-12)
+    else:  # surrogates of the case weights: the surrogate features may differ
+        assert (model.tree_.surrogate_feature >= 0).any()
+
+
+@pytest.mark.parametrize("missing_values", ["learn", "surrogate"])
+def test_integer_weights_are_duplicated_rows_under_a_loss(missing_values):
+    """sample_weight=k gives the tree of the row repeated k times, with a loss matrix."""
+    X, y, _ = noisy_problem(9, 3, n=150)
+    rng = np.random.default_rng(9)
+    X[rng.uniform(size=X.shape) < 0.1] = np.nan
+    k = rng.integers(1, 4, size=len(y))
+    L = random_loss(10, 3)
+    params = {"max_depth": 4, "loss_matrix": L, "missing_values": missing_values}
+    weighted = DecisionTreeClassifier(**params).fit(X, y, sample_weight=k.astype(float))
+    repeated = DecisionTreeClassifier(**params).fit(np.repeat(X, k, axis=0), np.repeat(y, k))
+    for ours, theirs in zip(_tree_arrays(weighted), _tree_arrays(repeated), strict=True):
+        np.testing.assert_allclose(ours, theirs, rtol=1e-12)
+    np.testing.assert_array_equal(weighted.predict(X), repeated.predict(X))
+    np.testing.assert_allclose(weighted.predict_proba(X), repeated.predict_proba(X))
+    if missing_values == "surrogate":
+        np.testing.assert_array_equal(
+            weighted.tree_.surrogate_feature, repeated.tree_.surrogate_feature
+        )
+        np.testing.assert_allclose(
+            weighted.surrogate_importances_, repeated.surrogate_importances_, rtol=1e-9
         )
 
 
@@ -311,6 +415,14 @@ def test_prior_class_weight_refuses_bad_priors():
         prior_class_weight([0, 1, 1], [0.5, 0.6])
 
 
+def test_prior_class_weight_refuses_a_class_without_weight():
+    """A class of no training weight cannot be given a positive prior (no inf weight)."""
+    with pytest.raises(ValueError, match=r"classes \['b'\] have a prior > 0 but no training"):
+        prior_class_weight(["a", "b", "b"], [0.5, 0.5], [1.0, 0.0, 0.0])
+    weights = prior_class_weight(["a", "b", "b"], [1.0, 0.0], [1.0, 0.0, 0.0])
+    assert weights == {"a": 1.0, "b": 0.0}
+
+
 def test_drawings_show_the_class_predict_gives():
     """export_text and export_graphviz name each leaf's least-cost class (with three
     classes it is not always the largest proportion of tree_.value)."""
@@ -329,6 +441,27 @@ def test_drawings_show_the_class_predict_gives():
     dot = export_graphviz(model, class_names=["a", "b", "c"])
     nodes = model._costs_.node_classes(model.tree_.value[:, 0])
     assert dot.count("class = c") == int(np.sum(nodes == 2))
+
+
+def test_drawings_show_the_proportions_predict_proba_gives():
+    """Next to the least-cost class the drawings show predict_proba's proportions and
+    the class weights under the priors, not the altered priors of tree_.value."""
+    from climbing_trees import export_graphviz, export_text
+
+    X, y, w = noisy_problem(4, 3)
+    L = np.array([[0, 1, 10], [1, 0, 1], [1, 1, 0]], float)
+    model = DecisionTreeClassifier(max_depth=1, loss_matrix=L).fit(X, y, sample_weight=w)
+    left = model.tree_.children_left[0]
+    proba = model.predict_proba(X[model.apply(X) == left][:1])[0]
+    assert not np.allclose(proba, model.tree_.value[left, 0])  # the priors were altered
+    dot = export_graphviz(model, proportion=True, precision=3)
+    assert "value = [" + ", ".join(f"{p:.3f}".rstrip("0") for p in proba) + "]" in dot
+    rows = model.apply(X) == left
+    weights = [np.sum(w[rows & (y == k)]) for k in range(3)]
+    dot = export_graphviz(model, precision=2)
+    assert "value = [" + ", ".join(str(np.round(v, 2)) for v in weights) + "]" in dot
+    text = export_text(model, show_weights=True, decimals=2)
+    assert "weights: [" + ", ".join(f"{v:.2f}" for v in weights) + "] class:" in text
 
 
 @pytest.mark.parametrize("seed", COST_SEEDS)
