@@ -140,8 +140,12 @@ def _categorical_splits(fit, level, codes, n_levels):
     if no candidate is allowed), the present pairs (node, level, sorted), the
     side of each pair in its node's winner (True: left), and the weights of
     both sides of each node's winner.  With ``"auto"`` and three or more
-    classes each node calls grow_tree's search
-    (:func:`climbing_trees.auto_split`'s exact search) instead.
+    classes, the nodes where
+    :func:`climbing_trees._categorical.multiclass_beyond_scan` says the search
+    goes past the scan call grow_tree's search
+    (:func:`climbing_trees.auto_split`'s exact search) one by one; with
+    Poisson deviance or several outputs every block is searched node by node
+    (:func:`_categorical_block_by_node`).
     """
     node_of_pos, n_nodes, phi = level.node_of_pos, level.n_nodes, level.phi
     searchable, criterion, msl = level.searchable, fit.criterion, fit.min_samples_leaf
