@@ -52,3 +52,23 @@ def test_estimator_grows_with_the_builder_builder_for_names(
     monkeypatch.setattr(_grow, "grow_tree_levelwise", spy)
     ct.DecisionTreeClassifier(max_leaf_nodes=4, missing_values=missing_values).fit(X, y)
     assert calls == ([4] if levelwise else [])
+
+
+def test_tree_default_missing_direction_is_missing_goes_left():
+    # A tree stored without missing_go_to_left: the rule of every builder
+    # (missing_goes_left: the child with more rows, right on equal counts).
+    import dataclasses
+
+    from climbing_trees._missing import missing_goes_left
+
+    X = np.array([[0.0], [1.0], [2.0], [3.0], [4.0], [5.0], [6.0]])
+    y = np.array([[0.0], [0.0], [1.0], [1.0], [1.0], [2.0], [2.0]])
+    tree = ct.grow_tree(X, y, np.ones(7), criterion="squared_error")
+    bare = dataclasses.replace(tree, missing_go_to_left=None)
+    inner = np.flatnonzero(tree.children_left >= 0)
+    n = tree.n_node_samples
+    n_left = n[tree.children_left[inner]]
+    expected = missing_goes_left(0, False, n_left, n_left + n[tree.children_right[inner]])
+    np.testing.assert_array_equal(bare.missing_go_to_left[inner], expected)
+    np.testing.assert_array_equal(bare.missing_go_to_left, tree.missing_go_to_left)
+    assert (n_left > n[inner] - n_left).any() and not expected.all()
