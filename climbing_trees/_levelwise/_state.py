@@ -42,6 +42,13 @@ class FitData:
     ``class_cols``: classification's per-row statistics as flat columns, padded
     with a zero at row n; ``X_by_feature``: every feature by row, padded at
     row n with -inf, for the random draws and absolute error.
+
+    Frozen means its fields are never reassigned, not that their contents are
+    immutable: the arrays are the caller's or built once here and only read,
+    ``codes`` is a dict (each categorical feature's integer codes by row,
+    filled once by :func:`fit_data`), and ``min_samples_leaf`` may be a
+    :class:`climbing_trees._ties.LeafMinimum`, an ``int`` that also carries
+    the weight every leaf keeps (``min_weight_leaf``).
     """
 
     X: np.ndarray
