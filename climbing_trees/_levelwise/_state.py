@@ -42,7 +42,9 @@ class FitData:
     output's classes, each row's class (the padding row n: none).
     ``class_cols``: classification's per-row statistics as flat columns, padded
     with a zero at row n; ``X_by_feature``: every feature by row, padded at
-    row n with -inf, for the random draws and absolute error.
+    row n with -inf, for the random draws and absolute error.  ``summaries``:
+    how :func:`level_of` summarises a level's nodes, chosen once
+    (:func:`summaries_for`).
 
     Frozen means its fields are never reassigned, not that their contents are
     immutable: the arrays are the caller's or built once here and only read,
