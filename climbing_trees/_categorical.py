@@ -225,20 +225,49 @@ def level_order(level_stats: np.ndarray, counts: np.ndarray, criterion: str) -> 
     [0, 3, 2]
     """
     present = np.flatnonzero(counts > 0)
-    stats = level_stats[present]
-    w = total_weight(stats, criterion)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        if n_outputs(criterion) > 1:  # the per-level mean outputs' first principal axis
-            if criterion not in CLASSIFICATION_CRITERIA:
-                stats = stats[:, 1 : 1 + n_outputs(criterion)]  # the outputs' sums
-            key = _principal_component_key(stats, w)
-        elif criterion not in CLASSIFICATION_CRITERIA:
-            key = stats[:, 1] / w
-        elif stats.shape[1] <= 2:
-            key = stats[:, -1] / w
-        else:
-            key = _principal_component_key(stats, w)
+    key = level_order_keys(level_stats[present], counts[present], criterion)
     return present[np.lexsort((present, key))]
+
+
+def level_order_keys(level_stats: np.ndarray, counts: np.ndarray, criterion: str) -> np.ndarray:
+    """The key :func:`level_order` sorts the levels by, for one node or a block of nodes.
+
+    ``level_stats`` has shape ``(..., levels, statistics)`` and ``counts``
+    ``(..., levels)``; the key has shape ``(..., levels)``.  Regression: the
+    weighted mean response; two classes: the weighted proportion of the last
+    class; three or more classes, or several outputs: the projection on the
+    first principal component of the present levels' proportions (or mean
+    outputs), node by node.  NaN for levels without weight, and for every
+    level of a node with fewer than two present levels under a principal
+    component (one level needs no order).  The level-wise builder sorts its
+    blocks by these keys, so both builders visit the levels in one order.
+
+    >>> stats = np.array([[3.0, 1.0], [0.0, 0.0], [1.0, 3.0], [2.0, 2.0]])
+    >>> level_order_keys(stats, np.array([4, 0, 4, 4]), "gini").tolist()
+    [0.25, nan, 0.75, 0.5]
+    """
+    level_stats = np.asarray(level_stats, dtype=float)
+    present = np.asarray(counts) > 0
+    several = n_outputs(criterion) > 1
+    regression = criterion not in CLASSIFICATION_CRITERIA
+    if not several and (regression or level_stats.shape[-1] <= 2):
+        w = total_weight(level_stats, criterion)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return level_stats[..., 1 if regression else -1] / w
+    # The first principal axis of each node's present levels.
+    n_rows = int(np.prod(present.shape[:-1]))
+    stats = level_stats.reshape(n_rows, *level_stats.shape[-2:])
+    rows_present = present.reshape(n_rows, present.shape[-1])
+    keys = np.full(rows_present.shape, np.nan)
+    for node in np.flatnonzero(rows_present.sum(axis=1) >= 2):
+        here = np.flatnonzero(rows_present[node])
+        node_stats = stats[node, here]
+        w = total_weight(node_stats, criterion)
+        if several and regression:
+            node_stats = node_stats[:, 1 : 1 + n_outputs(criterion)]  # the outputs' sums
+        with np.errstate(divide="ignore", invalid="ignore"):
+            keys[node, here] = _principal_component_key(node_stats, w)
+    return keys.reshape(present.shape)
 
 
 def _principal_component_key(stats: np.ndarray, w: np.ndarray) -> np.ndarray:
@@ -703,7 +732,8 @@ def _auto(
     order = level_order(level_stats, counts, criterion)
     candidates = _candidates_sorted_scan(order, level_stats, counts, criterion)
     candidates = _with_zero_levels(candidates, level_stats, counts, criterion)
-    if not (multiclass or several) or len(order) < 2:
+    lists = auto_candidate_lists(criterion, level_stats.shape[1])
+    if "one_vs_rest" not in lists or len(order) < 2:
         return _best_split(candidates, level_stats, criterion, min_samples_leaf)
     # Three or more classes: the scan is a heuristic; one-vs-rest comes after it,
     # then the line cuts (or the heuristic's sets) over the present levels.
@@ -914,7 +944,7 @@ def multiclass_plan(level_stats, counts, criterion, max_candidates=MAX_CATEGORIC
     k = int((counts > 0).sum())
     weight = total_weight(level_stats, criterion)
     n_classes = int((level_stats[counts > 0].sum(axis=0) > 0).sum())
-    if n_classes <= 2 or k <= 3:
+    if not multiclass_beyond_scan(n_classes, k):
         return "scan"
     if k <= 62 and 2 ** (k - 1) - 1 <= max_candidates:
         return "exhaustive"
@@ -922,6 +952,36 @@ def multiclass_plan(level_stats, counts, criterion, max_candidates=MAX_CATEGORIC
     if n_classes == 3 and 2 * k_positive * (k_positive - 1) <= max_candidates:
         return "hyperplane"
     return "local"
+
+
+def multiclass_beyond_scan(n_classes, n_present):
+    """Where :func:`multiclass_plan` searches past the scan and one-vs-rest.
+
+    At nodes with three or more classes of positive weight and four or more
+    present levels.  Below that the levels lie on one edge of the simplex
+    (the principal-component scan is the exact sorted scan), or the scan and
+    one-vs-rest list every partition.  Vectorised: arrays of nodes in, an
+    array out; the level-wise builder asks it for a whole level at once.
+
+    >>> multiclass_beyond_scan(np.array([2, 3, 3]), np.array([5, 3, 4])).tolist()
+    [False, False, True]
+    """
+    return (np.asarray(n_classes) >= 3) & (np.asarray(n_present) >= 4)
+
+
+def auto_candidate_lists(criterion, n_columns: int) -> tuple[str, ...]:
+    """The candidate lists ``"auto"`` scores first, in tie order, before any wider search.
+
+    The sorted scan (:func:`level_order`); then, with three or more class
+    columns or several outputs (where the scan is a heuristic), the
+    one-vs-rest candidates.  ``n_columns`` is the number of statistics per level.
+
+    >>> auto_candidate_lists("gini", 2), auto_candidate_lists("gini", 3)
+    (('scan',), ('scan', 'one_vs_rest'))
+    """
+    several = n_outputs(criterion) > 1
+    multiclass = criterion in CLASSIFICATION_CRITERIA and n_columns > 2 and not several
+    return ("scan", "one_vs_rest") if multiclass or several else ("scan",)
 
 
 @functools.lru_cache(maxsize=32)

@@ -18,9 +18,8 @@ from ._categorical import check_categorical_split
 from ._categorical_encoding import encode_categorical, warn_unmatched_levels
 from ._costs import fit_costs
 from ._criteria import CLASSIFICATION_CRITERIA, REGRESSION_CRITERIA, one_hot, output_criterion
-from ._growth import grow_tree
 from ._importance import surrogate_importances
-from ._levelwise import grow_tree_levelwise, levelwise_refusal
+from ._levelwise._support import builder_for
 from ._pruning import best_first_subtree, ccp_subtree, cost_complexity_path, node_risk, prune
 from ._random import random_splits, resolve_max_features
 from ._tree import Tree
@@ -335,23 +334,14 @@ class BaseDecisionTree(BaseEstimator):
             learner.is_categorical_ = np.zeros(X.shape[1], dtype=bool)
             learner.categories_ = [None] * X.shape[1]
         n_categories = np.array([0 if c is None else len(c) for c in learner.categories_])
-        # The level-wise builder grows the same trees faster.  Surrogate splits
-        # (chapter 9) are searched node by node, and so are absolute-error splits
-        # on categorical features or with random thresholds: the depth-first
-        # builder grows those.
+        # Which builder grows these options: one place says (builder_for).
         missing_values = params.pop("missing_values")
-        max_surrogates = params.pop("max_surrogates")
-        extra = {}
-        if missing_values == "surrogate":  # surrogate splits: depth first only (chapter 9)
-            extra = {"missing_values": "surrogate", "max_surrogates": max_surrogates}
+        builder, extra = builder_for(
+            learner.criterion, learner.is_categorical_, randomness, missing_values,
+            max_leaf_nodes, max_surrogates=params.pop("max_surrogates"),
+        )  # fmt: skip
+        if missing_values == "surrogate":  # rpart's surrogates count the case weights
             extra["surrogate_weight"] = case_weight
-        refusal = levelwise_refusal(
-            learner.criterion, learner.is_categorical_, randomness, missing_values
-        )
-        depth_first = refusal is not None
-        builder = grow_tree if depth_first else grow_tree_levelwise
-        if not depth_first and max_leaf_nodes is not None:
-            extra["max_leaf_nodes"] = max_leaf_nodes  # grows only what the cut can keep
         learner.tree_ = builder(
             X,
             Y,
@@ -1091,12 +1081,12 @@ class DecisionTreeRegressor(RegressorMixin, BaseDecisionTree):
     Leaves predict the weighted mean target of their rows (the mean also
     minimises the Poisson deviance), or their weighted median with
     ``criterion="absolute_error"``.  Trees are grown by the level-wise
-    builder (:func:`climbing_trees.grow_tree_levelwise`); with
-    ``"absolute_error"`` both builders find every child's median through a
-    wavelet matrix (:func:`climbing_trees.split_absolute_errors`), and
-    categorical features or ``splitter="random"`` make the depth-first
-    builder :func:`climbing_trees.grow_tree` grow the tree; both builders grow
-    the same trees.  Targets with
+    builder (:func:`climbing_trees.grow_tree_levelwise`) or the depth-first
+    one (:func:`climbing_trees.grow_tree`), as
+    :func:`climbing_trees._levelwise._support.builder_for` says; both grow
+    the same trees.  With ``"absolute_error"`` both builders find every
+    child's median through a wavelet matrix
+    (:func:`climbing_trees.split_absolute_errors`).  Targets with
     ``|y| > 1e150`` are rejected: their squares overflow.  Chapters 1-5 of the
     book build this estimator.
 

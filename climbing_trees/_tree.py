@@ -25,6 +25,7 @@ from ._category_sets import (
     pack,
     pack_sides,
 )
+from ._missing import missing_goes_left
 from ._validation import power_of_two_scale
 
 #: ``children_left``/``children_right`` value of a leaf.
@@ -247,10 +248,11 @@ class Tree:
     def _default_missing_fields(self) -> None:
         """Fill the missing-value arrays left as None (trees grown without them)."""
         if self.missing_go_to_left is None:
+            # No missing rows at fit: missing values go where missing_goes_left says.
             inner = (self.children_left != TREE_LEAF) & ~np.isnan(self.threshold)
-            n = self.n_node_samples
-            bigger = n[self.children_left] > n[self.children_right]
-            self.missing_go_to_left = inner & bigger
+            n_left = self.n_node_samples[self.children_left]
+            n_rows = n_left + self.n_node_samples[self.children_right]
+            self.missing_go_to_left = inner & missing_goes_left(0, False, n_left, n_rows)
         if self.surrogate_feature is None:
             self.surrogate_feature = np.full((self.node_count, 0), -1, dtype=np.intp)
         k = self.surrogate_feature.shape[1]

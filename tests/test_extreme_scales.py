@@ -125,14 +125,15 @@ def test_no_runtime_warning_at_the_limits_fit_accepts(criterion, builder, monkey
     # or invalid values.  The estimators choose the builder
     # (surrogates and categorical absolute error grow depth first); the
     # "depth-first" runs grow every tree with grow_tree.
-    from climbing_trees import _classes
+    from climbing_trees._levelwise import _grow
 
     if builder == "depth-first":
 
         def depth_first(*args, max_leaf_nodes=None, **kwargs):
             return ct.grow_tree(*args, **kwargs)
 
-        monkeypatch.setattr(_classes, "grow_tree_levelwise", depth_first)
+        # Replaced where builder_for reads it.
+        monkeypatch.setattr(_grow, "grow_tree_levelwise", depth_first)
     classifier = criterion in ("gini", "entropy", "log_loss")
     Model = ct.DecisionTreeClassifier if classifier else ct.DecisionTreeRegressor
     fitted = 0

@@ -414,9 +414,10 @@ def test_absolute_error_estimator_uses_the_levelwise_builder(diabetes, monkeypat
     model.fit(X, y)
     slow = ct.grow_tree(X, y[:, None], np.ones(len(y)), criterion="absolute_error", max_depth=5)
     assert_equivalent(model.tree_, slow)
-    import climbing_trees._classes as classes
+    import climbing_trees._growth as growth
 
-    monkeypatch.setattr(classes, "grow_tree", None)  # the depth-first builder is not called
+    # The depth-first builder is not called (builder_for reads it from _growth).
+    monkeypatch.setattr(growth, "grow_tree", None)
     ct.DecisionTreeRegressor(criterion="absolute_error", max_depth=2).fit(X, y)
 
 

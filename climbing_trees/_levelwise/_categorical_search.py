@@ -8,8 +8,10 @@ from .._categorical import (
     MAX_CATEGORICAL_CANDIDATES,
     _auto,
     _one_vs_rest,
-    _principal_component_key,
+    auto_candidate_lists,
     expand_pooled,
+    level_order_keys,
+    multiclass_beyond_scan,
     pool_rare_pairs,
 )
 from .._categorical import _partition as _partition_search
@@ -28,7 +30,7 @@ from .._ties import (
     leaf_weight,
     refused_weights,
 )
-from ._gains import _impurity, _sum_last
+from ._gains import _impurity
 from ._orders import _size_classes
 
 
@@ -138,8 +140,12 @@ def _categorical_splits(fit, level, codes, n_levels):
     if no candidate is allowed), the present pairs (node, level, sorted), the
     side of each pair in its node's winner (True: left), and the weights of
     both sides of each node's winner.  With ``"auto"`` and three or more
-    classes each node calls grow_tree's search
-    (:func:`climbing_trees.auto_split`'s exact search) instead.
+    classes, the nodes where
+    :func:`climbing_trees._categorical.multiclass_beyond_scan` says the search
+    goes past the scan call grow_tree's search
+    (:func:`climbing_trees.auto_split`'s exact search) one by one; with
+    Poisson deviance or several outputs every block is searched node by node
+    (:func:`_categorical_block_by_node`).
     """
     node_of_pos, n_nodes, phi = level.node_of_pos, level.n_nodes, level.phi
     searchable, criterion, msl = level.searchable, fit.criterion, fit.min_samples_leaf
@@ -167,8 +173,8 @@ def _categorical_splits(fit, level, codes, n_levels):
         and phi.shape[1] > 2
         and not several
     ):
-        # Three or more classes: where multiclass_plan goes past the scan (3+
-        # classes and 4+ levels present), grow_tree's own search node by node,
+        # Three or more classes: where multiclass_plan goes past the scan
+        # (multiclass_beyond_scan), grow_tree's own search node by node,
         # on the same level statistics cut to the same width (its largest code).
         class_sums = np.stack(
             [
@@ -178,7 +184,7 @@ def _categorical_splits(fit, level, codes, n_levels):
             axis=1,
         )
         n_classes = (class_sums > 0).sum(axis=1)
-        beyond = (n_classes[candidates] >= 3) & (n_present[candidates] >= 4)
+        beyond = multiclass_beyond_scan(n_classes[candidates], n_present[candidates])
         searched_alone, candidates = candidates[beyond], candidates[~beyond]
         # The largest code present at each node (before pooling): its last pair.
         last_pair = np.cumsum(np.bincount(pair_node, minlength=n_nodes)) - 1
@@ -307,36 +313,20 @@ def _categorical_block(level_stats, counts, criterion, msl, method, max_candidat
     n_nodes, n_levels = counts.shape
     present = counts > 0
     n_present = present.sum(axis=1)
-    regression = criterion not in CLASSIFICATION_CRITERIA
     node_sum = level_stats.sum(axis=1)  # the node's statistics, summed level by level
-    columns = list(np.moveaxis(level_stats, -1, 0))
-    w_level = columns[0] if regression else _sum_last(columns)
     node_columns = [c[:, None] for c in node_sum.T]
     total, parent = _impurity(node_columns, criterion)
     n_total = counts.sum(axis=1)[:, None]
 
     candidates = []  # (score, levels-left mask, w_left, w_right) blocks, in tie order
     classes = level_stats.shape[-1]
-    scan = method in ("partition", "auto")
-    one_vs_rest = method == "one_vs_rest" or (method == "auto" and not regression and classes > 2)
-    if scan:
-        with np.errstate(divide="ignore", invalid="ignore"):
-            if regression:
-                key = columns[1] / w_level
-            elif classes <= 2:
-                key = columns[-1] / w_level
-            else:
-                # Three or more classes: an eigenvector per node.  Its sign is
-                # fixed by its largest entry, so near-equal entries make it
-                # sensitive to rounding; calling grow_tree's own function on
-                # the same level statistics keeps the very same order.
-                key = np.full((n_nodes, n_levels), np.nan)
-                for node in np.flatnonzero(n_present >= 2):
-                    here = np.flatnonzero(present[node])
-                    stats_here = level_stats[node, here]
-                    key[node, here] = _principal_component_key(
-                        stats_here, total_weight(stats_here, criterion)
-                    )
+    # The candidate lists of grow_tree's search for this method, in tie order.
+    lists = auto_candidate_lists(criterion, classes) if method == "auto" else (method,)
+    if "scan" in lists or "partition" in lists:
+        # grow_tree's level order, node by node; with three or more classes an
+        # eigenvector per node, whose sign near-equal entries make sensitive
+        # to rounding: the same function on the same statistics keeps the order.
+        key = level_order_keys(level_stats, counts, criterion)
         level_ids = np.broadcast_to(np.arange(n_levels), (n_nodes, n_levels))
         node_ids = np.broadcast_to(np.arange(n_nodes)[:, None], (n_nodes, n_levels))
         order = (
@@ -355,7 +345,7 @@ def _categorical_block(level_stats, counts, criterion, msl, method, max_candidat
         rank = np.empty_like(order)
         np.put_along_axis(rank, order, np.arange(n_levels)[None, :], axis=1)
         candidates.append((left, right, n_left, valid, lambda nodes, i: rank[nodes] <= i[:, None]))
-    if one_vs_rest:
+    if "one_vs_rest" in lists:
         left = level_stats
         right = node_sum[:, None, :] - level_stats
         candidates.append(

@@ -84,13 +84,23 @@ def grow_tree_levelwise(
     ``O(d n log n + d n depth)`` in all.  With ``max_features``, the scan
     of a node reads only its drawn features (the partition still moves all
     ``d`` orders), and the random splitter reads a feature only at the rows
-    of the nodes that drew it (:func:`_random_numeric_splits`).  One
-    exception: a categorical feature with three or more classes is searched
-    node by node with
-    ``grow_tree``'s own function (:func:`climbing_trees.auto_split`'s exact
-    search, or, with ``"partition"``, the eigenvector that orders the levels,
-    whose sign is fixed by its largest entry, which a different rounding
-    could flip).
+    of the nodes that drew it (:func:`_random_numeric_splits`).
+
+    Categorical features are searched by padded blocks of nodes, with these
+    exceptions, where a Python loop over the nodes calls ``grow_tree``'s own
+    function on the same level statistics: Poisson deviance and several
+    outputs, at every node (:func:`_categorical_block_by_node`); with
+    ``"auto"`` and three or more classes, only the nodes where
+    :func:`climbing_trees._categorical.multiclass_beyond_scan` says the search
+    goes past the scan (three classes of positive weight, four present
+    levels): :func:`climbing_trees.auto_split`'s exact search.  With three or
+    more classes the eigenvector that orders each node's levels, whose sign is
+    fixed by its largest entry (a different rounding could flip it), also
+    comes node by node from :func:`climbing_trees._categorical.level_order_keys`.
+
+    Which options this builder grows, and which the estimators leave to
+    :func:`climbing_trees.grow_tree`, is said in one place:
+    :func:`climbing_trees._levelwise._support.builder_for`.
 
     Examples
     --------

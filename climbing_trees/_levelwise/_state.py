@@ -9,6 +9,7 @@ missing side, categorical sets), what every search returns.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -41,7 +42,16 @@ class FitData:
     output's classes, each row's class (the padding row n: none).
     ``class_cols``: classification's per-row statistics as flat columns, padded
     with a zero at row n; ``X_by_feature``: every feature by row, padded at
-    row n with -inf, for the random draws and absolute error.
+    row n with -inf, for the random draws and absolute error.  ``summaries``:
+    how :func:`level_of` summarises a level's nodes, chosen once
+    (:func:`summaries_for`).
+
+    Frozen means its fields are never reassigned, not that their contents are
+    immutable: the arrays are the caller's or built once here and only read,
+    ``codes`` is a dict (each categorical feature's integer codes by row,
+    filled once by :func:`fit_data`), and ``min_samples_leaf`` may be a
+    :class:`climbing_trees._ties.LeafMinimum`, an ``int`` that also carries
+    the weight every leaf keeps (``min_weight_leaf``).
     """
 
     X: np.ndarray
@@ -69,6 +79,7 @@ class FitData:
     row_class: np.ndarray | None
     class_cols: np.ndarray | None
     X_by_feature: np.ndarray | None
+    summaries: Callable  # summaries_for(criterion): how level_of summarises a level's nodes
 
     @property
     def n(self) -> int:
@@ -159,7 +170,8 @@ def fit_data(
         min_samples_leaf=min_samples_leaf, min_weight_leaf=min_weight_leaf,
         num_features=num_features, cat_features=cat_features, n_categories=n_categories,
         width=width, codes=codes, unit=unit,
-        row_class=row_class, class_cols=class_cols, X_by_feature=X_by_feature, **options,
+        row_class=row_class, class_cols=class_cols, X_by_feature=X_by_feature,
+        summaries=summaries_for(criterion), **options,
     )  # fmt: skip
 
 
@@ -208,44 +220,75 @@ def level_of(fit: FitData, index_rows, sizes, keys, depth: int) -> Level:
     # Node summaries from the rows in index order (as grow_tree sums them).
     w_rows = fit.w.take(index_rows)
     w_node = np.bincount(node_of_pos, weights=w_rows, minlength=n_nodes)
-    node_stats = phi = ranks = shifted = None
-    criterion = fit.criterion
-    if fit.regression:  # take: several times faster than Y[index_rows]
-        Y_rows = fit.Y.take(index_rows, axis=0)
-        lo, hi = segment_ranges(Y_rows, w_rows, starts)  # each column's, per node
-    if fit.absolute:  # medians, ranks and shifted targets (climbing_trees._wavelet)
-        value, impurity, ranks, shifted = _absolute_error_summaries(
-            Y_rows, w_rows, node_of_pos, starts, sizes, w_node
-        )
-    elif fit.regression:
-        value = segment_means(Y_rows, w_rows, node_of_pos, n_nodes, w_node)
-        # Squared error centres each node's targets at its mean, as grow_tree does.
-        phi = Y_rows
-        if criterion == "squared_error":
-            phi = Y_rows - centring_means(value, lo, hi).take(node_of_pos, axis=0)
-        phi = node_statistics(phi, w_rows, criterion)
-        node_stats = segment_sums(phi.T, node_of_pos, n_nodes)
-        impurity = impurity_from_statistics(node_stats, criterion)
-    else:  # the statistics are the weighted one-hot rows: their sums give the value
-        columns = (col.take(index_rows) for col in fit.class_cols)  # no copy of them all
-        node_stats = segment_sums(columns, node_of_pos, n_nodes)
-        value = node_stats / w_node[:, None]
-        impurity = impurity_from_statistics(node_stats, criterion)
-        # by row: only the categorical and random searches read it
-        if fit.cat_features.size or fit.random_splitter:
-            phi = fit.class_cols.T.take(index_rows, axis=0)
-    if fit.regression:
-        # Pure: every column constant over the rows of positive weight (a node
-        # without positive weight has lo = inf > hi = -inf: pure too).
-        pure = np.all(lo >= hi, axis=1)
-        del Y_rows  # per-row arrays are freed as soon as they are used (memory)
-    else:  # one-hot rows: pure when at most one class has positive weight
-        # (each output's block has a class of positive weight)
-        pure = np.count_nonzero(node_stats > 0, axis=1) <= n_outputs(criterion)
+    summaries = fit.summaries(fit, index_rows, w_rows, node_of_pos, starts, sizes, w_node)
     return Level(
-        depth, sizes, starts, node_of_pos, index_rows, w_rows, w_node, value, impurity,
-        pure, keys, node_stats, phi, ranks, shifted,
-    )  # fmt: skip
+        depth, sizes, starts, node_of_pos, index_rows, w_rows, w_node, keys=keys, **summaries
+    )
+
+
+def summaries_for(criterion):
+    """The function that summarises a level's nodes for ``criterion``: chosen once per fit.
+
+    Each takes ``(fit, index_rows, w_rows, node_of_pos, starts, sizes, w_node)`` and
+    returns the :class:`Level` fields it fills: ``value``, ``impurity``,
+    ``pure`` and the per-row inputs its searches read.
+    """
+    if criterion == "absolute_error":
+        return _absolute_summaries
+    if criterion not in CLASSIFICATION_CRITERIA:
+        return _regression_summaries
+    return _class_summaries
+
+
+def _absolute_summaries(fit, index_rows, w_rows, node_of_pos, starts, sizes, w_node) -> dict:
+    """Absolute error: medians, ranks and shifted targets (:mod:`climbing_trees._wavelet`)."""
+    Y_rows = fit.Y.take(index_rows, axis=0)  # take: several times faster than Y[index_rows]
+    lo, hi = segment_ranges(Y_rows, w_rows, starts)  # each column's, per node
+    value, impurity, ranks, shifted = _absolute_error_summaries(
+        Y_rows, w_rows, node_of_pos, starts, sizes, w_node
+    )
+    return {"value": value, "impurity": impurity, "pure": _pure(lo, hi), "ranks": ranks,
+            "shifted": shifted}  # fmt: skip
+
+
+def _regression_summaries(fit, index_rows, w_rows, node_of_pos, starts, sizes, w_node) -> dict:
+    """Squared error and Poisson deviance: means, per-row statistics and their sums."""
+    n_nodes, criterion = sizes.size, fit.criterion
+    Y_rows = fit.Y.take(index_rows, axis=0)  # take: several times faster than Y[index_rows]
+    lo, hi = segment_ranges(Y_rows, w_rows, starts)  # each column's, per node
+    value = segment_means(Y_rows, w_rows, node_of_pos, n_nodes, w_node)
+    # Squared error centres each node's targets at its mean, as grow_tree does.
+    phi = Y_rows
+    if criterion == "squared_error":
+        phi = Y_rows - centring_means(value, lo, hi).take(node_of_pos, axis=0)
+    phi = node_statistics(phi, w_rows, criterion)
+    node_stats = segment_sums(phi.T, node_of_pos, n_nodes)
+    impurity = impurity_from_statistics(node_stats, criterion)
+    return {"value": value, "impurity": impurity, "pure": _pure(lo, hi),
+            "node_stats": node_stats, "phi": phi}  # fmt: skip
+
+
+def _pure(lo, hi) -> np.ndarray:
+    """Pure: every column constant over the rows of positive weight (a node
+    without positive weight has lo = inf > hi = -inf: pure too)."""
+    return np.all(lo >= hi, axis=1)
+
+
+def _class_summaries(fit, index_rows, w_rows, node_of_pos, starts, sizes, w_node) -> dict:
+    """Classification: the statistics are the weighted one-hot rows; their sums give the value."""
+    n_nodes, criterion = sizes.size, fit.criterion
+    columns = (col.take(index_rows) for col in fit.class_cols)  # no copy of them all
+    node_stats = segment_sums(columns, node_of_pos, n_nodes)
+    value = node_stats / w_node[:, None]
+    impurity = impurity_from_statistics(node_stats, criterion)
+    phi = None  # by row: only the categorical and random searches read it
+    if fit.cat_features.size or fit.random_splitter:
+        phi = fit.class_cols.T.take(index_rows, axis=0)
+    # One-hot rows: pure when at most one class has positive weight (each
+    # output's block has a class of positive weight).
+    pure = np.count_nonzero(node_stats > 0, axis=1) <= n_outputs(criterion)
+    return {"value": value, "impurity": impurity, "pure": pure, "node_stats": node_stats,
+            "phi": phi}  # fmt: skip
 
 
 def may_split(fit: FitData, level: Level) -> np.ndarray:

@@ -1,4 +1,4 @@
-"""Which options the level-wise builder grows: the one place the estimators ask."""
+"""Which builder grows which options: the one place the estimators ask."""
 
 from __future__ import annotations
 
@@ -46,3 +46,37 @@ def levelwise_absolute_error(is_categorical, random_splits) -> bool:
     categorical = is_categorical is not None and bool(np.any(is_categorical))
     random_splitter = random_splits is not None and random_splits.splitter == "random"
     return not categorical and not random_splitter
+
+
+def builder_for(
+    criterion, is_categorical, random_splits, missing_values, max_leaf_nodes, max_surrogates=None
+):
+    """The builder that grows a tree with these options, and the options only it takes.
+
+    Returns ``(builder, extra_kwargs)``.  The level-wise builder
+    (:func:`grow_tree_levelwise`) grows every tree it can: it grows the same
+    trees faster, and with ``max_leaf_nodes`` it leaves unsearched what the
+    cut to that many leaves surely removes (``extra_kwargs`` carries it).
+    Wherever :func:`levelwise_refusal` gives a reason (surrogate splits,
+    chapter 9; absolute error on categorical features or with random
+    thresholds) the depth-first builder :func:`climbing_trees.grow_tree`
+    grows the tree, with the surrogate options in ``extra_kwargs``; the
+    caller cuts that tree back to ``max_leaf_nodes`` afterwards.
+
+    >>> builder, extra = builder_for("gini", None, None, "learn", 4)
+    >>> builder.__name__, extra
+    ('grow_tree_levelwise', {'max_leaf_nodes': 4})
+    >>> builder, extra = builder_for("gini", None, None, "surrogate", 4, max_surrogates=5)
+    >>> builder.__name__, extra
+    ('grow_tree', {'missing_values': 'surrogate', 'max_surrogates': 5})
+    """
+    from .._growth import grow_tree  # imported here: _growth is a sibling of this package
+    from ._grow import grow_tree_levelwise  # imported here: _grow asks this module
+
+    if levelwise_refusal(criterion, is_categorical, random_splits, missing_values) is not None:
+        extra = {}
+        if missing_values == "surrogate":  # surrogate splits: depth first only (chapter 9)
+            extra = {"missing_values": "surrogate", "max_surrogates": max_surrogates}
+        return grow_tree, extra
+    extra = {} if max_leaf_nodes is None else {"max_leaf_nodes": max_leaf_nodes}
+    return grow_tree_levelwise, extra

@@ -1,0 +1,74 @@
+"""Which builder grows which options: builder_for, the one place the estimators ask."""
+
+import numpy as np
+import pytest
+
+import climbing_trees as ct
+from climbing_trees._levelwise import _grow
+from climbing_trees._levelwise._support import builder_for, levelwise_refusal
+from climbing_trees._random import random_splits
+
+
+@pytest.mark.parametrize("criterion", ["gini", "squared_error", "absolute_error"])
+@pytest.mark.parametrize("categorical", [False, True])
+@pytest.mark.parametrize("missing_values", ["learn", "surrogate"])
+@pytest.mark.parametrize("max_leaf_nodes", [None, 3])
+def test_builder_for_follows_the_refusal(criterion, categorical, missing_values, max_leaf_nodes):
+    is_categorical = np.array([categorical, False])
+    builder, extra = builder_for(
+        criterion, is_categorical, None, missing_values, max_leaf_nodes, max_surrogates=2
+    )
+    refused = levelwise_refusal(criterion, is_categorical, None, missing_values) is not None
+    assert builder is (ct.grow_tree if refused else ct.grow_tree_levelwise)
+    if refused:
+        surrogate = {"missing_values": "surrogate", "max_surrogates": 2}
+        assert extra == (surrogate if missing_values == "surrogate" else {})
+    else:
+        assert extra == ({} if max_leaf_nodes is None else {"max_leaf_nodes": max_leaf_nodes})
+
+
+def test_random_thresholds_with_absolute_error_grow_depth_first():
+    model = ct.DecisionTreeRegressor(criterion="absolute_error", splitter="random")
+    randomness = random_splits(model, 2, 0)
+    builder, _ = builder_for("absolute_error", None, randomness, "learn", None)
+    assert builder is ct.grow_tree
+
+
+@pytest.mark.parametrize("missing_values,levelwise", [("learn", True), ("surrogate", False)])
+def test_estimator_grows_with_the_builder_builder_for_names(
+    missing_values, levelwise, monkeypatch
+):
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(60, 3))
+    X[::5, 0] = np.nan
+    y = (X[:, 1] > 0).astype(int)
+    calls = []
+    real = _grow.grow_tree_levelwise
+
+    def spy(*args, **kwargs):
+        calls.append(kwargs.get("max_leaf_nodes"))
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(_grow, "grow_tree_levelwise", spy)
+    ct.DecisionTreeClassifier(max_leaf_nodes=4, missing_values=missing_values).fit(X, y)
+    assert calls == ([4] if levelwise else [])
+
+
+def test_tree_default_missing_direction_is_missing_goes_left():
+    # A tree stored without missing_go_to_left: the rule of every builder
+    # (missing_goes_left: the child with more rows, right on equal counts).
+    import dataclasses
+
+    from climbing_trees._missing import missing_goes_left
+
+    X = np.array([[0.0], [1.0], [2.0], [3.0], [4.0], [5.0], [6.0]])
+    y = np.array([[0.0], [0.0], [1.0], [1.0], [1.0], [2.0], [2.0]])
+    tree = ct.grow_tree(X, y, np.ones(7), criterion="squared_error")
+    bare = dataclasses.replace(tree, missing_go_to_left=None)
+    inner = np.flatnonzero(tree.children_left >= 0)
+    n = tree.n_node_samples
+    n_left = n[tree.children_left[inner]]
+    expected = missing_goes_left(0, False, n_left, n_left + n[tree.children_right[inner]])
+    np.testing.assert_array_equal(bare.missing_go_to_left[inner], expected)
+    np.testing.assert_array_equal(bare.missing_go_to_left, tree.missing_go_to_left)
+    assert (n_left > n[inner] - n_left).any() and not expected.all()
