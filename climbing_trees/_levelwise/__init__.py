@@ -59,7 +59,7 @@ The builder is a few small modules, one role each (chapter 11 shows this map).
 - ``_prefix``: the prefix-sum search of numerical features, a block of
   nodes at a time (``_Block``).
 - ``_gains``: scores of many candidates at once: segmented prefix sums,
-  cheap gains for ranking, the exact score, run counts, the tie tolerance.
+  cheap gains for ranking, the exact score, run counts.
 - ``_absolute``: absolute error, every candidate through a wavelet matrix.
 - ``_thresholds``: the random splitter's drawn thresholds.
 - ``_draws``: each node's random draws (features, thresholds, missing sides).
@@ -69,7 +69,8 @@ The builder is a few small modules, one role each (chapter 11 shows this map).
 - ``_support``: which options this builder grows (the estimators ask it).
 
 The rules are the package's, written once: the tie rule
-(:func:`climbing_trees._ties.choose_best_rows`, the row form of
+(:func:`climbing_trees._ties.first_within`, through ``choose_best_rows`` on
+scores and ``choose_best_gains`` on gains, the row forms of
 :func:`climbing_trees.choose_best`), the missing-value direction
 (:func:`climbing_trees._missing.missing_goes_left`), the criteria
 (:mod:`climbing_trees._criteria`).  :func:`climbing_trees.grow_tree` keeps its

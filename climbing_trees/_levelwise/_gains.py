@@ -1,4 +1,4 @@
-"""Scores of many candidates at once: prefix sums, gains and the tie tolerance."""
+"""Scores of many candidates at once: prefix sums and gains (ties: :mod:`.._ties`)."""
 
 from __future__ import annotations
 
@@ -13,10 +13,7 @@ from .._criteria import (
     poisson_impurity,
     total_weight,
 )
-from .._ties import (
-    refused_weights,
-    tie_tolerance,
-)
+from .._ties import refused_weights
 
 
 def _sum_last(parts: list) -> np.ndarray:
@@ -303,28 +300,3 @@ def _refuse_equal(gains, refuse, idx, features, values) -> None:
     sub = gains[refuse]  # (groups, passes, L - 1)
     np.copyto(sub, -np.inf, where=(xs[:, :-1] >= xs[:, 1:])[:, None])
     gains[refuse] = sub
-
-
-def _lowest_allowed(gain, const, w_t, impurity):
-    """The lowest gain within the tie tolerance of ``gain``, node by node (first axis).
-
-    ``const - gain`` over ``w_t`` is the score (:func:`_gains`); the
-    tolerance is relative to the node's ``impurity`` and to that score, as in
-    :func:`climbing_trees.choose_best`.
-    """
-    shape = (-1,) + (1,) * (np.ndim(gain) - 1)
-    w_t = np.reshape(w_t, shape)
-    score = (np.reshape(const, shape) if np.ndim(const) else const) - gain
-    score /= w_t
-    tol = tie_tolerance(np.reshape(impurity, shape), score) * w_t
-    return gain - tol
-
-
-def _tie_choice(flat, const, w_t, impurity):
-    """Each node's best gain, and its first candidate within the tie tolerance of it.
-
-    ``flat`` holds a node's gains per row in tie-break order
-    (:func:`_lowest_allowed`).
-    """
-    best = flat.max(axis=1)
-    return best, np.argmax(flat >= _lowest_allowed(best, const, w_t, impurity)[:, None], axis=1)

@@ -14,18 +14,19 @@ from .._criteria import (
 )
 from .._missing import missing_goes_left
 from .._ties import (
+    choose_best_gains,
+    first_within,
+    gain_tolerance,
     midpoint_threshold,
 )
 from . import _orders
 from ._gains import (
     _block_gains,
     _impurity,
-    _lowest_allowed,
     _prefix_sums,
     _refuse_equal,
     _run_gains,
     _sum_last,
-    _tie_choice,
 )
 from ._orders import _feature_reader, _missing_sums, _size_classes
 
@@ -179,7 +180,7 @@ class _Block:
     largest node ``L``; the positions the row counts allow; the missing rows'
     counts and sums per (node, slot); and the tie rule of ``grow_tree``: the
     first candidate within the tolerance of the best, relative to the node and
-    to the score (:func:`_lowest_allowed`).
+    to the score (:func:`climbing_trees._ties.choose_best_gains`).
     """
 
     def __init__(self, shared: _Scan, nodes):
@@ -210,7 +211,7 @@ class _Block:
         self.missing_rows(n_slots)
         self.args = (shared.cols, shared.scan, fit.unit, stats, w_node)
         # The tie rule of grow_tree: the first candidate within the tolerance of
-        # the best, relative to the node and to the score (see _lowest_allowed).
+        # the best, relative to the node and to the score (see choose_best_gains).
         self.w_t = w_node.ravel()
         self.const = 0.0
         if criterion == "gini":
@@ -240,17 +241,21 @@ class _Block:
         self.n_missing, self.missing = n_missing, missing
         self.n_present = self.m[:, None] - n_missing
 
-    def lowest_allowed(self, gain, which=None):
-        """The lowest gain within the tie tolerance of ``gain`` (first axis: ``which``)."""
+    def tolerance(self, gain, which=None):
+        """The tie tolerance of ``gain`` in gain units (first axis: the nodes ``which``)."""
         which = self.block if which is None else which
         here = self.const[which] if np.ndim(self.const) else self.const
-        return _lowest_allowed(gain, here, self.w_t[which], self.node_impurity[which])
+        return gain_tolerance(gain, here, self.w_t[which], self.node_impurity[which])
+
+    def first_within(self, gains, best, which=None):
+        """The first of ``gains`` (last axis) within the tie tolerance of ``best``."""
+        return first_within(gains, best, self.tolerance(best, which), larger_is_better=True)
 
     def tie_choice(self, flat, which=None):
-        """:func:`_tie_choice` for the nodes ``which`` (rows of ``flat``)."""
+        """:func:`choose_best_gains` for the nodes ``which`` (rows of ``flat``)."""
         which = self.block if which is None else which
         here = self.const[which] if np.ndim(self.const) else self.const
-        return _tie_choice(flat, here, self.w_t[which], self.node_impurity[which])
+        return choose_best_gains(flat, here, self.w_t[which], self.node_impurity[which])
 
     def gains_of(self, s, refuse):
         """Gains of the slots ``s`` (a slice): ``(c, f, passes, L - 1)``, and the
@@ -336,11 +341,11 @@ class _Block:
 
     def group_choice(self, s):
         """Each group's best gain and first position within its tolerance, slots ``s``."""
-        shared, lowest_allowed = self.shared, self.lowest_allowed
+        shared = self.shared
         values, checked_after = shared.values, shared.checked_after
         gains, idx = self.gains_of(s, shared.refused_first)
         best = gains.max(axis=-1)  # (c, f, passes)
-        first = np.argmax(gains >= lowest_allowed(best)[..., None], axis=-1)
+        first = self.first_within(gains, best)
         fs = self.feat[:, s]
         check = checked_after[fs][:, :, None] & np.isfinite(best)
         if check.any():
@@ -357,9 +362,7 @@ class _Block:
                 sub = gains[again]  # (groups, passes, L - 1)
                 _refuse_equal(sub[:, None], True, idx[again][:, None], fs[again][:, None], values)
                 best[again] = sub.max(axis=-1)
-                which = np.nonzero(again)[0]
-                near = sub >= lowest_allowed(best[again], which)[..., None]
-                first[again] = np.argmax(near, axis=-1)
+                first[again] = self.first_within(sub, best[again], np.nonzero(again)[0])
         return best, first
 
     def direct_choice(self, unused):
@@ -421,7 +424,7 @@ class _Block:
             redo = np.flatnonzero(again & (group // passes == s))
             gains, _ = self.gains_of(slice(s, s + 1), shared.has_ties)
             gains = gains[redo, 0, group[redo] % passes]
-            k[redo] = np.argmax(gains >= self.lowest_allowed(best[redo], redo)[:, None], axis=1)
+            k[redo] = self.first_within(gains, best[redo], redo)
         return best, group, k
 
     def store(self, winners) -> None:
