@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._criteria import n_outputs
-from .._missing import missing_goes_left
+from .._missing import allowed_candidates, missing_goes_left
 from .._ties import (
     choose_best_rows,
     midpoint_threshold,
@@ -113,16 +113,13 @@ def _absolute_error_splits(fit, orders, level):
         scores = absolute_error_scores(left, right, k_out, total)
         scores[refused_weights(w_left, total - w_left, msl)] = np.inf
         scores = scores.reshape(c, -1, len(positions))
-        # Allowed candidates of each scan (as column_candidates lists them).
+        # Allowed candidates of each scan (column_candidates' list).
         p = positions
-        n_left_ok = (p + 1 >= msl) & (m[:, None, None] - p - 1 >= msl)
         x_here, x_next = xs[..., p], xs[..., np.minimum(p + 1, L - 1)]
         nm, n_p = n_missing[..., None], n_present[..., None]
-        right_pass = (p < n_p - 1) & (x_here < x_next) | (p == n_p - 1) & (nm > 0)
-        allowed = np.zeros(scores.shape, dtype=bool)
-        allowed[:, :d] = right_pass & n_left_ok
+        right = allowed_candidates(p, n_p, nm, msl, False, x_here < x_next)
         score_all = np.full((c, d, passes, len(p)), np.inf)
-        score_all[:, :, 0] = np.where(allowed[:, :d], scores[:, :d], np.inf)
+        score_all[:, :, 0] = np.where(right, scores[:, :d], np.inf)
         if passes == 2:  # missing left: p = nm + the last present row on the left
             nm, n_p = n_missing[:, with_missing, None], n_present[:, with_missing, None]
             present = p - nm
@@ -130,8 +127,7 @@ def _absolute_error_splits(fit, orders, level):
             x_sub = xs[:, with_missing]
             x_here = np.take_along_axis(x_sub, at, axis=-1)
             x_next = np.take_along_axis(x_sub, np.minimum(at + 1, L - 1), axis=-1)
-            ok = (nm > 0) & (present >= 0) & (present < n_p - 1) & (x_here < x_next)
-            ok &= n_left_ok
+            ok = allowed_candidates(present, n_p, nm, msl, True, x_here < x_next)
             score_all[:, with_missing, 1] = np.where(ok, scores[:, d:], np.inf)
         if draws is not None:  # features a node did not draw: refused
             score_all[~draws["num_mask"][nodes]] = np.inf

@@ -12,7 +12,7 @@ from .._criteria import (
     output_mean,
     output_widths,
 )
-from .._missing import missing_goes_left
+from .._missing import allowed_candidates, missing_goes_left
 from .._ties import (
     choose_best_gains,
     first_within,
@@ -205,8 +205,9 @@ class _Block:
         w_node = stats[0] if shared.fit.regression else _sum_last(list(stats[:first_width]))
         # Positions the row counts allow (min_samples_leaf each side; this also
         # rules out the last position and the padding): 0 there, -inf elsewhere.
-        high = m - min_samples_leaf - 1
-        penalty = np.where((i >= min_samples_leaf - 1) & (i <= high[:, None]), 0.0, -np.inf)
+        # Missing rows are refused their positions in scanned_gains.
+        allowed = allowed_candidates(i, m[:, None], 0, min_samples_leaf, False)
+        penalty = np.where(allowed, 0.0, -np.inf)
         self.penalty = penalty[:, None, :]
         self.missing_rows(n_slots)
         self.args = (shared.cols, shared.scan, fit.unit, stats, w_node)
@@ -298,11 +299,6 @@ class _Block:
             gains = np.empty((c, f, passes, L - 1))
         nm, n_p = self.n_missing[:, s, None], self.n_present[:, s, None]
         extra = [None if a is None else a[:, s, None] for a in self.missing]
-        # Missing left: the positions with at least one present row on each side
-        # and min_samples_leaf rows per side (missing rows join the left one),
-        # lo <= i <= hi; none where the feature has no missing row in the node.
-        lo = min_samples_leaf - 1 - nm
-        hi = np.where(nm > 0, n_p - 1 - max(min_samples_leaf, 1), -1)
         carry = None
         for start in range(0, L - 1, piece):
             at = slice(start, min(start + piece, L - 1))
@@ -320,14 +316,15 @@ class _Block:
             gains[:, :, 0, at] = part
             if passes == 1:
                 continue
-            # Missing right: the last candidate is "present left, missing right".
-            np.copyto(gains[:, :, 0, at], -np.inf, where=i_at >= n_p)
+            # The candidates of column_candidates, each pass (equal values are
+            # refused apart).  Missing right: the last is "present left, missing
+            # right"; missing left: n_missing more rows on the left of each.
+            right = allowed_candidates(i_at, n_p, nm, min_samples_leaf, False)
+            np.copyto(gains[:, :, 0, at], -np.inf, where=~right)
             if not nm.any():
                 gains[:, :, 1, at] = -np.inf
                 continue
-            # Missing left: n_missing more rows on the left of every candidate.
-            allowed = i_at >= lo
-            allowed &= i_at <= hi
+            allowed = allowed_candidates(i_at, n_p, nm, min_samples_leaf, True)
             gains[:, :, 1, at] = _block_gains(
                 prefix,
                 i_at,
