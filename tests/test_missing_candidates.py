@@ -23,6 +23,24 @@ def column(rng):
     return x
 
 
+def listed_by_hand(x, msl):
+    """The candidates the module docstring lists, one by one: (position, missing left)."""
+    x_sorted = np.sort(x[~np.isnan(x)])
+    n, n_present = len(x), len(x_sorted)
+    n_missing = n - n_present
+    between = [p for p in range(n_present - 1) if x_sorted[p] < x_sorted[p + 1]]
+    out = [(p, False) for p in between]  # 1. missing rows right
+    if n_missing and n_present:
+        out.append((n_present - 1, False))  # 2. present left, missing right
+        out += [(p, True) for p in between]  # 3. missing rows left
+    kept = []
+    for p, left in out:
+        n_left = p + 1 + (n_missing if left else 0)
+        if n_left >= msl and n - n_left >= msl:
+            kept.append((p, left))
+    return kept
+
+
 @pytest.mark.parametrize("seed", range(10))
 def test_allowed_candidates_are_column_candidates(seed):
     rng = np.random.default_rng(seed)
@@ -41,7 +59,9 @@ def test_allowed_candidates_are_column_candidates(seed):
         for left in (False, True):  # the tie-break order: missing right, then left
             ok = allowed_candidates(position, n_present, n_missing, msl, left, distinct)
             found += [(int(p), left) for p in position[ok]]
-        expected = list(zip(listed.position.tolist(), listed.missing_left.tolist(), strict=True))
+        pairs = zip(listed.position.tolist(), listed.missing_left.tolist(), strict=True)
+        expected = listed_by_hand(x, msl)
+        assert list(pairs) == expected, (x, msl)
         assert found == expected, (x, msl)
 
 
