@@ -54,10 +54,12 @@ The builder is a few small modules, one role each (chapter 11 shows this map).
 - ``_orders``: ``Orders``, the sorted orders behind one object (presort,
   the level's rows, missing cells, stable partition), and the blocks of
   nodes of similar sizes (``_size_classes``).
-- ``_searches``: one object per search variant, each with
-  ``search(level, found)``, chosen once per fit by ``searches_for(fit)``.
-- ``_prefix``: the prefix-sum search of numerical features, a block of
-  nodes at a time (``_Block``).
+- ``_searches``: one object per search variant, each with ``search``
+  returning ``LevelSplits`` (a categorical search adds its features to the
+  numerical winners ``found``), chosen once per fit by ``searches_for(fit)``.
+- ``_prefix``: the prefix-sum search of numerical features, its fit's
+  settings made once (``_scan_settings``), a block of nodes at a time
+  (``_Block``).
 - ``_gains``: scores of many candidates at once: segmented prefix sums,
   cheap gains for ranking, the exact score, run counts.
 - ``_absolute``: absolute error, every candidate through a wavelet matrix.

@@ -46,7 +46,7 @@ def _absolute_error_summaries(Y_rows, w_rows, node_of_pos, starts, sizes, w_node
     return value, impurity, ranks, shifted
 
 
-def _absolute_error_splits(fit, orders, level):
+def _absolute_error_splits(fit, orders, level, winners):
     """Best (feature, threshold, score, missing_go_to_left) of every node, absolute error.
 
     ``fit``, ``orders`` and ``level``: :mod:`._state` and :class:`._orders.Orders`.
@@ -65,13 +65,8 @@ def _absolute_error_splits(fit, orders, level):
     ranks, shifted, w, index_rows = level.ranks, level.shifted, fit.w, level.index_rows
     starts, sizes, searchable, draws = level.starts, level.sizes, level.searchable, level.draws
     impurity, k_out, msl = level.impurity, n_outputs(fit.criterion), fit.min_samples_leaf
-    n_nodes = sizes.size
     d, width = X_by_feature.shape
     n = width - 1  # the padding row
-    best_f = np.full(n_nodes, -1, dtype=np.intp)
-    best_t = np.full(n_nodes, np.nan)
-    best_s = np.full(n_nodes, np.inf)
-    best_m = np.zeros(n_nodes, dtype=bool)
     # Per row (row n: padding, weight 0 and value 0): ranks and shifted targets.
     rank_of = np.zeros((k_out, n + 1), dtype=np.intp)
     rank_of[:, index_rows] = ranks.T
@@ -145,6 +140,5 @@ def _absolute_error_splits(fit, orders, level):
         threshold = np.where(np.isnan(upper), np.inf, midpoint_threshold(lower, upper))
         n_left = p[i] + 1
         direction = missing_goes_left(nm, missing_left, n_left, m)
-        winners = (best_f, best_t, best_s, best_m)
         _store(winners, found, nodes, j, threshold, best, direction)
-    return best_f, best_t, best_s, best_m
+    return winners

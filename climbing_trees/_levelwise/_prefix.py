@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -31,23 +31,24 @@ from ._gains import (
 from ._orders import _feature_reader, _missing_sums, _size_classes
 
 
-def _store(winners, found, nodes, *values) -> None:
-    """Write the found nodes' (feature, threshold, score, missing side) into ``winners``."""
-    for array, value in zip(winners, values, strict=True):
-        array[nodes[found]] = value[found]
+def _store(winners, found, nodes, feature, threshold, score, missing_left) -> None:
+    """Write the ``found`` ones of ``nodes``' winners into ``winners`` (a ``LevelSplits``)."""
+    at = nodes[found]
+    winners.feature[at] = feature[found]
+    winners.threshold[at] = threshold[found]
+    winners.score[at] = score[found]
+    winners.missing_left[at] = missing_left[found]
 
 
 @dataclass
 class _Scan:
-    """What every block of a level's prefix-sum search reads, set up once a level."""
+    """What every block of a level's prefix-sum search reads: the fit's constants,
+    set once (:func:`_scan_settings`), then each level's own fields (``replace``)."""
 
     fit: object  # FitData
-    level: object  # Level
-    cols: list
     d: int
     stride: int
     pad: int  # the padding row n, in the last column of every order
-    orders: np.ndarray  # every order, flat
     values: object  # the reader of X's values (_feature_reader)
     tie_share: np.ndarray
     has_missing: np.ndarray
@@ -56,18 +57,72 @@ class _Scan:
     checked_after: np.ndarray  # a few ties, checked at the chosen positions
     passes: int  # missing rows right, then (features with missing values) left
     scan: slice  # the statistic columns scanned
-    needed: set  # the columns whose missing rows' sums the scan reads
     weighted: bool
     row_class: np.ndarray | None
     column: np.ndarray | None  # each feature's column in the missing rows' tables
-    missing_count: np.ndarray | None
-    missing_sums: list | None
-    n_drawn: np.ndarray
-    slot_features: np.ndarray | None
+    with_missing: np.ndarray  # the features with missing values
+    # The level's own:
+    level: object = None  # Level
+    cols: list | None = None
+    orders: np.ndarray | None = None  # every order, flat
+    needed: set | None = None  # the columns whose missing rows' sums the scan reads
+    missing_count: np.ndarray | None = None
+    missing_sums: list | None = None
+    n_drawn: np.ndarray | None = None
+    slot_features: np.ndarray | None = None
 
 
-def _best_splits(fit, orders, level, cols):
-    """Best (feature, threshold, score, missing_go_to_left) of every searchable node.
+def _scan_settings(fit, orders) -> _Scan:
+    """The fit's constant part of every level's :class:`_Scan`, computed once."""
+    rows, criterion, unit = orders.rows, fit.criterion, fit.unit
+    tie_share, has_missing = orders.tie_share, orders.has_missing
+    d = len(fit.num_features)
+    regression = criterion not in CLASSIFICATION_CRITERIA
+    has_ties = tie_share > 0
+    refused_first = tie_share > _orders._FEW_TIES  # ties refused before the choice
+    passes = 2 if has_missing.any() else 1  # missing rows right, then left
+    # Columns scanned: class counts (all but the last with unit weights, whose
+    # count is the row count minus the others), or the centred weighted target,
+    # or (Poisson) the weighted target and the count of positive targets.
+    k_out = n_outputs(criterion)
+    if criterion == "poisson":
+        scan = slice(1, None)
+    else:  # squared error: each output's centred sum (columns 1..K)
+        scan = slice(1, 1 + k_out) if regression else (slice(0, -1) if unit else slice(None))
+    # Unit weights, one output's classes: counts are whole numbers, so tied
+    # features may be summed run by run (see _run_gains).
+    row_class = fit.row_class
+    if passes == 2 or not has_ties.any():
+        row_class = None
+    with_missing = np.flatnonzero(has_missing)
+    column = None
+    if with_missing.size:
+        # Each feature's column in the missing rows' tables (features without
+        # missing values: column 0, never read where they count).
+        column = np.zeros(d, dtype=np.intp)
+        column[with_missing] = np.arange(with_missing.size)
+    return _Scan(
+        fit=fit,
+        d=d,
+        stride=rows.shape[1],
+        pad=rows.shape[1] - 1,
+        values=_feature_reader(fit.X, fit.num_features),
+        tie_share=tie_share,
+        has_missing=has_missing,
+        has_ties=has_ties,
+        refused_first=refused_first,
+        checked_after=has_ties & ~refused_first,
+        passes=passes,
+        scan=scan,
+        weighted=regression and not unit,
+        row_class=row_class,
+        column=column,
+        with_missing=with_missing,
+    )
+
+
+def _best_splits(fit, orders, level, cols, settings, winners):
+    """Best split of every searchable node, written into ``winners`` (a ``LevelSplits``).
 
     ``orders.rows`` holds the level's sorted orders (:class:`Orders`),
     ``fit.X`` the data (C or Fortran order, read in place), ``cols`` the
@@ -79,9 +134,11 @@ def _best_splits(fit, orders, level, cols):
     (:func:`_run_gains`).  Each block of nodes of similar sizes is one
     :class:`_Block`.
 
-    Returns ``feature = -1`` (and score ``inf``) for nodes without an allowed
-    split.  Candidates are ranked by :func:`_gains`; each node's winner is
-    then scored again with exactly the arithmetic of ``grow_tree``.  Features
+    ``settings`` holds what no level changes (:func:`_scan_settings`).
+    Returns ``winners``, ``feature`` among the numerical features, ``-1``
+    (score ``inf``) for nodes without an allowed split.  Candidates are
+    ranked by :func:`_gains`; each node's winner is then scored again with
+    exactly the arithmetic of ``grow_tree``.  Features
     with missing values (``orders.has_missing``) get the second scan, missing rows
     left, of :func:`climbing_trees.column_candidates`; ``orders.missing_cells``
     lists where X is missing (:func:`_missing_sums`).
@@ -106,42 +163,13 @@ def _best_splits(fit, orders, level, cols):
     them sits between equal values choose again with those positions
     refused: the same choice, without comparing every pair of neighbours.
     """
-    rows, X, num_features = orders.rows, fit.X, fit.num_features
-    tie_share, has_missing, unit = orders.tie_share, orders.has_missing, fit.unit
+    rows, d, with_missing = orders.rows, settings.d, settings.with_missing
     sizes, searchable, draws = level.sizes, level.searchable, level.draws
-    criterion, row_class = fit.criterion, fit.row_class
     n_nodes = sizes.size
-    d = len(num_features)
-    regression = criterion not in CLASSIFICATION_CRITERIA
-    best_f = np.full(n_nodes, -1, dtype=np.intp)
-    best_t = np.full(n_nodes, np.nan)
-    best_s = np.full(n_nodes, np.inf)
-    best_m = np.zeros(n_nodes, dtype=bool)
-    has_ties = tie_share > 0
-    refused_first = tie_share > _orders._FEW_TIES  # ties refused before the choice
-    passes = 2 if has_missing.any() else 1  # missing rows right, then left
-    # Columns scanned: class counts (all but the last with unit weights, whose
-    # count is the row count minus the others), or the centred weighted target,
-    # or (Poisson) the weighted target and the count of positive targets.
-    k_out = n_outputs(criterion)
-    if criterion == "poisson":
-        scan = slice(1, None)
-    else:  # squared error: each output's centred sum (columns 1..K)
-        scan = slice(1, 1 + k_out) if regression else (slice(0, -1) if unit else slice(None))
-    needed = set(range(len(cols))[scan]) | ({0} if regression and not unit else set())
-    # Unit weights, one output's classes: counts are whole numbers, so tied
-    # features may be summed run by run (see _run_gains).
-    if passes == 2 or not has_ties.any():
-        row_class = None
-    with_missing = np.flatnonzero(has_missing)
-    column = missing_count = missing_sums = None
+    missing_count = missing_sums = None
     if with_missing.size:
-        # Each feature's column in the missing rows' tables (features without
-        # missing values: column 0, never read where they count).
-        column = np.zeros(d, dtype=np.intp)
-        column[with_missing] = np.arange(with_missing.size)
         missing_count, missing_sums = _missing_sums(
-            orders.missing_cells, rows, column, with_missing.size, cols, sizes
+            orders.missing_cells, rows, settings.column, with_missing.size, cols, sizes
         )
     # The features each node searches, in increasing order: every numerical
     # feature, or (random draws) the drawn ones, then padding up to the block's
@@ -153,7 +181,7 @@ def _best_splits(fit, orders, level, cols):
         n_drawn = drawn.sum(axis=1)
     candidates = np.flatnonzero(searchable & (n_drawn > 0))
     if not candidates.size:
-        return best_f, best_t, best_s, best_m
+        return winners
     slots = int(n_drawn[candidates].max())
     slot_features = None
     if draws is not None:  # slot_features[node, s]: the node's s-th drawn feature
@@ -161,14 +189,18 @@ def _best_splits(fit, orders, level, cols):
         slot = np.arange(len(node)) - (np.cumsum(n_drawn) - n_drawn)[node]
         slot_features = np.zeros((n_nodes, int(n_drawn.max())), dtype=np.intp)  # padding: 0
         slot_features[node, slot] = feature
-    shared = _Scan(
-        fit, level, cols, d, rows.shape[1], rows.shape[1] - 1, rows.ravel(),
-        _feature_reader(X, num_features), tie_share, has_missing, has_ties, refused_first,
-        has_ties & ~refused_first, passes, scan, needed, regression and not unit, row_class,
-        column, missing_count, missing_sums, n_drawn, slot_features,
-    )  # fmt: skip
-    winners = (best_f, best_t, best_s, best_m)
-    for nodes in _size_classes(sizes[candidates], slots * passes):
+    shared = replace(
+        settings,
+        level=level,
+        cols=cols,
+        orders=rows.ravel(),
+        needed=set(range(len(cols))[settings.scan]) | ({0} if settings.weighted else set()),
+        missing_count=missing_count,
+        missing_sums=missing_sums,
+        n_drawn=n_drawn,
+        slot_features=slot_features,
+    )
+    for nodes in _size_classes(sizes[candidates], slots * settings.passes):
         _Block(shared, candidates[nodes]).store(winners)
     return winners
 
