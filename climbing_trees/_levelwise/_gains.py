@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass, replace
+
 import numpy as np
 
 from .._criteria import (
@@ -174,30 +176,33 @@ def _prefix_sums(left_idx, cols, scan, weighted, carry=None):
     return [running(col, start) for col, start in zip(columns, starts, strict=True)], weights
 
 
-def _block_gains(
-    prefix,
-    i,
-    scan,
-    unit,
-    stats,
-    w_node,
-    penalty,
-    criterion,
-    msl=1,
-    missing=None,
-):
+@dataclass(frozen=True)
+class _Totals:
+    """What scoring a block's candidates reads besides its prefix sums."""
+
+    cols: list  # every row's statistics, flat columns
+    scan: slice  # the columns scanned
+    unit: bool  # unit weights
+    stats: np.ndarray  # the nodes' statistics, (columns, c, 1, 1)
+    w_node: np.ndarray  # the nodes' weights
+    criterion: str
+    msl: int = 1  # min_samples_leaf (a LeafMinimum carries min_weight_leaf)
+
+
+def _block_gains(prefix, i, totals: _Totals, penalty, missing=None, n_missing=0):
     """Gains of every candidate of a block (some of its features), -inf if refused.
 
     ``prefix`` holds the block's segmented prefix sums (:func:`_prefix_sums`)
-    of the statistic columns scanned (``scan``), each ``(c, features,
+    of the statistic columns scanned (``totals.scan``), each ``(c, features,
     positions)``, at the positions ``i``.  ``penalty`` is 0 where the row
     counts allow a candidate and -inf elsewhere; a side without weight, or
     lighter than ``leaf_weight(msl)`` (``min_weight_fraction_leaf``), is
     refused too.  With ``missing``, the missing rows' sums (one
-    ``(c, features, 1)`` array per statistic column) and their count, the
-    missing rows join every left child.
+    ``(c, features, 1)`` array per statistic column) and ``n_missing`` their
+    count, the missing rows join every left child.
     """
-    missing, n_missing = (None, 0) if missing is None else missing
+    scan, unit, stats, w_node = totals.scan, totals.unit, totals.stats, totals.w_node
+    criterion, msl = totals.criterion, totals.msl
     regression = criterion not in CLASSIFICATION_CRITERIA
     left, w_left = list(prefix[0]), prefix[1]
     if unit:
@@ -228,7 +233,7 @@ def _block_gains(
     return gains
 
 
-def _run_gains(idx, ends, row_class, penalty, args, criterion, msl):
+def _run_gains(idx, ends, row_class, penalty, totals: _Totals):
     """Gains of a block of tied features, scored at the ends of runs only; or None.
 
     A threshold never falls inside a run of equal values, so only the
@@ -242,7 +247,7 @@ def _run_gains(idx, ends, row_class, penalty, args, criterion, msl):
     the runs are too many for counting to pay.
     """
     c, f, L = idx.shape
-    cols, scan, unit, stats, w_node = args
+    cols, scan, stats, w_node = totals.cols, totals.scan, totals.stats, totals.w_node
     n_classes = len(cols)
     run = np.zeros((c, f, L), dtype=np.intp)  # ends before each position
     np.cumsum(ends, axis=-1, out=run[:, :, 1:])
@@ -267,16 +272,13 @@ def _run_gains(idx, ends, row_class, penalty, args, criterion, msl):
     # A prefix's counts: the running counts minus those before its (node, feature).
     prefix = (running[:, 1:] - running[:, first[ci * f + fi]]).astype(float)
     left = [part.reshape(1, 1, E) for part in prefix[:n_classes][scan]]
+    at_ends = replace(
+        totals,
+        stats=stats[:, ci].reshape(len(stats), 1, 1, E),
+        w_node=w_node[ci].reshape(1, 1, E),
+    )
     part = _block_gains(
-        (left, None),
-        p.reshape(1, 1, E),
-        scan,
-        unit,
-        stats[:, ci].reshape(len(stats), 1, 1, E),
-        w_node[ci].reshape(1, 1, E),
-        penalty[ci, 0, p].reshape(1, 1, E),
-        criterion,
-        msl,
+        (left, None), p.reshape(1, 1, E), at_ends, penalty[ci, 0, p].reshape(1, 1, E)
     )
     gains[ci, fi, p] = part.ravel()
     return gains

@@ -27,6 +27,7 @@ from ._gains import (
     _refuse_equal,
     _run_gains,
     _sum_last,
+    _Totals,
 )
 from ._orders import _feature_reader, _missing_sums, _size_classes
 
@@ -242,7 +243,9 @@ class _Block:
         penalty = np.where(allowed, 0.0, -np.inf)
         self.penalty = penalty[:, None, :]
         self.missing_rows(n_slots)
-        self.args = (shared.cols, shared.scan, fit.unit, stats, w_node)
+        self.totals = _Totals(
+            shared.cols, shared.scan, fit.unit, stats, w_node, criterion, min_samples_leaf
+        )
         # The tie rule of grow_tree: the first candidate within the tolerance of
         # the best, relative to the node and to the score (see choose_best_gains).
         self.w_t = w_node.ravel()
@@ -307,9 +310,8 @@ class _Block:
         ):
             xs = shared.values(idx, fs[:, :, None])
             part = _run_gains(
-                idx, xs[..., :-1] < xs[..., 1:], shared.row_class, self.penalty, self.args,
-                shared.fit.criterion, shared.fit.min_samples_leaf,
-            )  # fmt: skip
+                idx, xs[..., :-1] < xs[..., 1:], shared.row_class, self.penalty, self.totals
+            )
             if part is not None:
                 return part[:, :, None], idx
         gains = self.scanned_gains(s, idx)
@@ -320,8 +322,8 @@ class _Block:
     def scanned_gains(self, s, idx):
         """Gains of the slots ``s`` from the prefix sums over ``idx``, in pieces."""
         shared, c, L, i, penalty = self.shared, self.c, self.L, self.i, self.penalty
-        passes, cols, scan, args = shared.passes, shared.cols, shared.scan, self.args
-        criterion, min_samples_leaf = shared.fit.criterion, shared.fit.min_samples_leaf
+        passes, cols, scan, totals = shared.passes, shared.cols, shared.scan, self.totals
+        min_samples_leaf = shared.fit.min_samples_leaf
         f = idx.shape[1]
         # Positions go through in pieces of at most _CHUNK_CELLS cells too;
         # each piece's prefix sums go on from the previous piece's last ones.
@@ -339,9 +341,7 @@ class _Block:
             weights = None if prefix[1] is None else prefix[1][..., -1]
             carry = ([p[..., -1] for p in prefix[0]], weights)
             i_at = i[at]
-            part = _block_gains(
-                prefix, i_at, *args[1:], penalty[..., at], criterion, min_samples_leaf
-            )
+            part = _block_gains(prefix, i_at, totals, penalty[..., at])
             if gains is None:
                 gains = part[:, :, None]
                 break
@@ -357,15 +357,8 @@ class _Block:
                 gains[:, :, 1, at] = -np.inf
                 continue
             allowed = allowed_candidates(i_at, n_p, nm, min_samples_leaf, True)
-            gains[:, :, 1, at] = _block_gains(
-                prefix,
-                i_at,
-                *args[1:],
-                np.where(allowed, 0.0, -np.inf),
-                criterion,
-                min_samples_leaf,
-                (extra, nm),
-            )
+            penalty_left = np.where(allowed, 0.0, -np.inf)
+            gains[:, :, 1, at] = _block_gains(prefix, i_at, totals, penalty_left, extra, nm)
         return gains
 
     def group_choice(self, s):
