@@ -52,8 +52,8 @@ The builder is a few small modules, one role each (chapter 11 shows this map).
   depth's nodes: sizes, rows, statistics, impurity, values, draws) and
   ``LevelSplits`` (each node's winner, what every search returns).
 - ``_orders``: ``Orders``, the sorted orders behind one object (presort,
-  the level's rows, missing cells, stable partition), and the blocks of
-  nodes of similar sizes (``_size_classes``).
+  the level's rows, a block's rows sorted by feature, missing cells, stable
+  partition), and the blocks of nodes of similar sizes (``_size_classes``).
 - ``_searches``: one object per search variant, each with ``search``
   returning ``LevelSplits`` (a categorical search adds its features to the
   numerical winners ``found``), chosen once per fit by ``searches_for(fit)``.

@@ -61,7 +61,7 @@ def _absolute_error_splits(fit, orders, level, winners):
     ``grow_tree`` computes; the candidates and their tie-break order are
     those of :func:`climbing_trees.column_candidates`.
     """
-    rows, X_by_feature, has_missing = orders.rows, fit.X_by_feature, orders.has_missing
+    X_by_feature, has_missing = fit.X_by_feature, orders.has_missing
     ranks, shifted, w, index_rows = level.ranks, level.shifted, fit.w, level.index_rows
     starts, sizes, searchable, draws = level.starts, level.sizes, level.searchable, level.draws
     impurity, k_out, msl = level.impurity, n_outputs(fit.criterion), fit.min_samples_leaf
@@ -76,7 +76,6 @@ def _absolute_error_splits(fit, orders, level, winners):
     w_of[index_rows] = w[index_rows]
     Xflat = X_by_feature.ravel()
     with_missing = np.flatnonzero(has_missing)
-    order_offset = (np.arange(d) * rows.shape[1])[None, :, None]
     lo = max(int(msl) - 1, 0)
     candidates = np.flatnonzero(searchable)
     passes = 2 if with_missing.size else 1
@@ -85,8 +84,8 @@ def _absolute_error_splits(fit, orders, level, winners):
         c, m = len(nodes), sizes[nodes]
         L = int(m.max())
         q = np.arange(L)
-        pos = np.where(q < m[:, None], starts[nodes, None] + q, rows.shape[1] - 1)
-        idx = rows.ravel().take(pos[:, None, :] + order_offset)  # (c, d, L)
+        pos = orders.block_positions(starts[nodes], m, L)
+        idx = orders.block_rows(pos, np.broadcast_to(np.arange(d), (c, d)))  # (c, d, L)
         xs = Xflat.take(idx + (np.arange(d) * width)[None, :, None])
         n_missing = np.isnan(xs).sum(axis=-1)  # (c, d)
         n_present = m[:, None] - n_missing

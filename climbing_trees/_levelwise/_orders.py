@@ -257,6 +257,27 @@ class Orders:
         self.tie_share, self.has_missing = tie_share, has_missing
         self.missing_cells = missing_cells
 
+    def block_positions(self, starts, sizes, L: int) -> np.ndarray:
+        """Positions of a block's nodes' rows in every order, padded to ``L``: (nodes, L).
+
+        The node starting at ``starts[k]`` with ``sizes[k]`` rows, then the
+        padding row's position (the last column) up to ``L``.
+        """
+        offset = np.arange(L)
+        pad = self.rows.shape[1] - 1
+        return np.where(offset < sizes[:, None], starts[:, None] + offset, pad)
+
+    def block_rows(self, positions, features) -> np.ndarray:
+        """The rows at ``positions`` (:meth:`block_positions`) of the orders of ``features``.
+
+        ``features`` per node (nodes,) gives (nodes, L); per node and slot
+        (nodes, f) gives (nodes, f, L): each node's rows sorted by each feature.
+        """
+        flat, stride = self.rows.ravel(), self.rows.shape[1]
+        if np.ndim(features) == 1:
+            return flat.take(positions + (features * stride)[:, None])
+        return flat.take(positions[:, None, :] + (features * stride)[:, :, None])
+
     def index_rows(self, m: int) -> np.ndarray:
         """The level's ``m`` rows, node by node, in index order."""
         return self.rows[self.n_sorted, :m]

@@ -48,8 +48,6 @@ class _Scan:
 
     fit: object  # FitData
     d: int
-    stride: int
-    pad: int  # the padding row n, in the last column of every order
     values: object  # the reader of X's values (_feature_reader)
     tie_share: np.ndarray
     has_missing: np.ndarray
@@ -65,7 +63,7 @@ class _Scan:
     # The level's own:
     level: object = None  # Level
     cols: list | None = None
-    orders: np.ndarray | None = None  # every order, flat
+    orders: object = None  # Orders
     needed: set | None = None  # the columns whose missing rows' sums the scan reads
     missing_count: np.ndarray | None = None
     missing_sums: list | None = None
@@ -75,7 +73,7 @@ class _Scan:
 
 def _scan_settings(fit, orders) -> _Scan:
     """The fit's constant part of every level's :class:`_Scan`, computed once."""
-    rows, criterion, unit = orders.rows, fit.criterion, fit.unit
+    criterion, unit = fit.criterion, fit.unit
     tie_share, has_missing = orders.tie_share, orders.has_missing
     d = len(fit.num_features)
     regression = criterion not in CLASSIFICATION_CRITERIA
@@ -105,8 +103,6 @@ def _scan_settings(fit, orders) -> _Scan:
     return _Scan(
         fit=fit,
         d=d,
-        stride=rows.shape[1],
-        pad=rows.shape[1] - 1,
         values=_feature_reader(fit.X, fit.num_features),
         tie_share=tie_share,
         has_missing=has_missing,
@@ -194,7 +190,7 @@ def _best_splits(fit, orders, level, cols, settings, winners):
         settings,
         level=level,
         cols=cols,
-        orders=rows.ravel(),
+        orders=orders,
         needed=set(range(len(cols))[settings.scan]) | ({0} if settings.weighted else set()),
         missing_count=missing_count,
         missing_sums=missing_sums,
@@ -231,7 +227,7 @@ class _Block:
         self.feat, n_slots = feat, feat.shape[1]
         offset = np.arange(L)
         # Positions in the orders of each node's rows, then of the padding: (nodes, L).
-        self.pos = np.where(offset < m[:, None], level.starts[nodes, None] + offset, shared.pad)
+        self.pos = shared.orders.block_positions(level.starts[nodes], m, L)
         i = self.i = offset[:-1]
         stats = self.stats = level.node_stats[nodes].T[:, :, None, None]  # (columns, c, 1, 1)
         first_width = output_widths(criterion, len(stats))[0]
@@ -299,7 +295,7 @@ class _Block:
         values are refused on the features where ``refuse`` holds."""
         shared = self.shared
         fs = self.feat[:, s]
-        idx = shared.orders.take(self.pos[:, None, :] + (fs * shared.stride)[:, :, None])
+        idx = shared.orders.block_rows(self.pos, fs)
         # Runs pay where most neighbours are equal: tried only where they are
         # over all the rows (a node's rows, a sample of them, usually alike).
         tie_share = shared.tie_share
@@ -460,7 +456,7 @@ class _Block:
         goes_left = goes_left.astype(bool)
         j = self.feat[block, slot]
         # The winners' rows, sorted by their feature: (c, L).
-        rows_j = shared.orders.take(self.pos + (j * shared.stride)[:, None])
+        rows_j = shared.orders.block_rows(self.pos, j)
         lower = values(rows_j[block, k], j)
         upper = values(rows_j[block, k + 1], j)
         nm = self.n_missing[block, slot]
