@@ -29,7 +29,7 @@ from ._gains import (
     _sum_last,
     _Totals,
 )
-from ._orders import _feature_reader, _missing_sums, _size_classes
+from ._orders import _feature_reader, _size_classes
 
 
 def _store(winners, found, nodes, feature, threshold, score, missing_left) -> None:
@@ -137,8 +137,8 @@ def _best_splits(fit, orders, level, cols, settings, winners):
     ranked by :func:`_gains`; each node's winner is then scored again with
     exactly the arithmetic of ``grow_tree``.  Features
     with missing values (``orders.has_missing``) get the second scan, missing rows
-    left, of :func:`climbing_trees.column_candidates`; ``orders.missing_cells``
-    lists where X is missing (:func:`_missing_sums`).
+    left, of :func:`climbing_trees.column_candidates`; ``orders.missing_sums``
+    counts and sums the level's missing rows.
 
     Memory: a block of nodes goes through its features a few at a time, as
     many as ``_CHUNK_CELLS`` cells allow but at least one, and the prefix sums
@@ -160,13 +160,13 @@ def _best_splits(fit, orders, level, cols, settings, winners):
     them sits between equal values choose again with those positions
     refused: the same choice, without comparing every pair of neighbours.
     """
-    rows, d, with_missing = orders.rows, settings.d, settings.with_missing
+    d, with_missing = settings.d, settings.with_missing
     sizes, searchable, draws = level.sizes, level.searchable, level.draws
     n_nodes = sizes.size
     missing_count = missing_sums = None
     if with_missing.size:
-        missing_count, missing_sums = _missing_sums(
-            orders.missing_cells, rows, settings.column, with_missing.size, cols, sizes
+        missing_count, missing_sums = orders.missing_sums(
+            settings.column, with_missing.size, cols, sizes
         )
     # The features each node searches, in increasing order: every numerical
     # feature, or (random draws) the drawn ones, then padding up to the block's
