@@ -124,7 +124,7 @@ def _absolute_error_splits(fit, orders, level, winners):
             ok = allowed_candidates(present, n_p, nm, msl, True, x_here < x_next)
             score_all[:, with_missing, 1] = np.where(ok, scores[:, d:], np.inf)
         if draws is not None:  # features a node did not draw: refused
-            score_all[~draws["num_mask"][nodes]] = np.inf
+            score_all[~draws.num_mask[nodes]] = np.inf
         flat = score_all.reshape(c, -1)
         best, first = choose_best_rows(flat, impurity[nodes])
         found = np.isfinite(best)

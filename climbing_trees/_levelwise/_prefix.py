@@ -174,7 +174,7 @@ def _best_splits(fit, orders, level, cols, settings, winners):
     if draws is None:
         n_drawn = np.full(n_nodes, d)
     else:
-        drawn = draws["num_mask"]
+        drawn = draws.num_mask
         n_drawn = drawn.sum(axis=1)
     candidates = np.flatnonzero(searchable & (n_drawn > 0))
     if not candidates.size:
