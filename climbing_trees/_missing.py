@@ -139,8 +139,9 @@ def column_candidates(x: np.ndarray, min_samples_leaf: int = 1) -> ColumnCandida
     distinct[split_positions(x_sorted)] = True
     position = np.concatenate([grid, grid])
     missing_left = np.repeat([False, True], n_present)
+    distinct = np.tile(distinct, 2)
     keep = allowed_candidates(
-        position, n_present, n_missing, min_samples_leaf, missing_left, np.tile(distinct, 2)
+        position, n_present, n_missing, min_samples_leaf, missing_left, distinct
     )
     position, missing_left = position[keep], missing_left[keep]
     upper = np.minimum(position + 1, n_present - 1)

@@ -270,7 +270,7 @@ class Orders:
         self.missing_cells = cells
 
     def block_positions(self, starts, sizes, L: int) -> np.ndarray:
-        """Positions of a block's nodes' rows in every order, padded to ``L``: (nodes, L).
+        """Positions of a block's nodes' rows in every order, padded: (nodes, L).
 
         The node starting at ``starts[k]`` with ``sizes[k]`` rows, then the
         padding row's position (the last column) up to ``L``.
@@ -280,7 +280,7 @@ class Orders:
         return np.where(offset < sizes[:, None], starts[:, None] + offset, pad)
 
     def block_rows(self, positions, features) -> np.ndarray:
-        """The rows at ``positions`` (:meth:`block_positions`) of the orders of ``features``.
+        """The rows at ``positions`` (:meth:`block_positions`) of ``features``' orders.
 
         ``features`` per node (nodes,) gives (nodes, L); per node and slot
         (nodes, f) gives (nodes, f, L): each node's rows sorted by each feature.
@@ -291,8 +291,12 @@ class Orders:
         return flat.take(positions[:, None, :] + (features * stride)[:, :, None])
 
     def missing_sums(self, column, n_columns, cols, sizes):
-        """The level's missing rows: count and sums per node and feature (:func:`_missing_sums`)."""
-        return _missing_sums(self.missing_cells, self.rows, column, n_columns, cols, sizes)
+        """The level's missing rows' count and sums per node and feature.
+
+        See :func:`_missing_sums`.
+        """
+        cells, rows = self.missing_cells, self.rows
+        return _missing_sums(cells, rows, column, n_columns, cols, sizes)
 
     def index_rows(self, m: int) -> np.ndarray:
         """The level's ``m`` rows, node by node, in index order."""
