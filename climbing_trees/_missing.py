@@ -73,11 +73,48 @@ def missing_goes_left(n_missing, missing_left, n_left, n_rows):
     return np.where(np.asarray(n_missing) > 0, missing_left, n_left > n_rows - n_left)
 
 
+def allowed_candidates(
+    position, n_present, n_missing, min_samples_leaf, missing_left, distinct=True
+):
+    """Which candidates of :func:`column_candidates`'s list exist: the order, vectorised.
+
+    A candidate puts the present rows up to ``position`` (0-based, in sorted
+    order) on the left, and the missing rows on the left when
+    ``missing_left``.  It exists when
+
+    - missing rows right: ``position`` lies between two distinct present
+      values (``distinct``, rule 1 of :mod:`climbing_trees._ties`), or is the
+      last present row while the node has missing rows ("present left,
+      missing right", threshold ``+inf``);
+    - missing rows left: the node has missing rows and ``position`` lies
+      between two distinct present values;
+
+    and each side keeps at least ``min_samples_leaf`` rows.  Every argument
+    broadcasts, so a level-wise search asks for all its nodes and features at
+    once; :func:`column_candidates` lists the same candidates for one column.
+
+    >>> allowed_candidates(np.arange(4), 4, 1, 1, False).tolist()
+    [True, True, True, True]
+    >>> allowed_candidates(np.arange(4), 4, 0, 1, False).tolist()
+    [True, True, True, False]
+    >>> allowed_candidates(np.arange(4), 4, 1, 2, True).tolist()
+    [True, True, False, False]
+    """
+    position = np.asarray(position)
+    n_left = position + 1 + np.where(missing_left, n_missing, 0)
+    n_rows = n_present + n_missing
+    counts = (position >= 0) & (n_left >= min_samples_leaf) & (n_rows - n_left >= min_samples_leaf)
+    between = (position < n_present - 1) & distinct
+    has_missing = np.asarray(n_missing) > 0
+    right = between | (position == n_present - 1) & has_missing
+    return counts & np.where(missing_left, between & has_missing, right)
+
+
 def column_candidates(x: np.ndarray, min_samples_leaf: int = 1) -> ColumnCandidates:
     """The candidates of a column ``x`` (NaN: missing), in tie-break order.
 
     Candidates leaving fewer than ``min_samples_leaf`` rows on a side are
-    dropped.
+    dropped (:func:`allowed_candidates` says which exist).
 
     Examples
     --------
@@ -96,26 +133,31 @@ def column_candidates(x: np.ndarray, min_samples_leaf: int = 1) -> ColumnCandida
     order = rows[np.argsort(x[rows], kind="stable")]
     x_sorted = x[order]
     n, n_missing, n_present = len(x), len(missing), len(order)
-    pos = split_positions(x_sorted)
-    thresholds = midpoint_threshold(x_sorted[pos], x_sorted[pos + 1])
-    if n_missing and n_present:
-        position = np.concatenate([pos, [n_present - 1], pos])
-        missing_left = np.concatenate(
-            [np.zeros(len(pos) + 1, dtype=bool), np.ones(len(pos), dtype=bool)]
-        )
-        threshold = np.concatenate([thresholds, [np.inf], thresholds])
-    else:
-        position, missing_left, threshold = pos, np.zeros(len(pos), dtype=bool), thresholds
-    position = position.astype(np.intp)
+    # Every present position, missing rows right then left (the tie-break order).
+    grid = np.arange(n_present, dtype=np.intp)
+    distinct = np.zeros(n_present, dtype=bool)
+    distinct[split_positions(x_sorted)] = True
+    position = np.concatenate([grid, grid])
+    missing_left = np.repeat([False, True], n_present)
+    distinct = np.tile(distinct, 2)
+    keep = allowed_candidates(
+        position, n_present, n_missing, min_samples_leaf, missing_left, distinct
+    )
+    position, missing_left = position[keep], missing_left[keep]
+    upper = np.minimum(position + 1, n_present - 1)
+    threshold = np.where(
+        position == n_present - 1,
+        np.inf,
+        midpoint_threshold(x_sorted[position], x_sorted[upper]),
+    )
     n_left = position + 1 + n_missing * missing_left
-    keep = (n_left >= min_samples_leaf) & (n - n_left >= min_samples_leaf)
     go_left = missing_goes_left(n_missing, missing_left, n_left, n)
     return ColumnCandidates(
         order,
         missing,
-        position[keep],
-        missing_left[keep],
-        np.asarray(threshold, dtype=float)[keep],
-        n_left[keep],
-        np.asarray(go_left, dtype=bool)[keep],
+        position,
+        missing_left,
+        np.asarray(threshold, dtype=float),
+        n_left,
+        np.asarray(go_left, dtype=bool),
     )

@@ -92,15 +92,39 @@ def tie_tolerance(reference, score):
     return TIE_RTOL * np.maximum(np.abs(reference), np.abs(score))
 
 
+def first_within(values, best, tol, *, larger_is_better: bool = False):
+    """Index, along the last axis, of the first of ``values`` within ``tol`` of ``best``.
+
+    The one comparison of the tie rule (rule 3), in both directions: scores
+    (lower is better) count when ``value <= best + tol``, gains (larger is
+    better) when ``value >= best - tol``.  ``best`` and ``tol`` have the shape
+    of ``values`` without its last axis.  Every winner in the package is
+    picked by this function, through :func:`choose_best_rows` or
+    :func:`choose_best_gains`.
+
+    >>> first_within(np.array([[3.0, 1.0 + 1e-15, 1.0]]), np.array([1.0]), 1e-12).tolist()
+    [1]
+    """
+    if larger_is_better:
+        near = values >= (best - tol)[..., None]
+    else:
+        near = values <= (best + tol)[..., None]
+    return np.argmax(near, axis=-1)
+
+
 def choose_best_rows(scores: np.ndarray, reference):
     """:func:`choose_best` in every row of ``scores`` at once (the level-wise form).
 
     Each row holds one node's candidate scores in tie-break order and
     ``reference`` its parent's score (one per row, or one for all).  Returns
     each row's best score and the index of its first candidate within the
-    tie tolerance of it: one choice over all the candidates, never pairwise,
-    so near ties cannot chain.  A row without a finite score has best
-    ``inf`` (its index means nothing).
+    tie tolerance of it (:func:`first_within`): one choice over all the
+    candidates, never pairwise, so near ties cannot chain.  A row without a
+    finite score has best ``inf`` (its index means nothing).
+
+    Scores must be finite or ``+inf`` (refused): unlike :func:`choose_best`,
+    a NaN or ``-inf`` is not skipped.  Every caller maps refused candidates
+    to ``+inf`` first.
 
     >>> scores = np.array([[3.0, 1.0, 1.0 + 1e-15], [1.0 + 1e-15, 1.0, np.inf]])
     >>> best, first = choose_best_rows(scores, np.array([4.0, 4.0]))
@@ -108,8 +132,44 @@ def choose_best_rows(scores: np.ndarray, reference):
     [1, 0]
     """
     best = scores.min(axis=1)
-    tol = tie_tolerance(reference, best)
-    return best, np.argmax(scores <= (best + tol)[:, None], axis=1)
+    return best, first_within(scores, best, tie_tolerance(reference, best))
+
+
+def gain_tolerance(gain, const, w_t, reference):
+    """The tie tolerance of :func:`tie_tolerance`, in units of gain.
+
+    A split search may rank candidates by a *gain* ``g = c - W_t * s``
+    instead of the score ``s`` (``c`` a constant of the node, ``W_t`` its
+    weight; chapter 11 derives the gains).  As ``W_t > 0``, a larger gain is a
+    lower score, so the gains rank candidates as the scores do; and two
+    scores within ``tol`` of each other are two gains within ``W_t * tol``.
+    The score of ``gain`` is recovered as ``(c - g) / W_t`` for the
+    tolerance's relative part.  ``gain`` has nodes on its first axis;
+    ``const`` (or a scalar), ``w_t`` and ``reference`` (the node's impurity)
+    one value per node.
+    """
+    shape = (-1,) + (1,) * (np.ndim(gain) - 1)
+    w_t = np.reshape(w_t, shape)
+    score = (np.reshape(const, shape) if np.ndim(const) else const) - gain
+    score /= w_t
+    return tie_tolerance(np.reshape(reference, shape), score) * w_t
+
+
+def choose_best_gains(gains: np.ndarray, const, w_t, reference):
+    """:func:`choose_best_rows` on gains ``const - w_t * score`` (larger is better).
+
+    Each row holds one node's gains in tie-break order.  Returns each row's
+    best gain and its first candidate within the tie tolerance
+    (:func:`gain_tolerance`, :func:`first_within`): the same choice as
+    :func:`choose_best_rows` on the scores.
+
+    >>> gains = np.array([[1.0, 3.0 - 1e-15, 3.0]])  # scores 4 - g: [3, 1 + 1e-15, 1]
+    >>> choose_best_gains(gains, 4.0, np.array([1.0]), np.array([4.0]))[1].tolist()
+    [1]
+    """
+    best = gains.max(axis=1)
+    tol = gain_tolerance(best, const, w_t, reference)
+    return best, first_within(gains, best, tol, larger_is_better=True)
 
 
 def best_of(splits: list, parent_score: float):

@@ -52,14 +52,16 @@ The builder is a few small modules, one role each (chapter 11 shows this map).
   depth's nodes: sizes, rows, statistics, impurity, values, draws) and
   ``LevelSplits`` (each node's winner, what every search returns).
 - ``_orders``: ``Orders``, the sorted orders behind one object (presort,
-  the level's rows, missing cells, stable partition), and the blocks of
-  nodes of similar sizes (``_size_classes``).
-- ``_searches``: one object per search variant, each with
-  ``search(level, found)``, chosen once per fit by ``searches_for(fit)``.
-- ``_prefix``: the prefix-sum search of numerical features, a block of
-  nodes at a time (``_Block``).
+  the level's rows, a block's rows sorted by feature, missing cells, stable
+  partition), and the blocks of nodes of similar sizes (``_size_classes``).
+- ``_searches``: one object per search variant, each with ``search``
+  returning ``LevelSplits`` (a categorical search adds its features to the
+  numerical winners ``found``), chosen once per fit by ``searches_for(fit)``.
+- ``_prefix``: the prefix-sum search of numerical features, its fit's
+  settings made once (``_scan_settings``), a block of nodes at a time
+  (``_Block``).
 - ``_gains``: scores of many candidates at once: segmented prefix sums,
-  cheap gains for ranking, the exact score, run counts, the tie tolerance.
+  cheap gains for ranking, the exact score, run counts.
 - ``_absolute``: absolute error, every candidate through a wavelet matrix.
 - ``_thresholds``: the random splitter's drawn thresholds.
 - ``_draws``: each node's random draws (features, thresholds, missing sides).
@@ -69,7 +71,8 @@ The builder is a few small modules, one role each (chapter 11 shows this map).
 - ``_support``: which options this builder grows (the estimators ask it).
 
 The rules are the package's, written once: the tie rule
-(:func:`climbing_trees._ties.choose_best_rows`, the row form of
+(:func:`climbing_trees._ties.first_within`, through ``choose_best_rows`` on
+scores and ``choose_best_gains`` on gains, the row forms of
 :func:`climbing_trees.choose_best`), the missing-value direction
 (:func:`climbing_trees._missing.missing_goes_left`), the criteria
 (:mod:`climbing_trees._criteria`).  :func:`climbing_trees.grow_tree` keeps its

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._criteria import n_outputs
-from .._missing import missing_goes_left
+from .._missing import allowed_candidates, missing_goes_left
 from .._ties import (
     choose_best_rows,
     midpoint_threshold,
@@ -46,7 +46,7 @@ def _absolute_error_summaries(Y_rows, w_rows, node_of_pos, starts, sizes, w_node
     return value, impurity, ranks, shifted
 
 
-def _absolute_error_splits(fit, orders, level):
+def _absolute_error_splits(fit, orders, level, winners):
     """Best (feature, threshold, score, missing_go_to_left) of every node, absolute error.
 
     ``fit``, ``orders`` and ``level``: :mod:`._state` and :class:`._orders.Orders`.
@@ -61,17 +61,12 @@ def _absolute_error_splits(fit, orders, level):
     ``grow_tree`` computes; the candidates and their tie-break order are
     those of :func:`climbing_trees.column_candidates`.
     """
-    rows, X_by_feature, has_missing = orders.rows, fit.X_by_feature, orders.has_missing
+    X_by_feature, has_missing = fit.X_by_feature, orders.has_missing
     ranks, shifted, w, index_rows = level.ranks, level.shifted, fit.w, level.index_rows
     starts, sizes, searchable, draws = level.starts, level.sizes, level.searchable, level.draws
     impurity, k_out, msl = level.impurity, n_outputs(fit.criterion), fit.min_samples_leaf
-    n_nodes = sizes.size
     d, width = X_by_feature.shape
     n = width - 1  # the padding row
-    best_f = np.full(n_nodes, -1, dtype=np.intp)
-    best_t = np.full(n_nodes, np.nan)
-    best_s = np.full(n_nodes, np.inf)
-    best_m = np.zeros(n_nodes, dtype=bool)
     # Per row (row n: padding, weight 0 and value 0): ranks and shifted targets.
     rank_of = np.zeros((k_out, n + 1), dtype=np.intp)
     rank_of[:, index_rows] = ranks.T
@@ -81,7 +76,6 @@ def _absolute_error_splits(fit, orders, level):
     w_of[index_rows] = w[index_rows]
     Xflat = X_by_feature.ravel()
     with_missing = np.flatnonzero(has_missing)
-    order_offset = (np.arange(d) * rows.shape[1])[None, :, None]
     lo = max(int(msl) - 1, 0)
     candidates = np.flatnonzero(searchable)
     passes = 2 if with_missing.size else 1
@@ -90,8 +84,8 @@ def _absolute_error_splits(fit, orders, level):
         c, m = len(nodes), sizes[nodes]
         L = int(m.max())
         q = np.arange(L)
-        pos = np.where(q < m[:, None], starts[nodes, None] + q, rows.shape[1] - 1)
-        idx = rows.ravel().take(pos[:, None, :] + order_offset)  # (c, d, L)
+        pos = orders.block_positions(starts[nodes], m, L)
+        idx = orders.block_rows(pos, np.broadcast_to(np.arange(d), (c, d)))  # (c, d, L)
         xs = Xflat.take(idx + (np.arange(d) * width)[None, :, None])
         n_missing = np.isnan(xs).sum(axis=-1)  # (c, d)
         n_present = m[:, None] - n_missing
@@ -113,16 +107,13 @@ def _absolute_error_splits(fit, orders, level):
         scores = absolute_error_scores(left, right, k_out, total)
         scores[refused_weights(w_left, total - w_left, msl)] = np.inf
         scores = scores.reshape(c, -1, len(positions))
-        # Allowed candidates of each scan (as column_candidates lists them).
+        # Allowed candidates of each scan (column_candidates' list).
         p = positions
-        n_left_ok = (p + 1 >= msl) & (m[:, None, None] - p - 1 >= msl)
         x_here, x_next = xs[..., p], xs[..., np.minimum(p + 1, L - 1)]
         nm, n_p = n_missing[..., None], n_present[..., None]
-        right_pass = (p < n_p - 1) & (x_here < x_next) | (p == n_p - 1) & (nm > 0)
-        allowed = np.zeros(scores.shape, dtype=bool)
-        allowed[:, :d] = right_pass & n_left_ok
+        right = allowed_candidates(p, n_p, nm, msl, False, x_here < x_next)
         score_all = np.full((c, d, passes, len(p)), np.inf)
-        score_all[:, :, 0] = np.where(allowed[:, :d], scores[:, :d], np.inf)
+        score_all[:, :, 0] = np.where(right, scores[:, :d], np.inf)
         if passes == 2:  # missing left: p = nm + the last present row on the left
             nm, n_p = n_missing[:, with_missing, None], n_present[:, with_missing, None]
             present = p - nm
@@ -130,11 +121,10 @@ def _absolute_error_splits(fit, orders, level):
             x_sub = xs[:, with_missing]
             x_here = np.take_along_axis(x_sub, at, axis=-1)
             x_next = np.take_along_axis(x_sub, np.minimum(at + 1, L - 1), axis=-1)
-            ok = (nm > 0) & (present >= 0) & (present < n_p - 1) & (x_here < x_next)
-            ok &= n_left_ok
+            ok = allowed_candidates(present, n_p, nm, msl, True, x_here < x_next)
             score_all[:, with_missing, 1] = np.where(ok, scores[:, d:], np.inf)
         if draws is not None:  # features a node did not draw: refused
-            score_all[~draws["num_mask"][nodes]] = np.inf
+            score_all[~draws.num_mask[nodes]] = np.inf
         flat = score_all.reshape(c, -1)
         best, first = choose_best_rows(flat, impurity[nodes])
         found = np.isfinite(best)
@@ -149,6 +139,5 @@ def _absolute_error_splits(fit, orders, level):
         threshold = np.where(np.isnan(upper), np.inf, midpoint_threshold(lower, upper))
         n_left = p[i] + 1
         direction = missing_goes_left(nm, missing_left, n_left, m)
-        winners = (best_f, best_t, best_s, best_m)
         _store(winners, found, nodes, j, threshold, best, direction)
-    return best_f, best_t, best_s, best_m
+    return winners

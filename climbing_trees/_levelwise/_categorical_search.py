@@ -57,7 +57,7 @@ def _mixed_splits(best_f, best_t, best_s, split_feature, cat_features, n_categor
         score, pair_node, pair_level, pair_left, w_left, w_right = split_feature(j, n_levels)
         score = np.where(searchable, score, np.inf)
         if draws is not None:
-            score = np.where(draws["mask"][:, j], score, np.inf)
+            score = np.where(draws.mask[:, j], score, np.inf)
         features.append(np.where(np.isfinite(score), j, np.iinfo(np.intp).max))
         scores.append(score)
         # Unseen (and absent) levels go to the heavier side; the present levels
@@ -250,7 +250,7 @@ def _random_categorical_splits(fit, level, codes, n_levels, j):
     """
     node_of_pos, n_nodes, phi = level.node_of_pos, level.n_nodes, level.phi
     searchable, criterion, msl = level.searchable, fit.criterion, fit.min_samples_leaf
-    min_level, keys = fit.min_samples_level, level.draws["keys"]
+    min_level, keys = fit.min_samples_level, level.draws.keys
     pair_node, pair_level, pair_stats, pair_counts = _present_pairs(
         codes, node_of_pos, n_nodes, n_levels, phi
     )

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 
 from .._random import (
@@ -14,7 +16,28 @@ from .._random import (
 )
 
 
-def _node_draws(fit, orders, level) -> dict:
+@dataclass
+class Draws:
+    """A level's random draws, node by node (:func:`_node_draws`).
+
+    ``mask``: the features each node searches, ``(nodes, d)``;
+    ``num_mask`` its numerical features' columns; ``keys`` each node's
+    random key.  With the random splitter, per node and numerical feature:
+    the drawn ``thresholds``, whether the node has ``missing`` values, the
+    side drawn for them (``missing_left``), and ``values``, the features read
+    at every row of the level while drawing (``"features"``, ``"x"``).
+    """
+
+    mask: np.ndarray
+    num_mask: np.ndarray
+    keys: np.ndarray
+    thresholds: np.ndarray | None = None
+    missing: np.ndarray | None = None
+    missing_left: np.ndarray | None = None
+    values: dict | None = None
+
+
+def _node_draws(fit, orders, level) -> Draws:
     """The random draws of every searchable node of a level (:mod:`climbing_trees._random`).
 
     The same functions of the same keys as in ``grow_tree``, for all nodes at
@@ -76,17 +99,15 @@ def _node_draws(fit, orders, level) -> dict:
             constant = constant_features(lo[drawing], hi[drawing], missing[drawing])
     mask = np.zeros((n_nodes, d), dtype=bool)
     mask[drawing] = draw_features(node_keys, constant, k)
-    draws = {"mask": mask, "num_mask": mask[:, num_features], "keys": keys, "random": random}
+    draws = Draws(mask, mask[:, num_features], keys)
     if random:
         t = np.full((n_nodes, len(num_features)), np.nan)
         t[drawing] = random_thresholds(node_keys, lo[drawing], hi[drawing])[:, num_features]
         side = np.zeros(t.shape, dtype=bool)  # without missing values the coins decide nothing
         if has_missing.any():
             side[drawing] = missing_sides(node_keys, d)[:, num_features]
-        draws["thresholds"] = t
-        draws["missing"] = missing[:, num_features]
-        draws["missing_left"] = side
-        draws["values"] = values
+        draws.thresholds, draws.missing_left, draws.values = t, side, values
+        draws.missing = missing[:, num_features]
     return draws
 
 

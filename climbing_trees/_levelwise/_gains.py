@@ -1,6 +1,8 @@
-"""Scores of many candidates at once: prefix sums, gains and the tie tolerance."""
+"""Scores of many candidates at once: prefix sums and gains (ties: :mod:`.._ties`)."""
 
 from __future__ import annotations
+
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -13,10 +15,7 @@ from .._criteria import (
     poisson_impurity,
     total_weight,
 )
-from .._ties import (
-    refused_weights,
-    tie_tolerance,
-)
+from .._ties import refused_weights
 
 
 def _sum_last(parts: list) -> np.ndarray:
@@ -177,30 +176,33 @@ def _prefix_sums(left_idx, cols, scan, weighted, carry=None):
     return [running(col, start) for col, start in zip(columns, starts, strict=True)], weights
 
 
-def _block_gains(
-    prefix,
-    i,
-    scan,
-    unit,
-    stats,
-    w_node,
-    penalty,
-    criterion,
-    msl=1,
-    missing=None,
-):
+@dataclass(frozen=True)
+class _Totals:
+    """What scoring a block's candidates reads besides its prefix sums."""
+
+    cols: list  # every row's statistics, flat columns
+    scan: slice  # the columns scanned
+    unit: bool  # unit weights
+    stats: np.ndarray  # the nodes' statistics, (columns, c, 1, 1)
+    w_node: np.ndarray  # the nodes' weights
+    criterion: str
+    msl: int = 1  # min_samples_leaf (a LeafMinimum carries min_weight_leaf)
+
+
+def _block_gains(prefix, i, totals: _Totals, penalty, missing=None, n_missing=0):
     """Gains of every candidate of a block (some of its features), -inf if refused.
 
     ``prefix`` holds the block's segmented prefix sums (:func:`_prefix_sums`)
-    of the statistic columns scanned (``scan``), each ``(c, features,
+    of the statistic columns scanned (``totals.scan``), each ``(c, features,
     positions)``, at the positions ``i``.  ``penalty`` is 0 where the row
     counts allow a candidate and -inf elsewhere; a side without weight, or
     lighter than ``leaf_weight(msl)`` (``min_weight_fraction_leaf``), is
     refused too.  With ``missing``, the missing rows' sums (one
-    ``(c, features, 1)`` array per statistic column) and their count, the
-    missing rows join every left child.
+    ``(c, features, 1)`` array per statistic column) and ``n_missing`` their
+    count, the missing rows join every left child.
     """
-    missing, n_missing = (None, 0) if missing is None else missing
+    scan, unit, stats, w_node = totals.scan, totals.unit, totals.stats, totals.w_node
+    criterion, msl = totals.criterion, totals.msl
     regression = criterion not in CLASSIFICATION_CRITERIA
     left, w_left = list(prefix[0]), prefix[1]
     if unit:
@@ -231,7 +233,7 @@ def _block_gains(
     return gains
 
 
-def _run_gains(idx, ends, row_class, penalty, args, criterion, msl):
+def _run_gains(idx, ends, row_class, penalty, totals: _Totals):
     """Gains of a block of tied features, scored at the ends of runs only; or None.
 
     A threshold never falls inside a run of equal values, so only the
@@ -245,7 +247,7 @@ def _run_gains(idx, ends, row_class, penalty, args, criterion, msl):
     the runs are too many for counting to pay.
     """
     c, f, L = idx.shape
-    cols, scan, unit, stats, w_node = args
+    cols, scan, stats, w_node = totals.cols, totals.scan, totals.stats, totals.w_node
     n_classes = len(cols)
     run = np.zeros((c, f, L), dtype=np.intp)  # ends before each position
     np.cumsum(ends, axis=-1, out=run[:, :, 1:])
@@ -270,16 +272,13 @@ def _run_gains(idx, ends, row_class, penalty, args, criterion, msl):
     # A prefix's counts: the running counts minus those before its (node, feature).
     prefix = (running[:, 1:] - running[:, first[ci * f + fi]]).astype(float)
     left = [part.reshape(1, 1, E) for part in prefix[:n_classes][scan]]
+    at_ends = replace(
+        totals,
+        stats=stats[:, ci].reshape(len(stats), 1, 1, E),
+        w_node=w_node[ci].reshape(1, 1, E),
+    )
     part = _block_gains(
-        (left, None),
-        p.reshape(1, 1, E),
-        scan,
-        unit,
-        stats[:, ci].reshape(len(stats), 1, 1, E),
-        w_node[ci].reshape(1, 1, E),
-        penalty[ci, 0, p].reshape(1, 1, E),
-        criterion,
-        msl,
+        (left, None), p.reshape(1, 1, E), at_ends, penalty[ci, 0, p].reshape(1, 1, E)
     )
     gains[ci, fi, p] = part.ravel()
     return gains
@@ -303,28 +302,3 @@ def _refuse_equal(gains, refuse, idx, features, values) -> None:
     sub = gains[refuse]  # (groups, passes, L - 1)
     np.copyto(sub, -np.inf, where=(xs[:, :-1] >= xs[:, 1:])[:, None])
     gains[refuse] = sub
-
-
-def _lowest_allowed(gain, const, w_t, impurity):
-    """The lowest gain within the tie tolerance of ``gain``, node by node (first axis).
-
-    ``const - gain`` over ``w_t`` is the score (:func:`_gains`); the
-    tolerance is relative to the node's ``impurity`` and to that score, as in
-    :func:`climbing_trees.choose_best`.
-    """
-    shape = (-1,) + (1,) * (np.ndim(gain) - 1)
-    w_t = np.reshape(w_t, shape)
-    score = (np.reshape(const, shape) if np.ndim(const) else const) - gain
-    score /= w_t
-    tol = tie_tolerance(np.reshape(impurity, shape), score) * w_t
-    return gain - tol
-
-
-def _tie_choice(flat, const, w_t, impurity):
-    """Each node's best gain, and its first candidate within the tie tolerance of it.
-
-    ``flat`` holds a node's gains per row in tie-break order
-    (:func:`_lowest_allowed`).
-    """
-    best = flat.max(axis=1)
-    return best, np.argmax(flat >= _lowest_allowed(best, const, w_t, impurity)[:, None], axis=1)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 
 
@@ -133,12 +135,20 @@ def _feature_reader(X, num_features):
     return values
 
 
-def _missing_sums(cells, rows, column, n_columns, cols, sizes):
+@dataclass
+class MissingCells:
+    """Every missing value of the numerical features once: its ``feature`` and
+    ``row``, feature by feature and each feature's rows in increasing order."""
+
+    feature: np.ndarray
+    row: np.ndarray
+
+
+def _missing_sums(cells: MissingCells, rows, column, n_columns, cols, sizes):
     """Per node of the level and feature with missing values: its missing rows'
     count and, per statistic column, their sum.
 
-    ``cells`` lists every missing value once (``"feature"``, ``"row"``),
-    feature by feature and each feature's rows in increasing order; the
+    ``cells`` lists every missing value once (:class:`MissingCells`); the
     feature's column in the result is ``column[feature]`` (of ``n_columns``).
     Rows are added one by one in increasing row id (``bincount`` in that
     order), the order in which they end the node's segment of the feature's
@@ -149,15 +159,15 @@ def _missing_sums(cells, rows, column, n_columns, cols, sizes):
     n_nodes = sizes.size
     node_of_row = np.full(rows.shape[1], n_nodes, dtype=np.intp)  # n_nodes: not here
     node_of_row[rows[-1, : int(sizes.sum())]] = np.repeat(np.arange(n_nodes), sizes)
-    node = node_of_row.take(cells["row"])
+    node = node_of_row.take(cells.row)
     here = node < n_nodes
     if not here.all():
-        cells["feature"], cells["row"] = cells["feature"][here], cells["row"][here]
+        cells.feature, cells.row = cells.feature[here], cells.row[here]
         node = node[here]
-    key = node * n_columns + column.take(cells["feature"])
+    key = node * n_columns + column.take(cells.feature)
     size = n_nodes * n_columns
     count = np.bincount(key, minlength=size).reshape(n_nodes, n_columns)
-    rows_missing = cells["row"]
+    rows_missing = cells.row
     sums = [
         np.bincount(key, weights=col.take(rows_missing), minlength=size).reshape(n_nodes, n_columns)
         for col in cols
@@ -215,8 +225,9 @@ class Orders:
     the padding row n, and so does the position after the level's rows.  The
     random splitter scans no sorted order: it keeps the index order only.
     Row ids are int32 when they fit (half the memory).  ``tie_share`` and
-    ``has_missing`` describe each numerical feature; ``missing_cells`` lists
-    the missing cells for the prefix-sum search (:func:`_missing_sums`).
+    ``has_missing`` describe each numerical feature; ``missing_cells``
+    (:class:`MissingCells`, or None) lists the missing cells for the
+    prefix-sum search (:meth:`missing_sums`).
     """
 
     def __init__(self, fit):
@@ -246,16 +257,46 @@ class Orders:
             if n_sorted:
                 rows[chunk, :n], tie_share[chunk] = _presort_runs(Xt)
             del Xt, nan
+        cells = None  # where X is missing (MissingCells), if the search reads it
         if missing_cells:
-            missing_cells = {
-                "feature": np.concatenate([feature for feature, _ in missing_cells]),
-                "row": np.concatenate([row for _, row in missing_cells]),
-            }
+            cells = MissingCells(
+                np.concatenate([feature for feature, _ in missing_cells]),
+                np.concatenate([row for _, row in missing_cells]),
+            )
         rows[n_sorted, :n] = np.arange(n)
         rows[:, n] = n
         self.rows, self.n_sorted = rows, n_sorted
         self.tie_share, self.has_missing = tie_share, has_missing
-        self.missing_cells = missing_cells
+        self.missing_cells = cells
+
+    def block_positions(self, starts, sizes, L: int) -> np.ndarray:
+        """Positions of a block's nodes' rows in every order, padded: (nodes, L).
+
+        The node starting at ``starts[k]`` with ``sizes[k]`` rows, then the
+        padding row's position (the last column) up to ``L``.
+        """
+        offset = np.arange(L)
+        pad = self.rows.shape[1] - 1
+        return np.where(offset < sizes[:, None], starts[:, None] + offset, pad)
+
+    def block_rows(self, positions, features) -> np.ndarray:
+        """The rows at ``positions`` (:meth:`block_positions`) of ``features``' orders.
+
+        ``features`` per node (nodes,) gives (nodes, L); per node and slot
+        (nodes, f) gives (nodes, f, L): each node's rows sorted by each feature.
+        """
+        flat, stride = self.rows.ravel(), self.rows.shape[1]
+        if np.ndim(features) == 1:
+            return flat.take(positions + (features * stride)[:, None])
+        return flat.take(positions[:, None, :] + (features * stride)[:, :, None])
+
+    def missing_sums(self, column, n_columns, cols, sizes):
+        """The level's missing rows' count and sums per node and feature.
+
+        See :func:`_missing_sums`.
+        """
+        cells, rows = self.missing_cells, self.rows
+        return _missing_sums(cells, rows, column, n_columns, cols, sizes)
 
     def index_rows(self, m: int) -> np.ndarray:
         """The level's ``m`` rows, node by node, in index order."""

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -12,41 +12,42 @@ from .._criteria import (
     output_mean,
     output_widths,
 )
-from .._missing import missing_goes_left
+from .._missing import allowed_candidates, missing_goes_left
 from .._ties import (
+    choose_best_gains,
+    first_within,
+    gain_tolerance,
     midpoint_threshold,
 )
 from . import _orders
 from ._gains import (
     _block_gains,
     _impurity,
-    _lowest_allowed,
     _prefix_sums,
     _refuse_equal,
     _run_gains,
     _sum_last,
-    _tie_choice,
+    _Totals,
 )
-from ._orders import _feature_reader, _missing_sums, _size_classes
+from ._orders import _feature_reader, _size_classes
 
 
-def _store(winners, found, nodes, *values) -> None:
-    """Write the found nodes' (feature, threshold, score, missing side) into ``winners``."""
-    for array, value in zip(winners, values, strict=True):
-        array[nodes[found]] = value[found]
+def _store(winners, found, nodes, feature, threshold, score, missing_left) -> None:
+    """Write the ``found`` ones of ``nodes``' winners into ``winners`` (a ``LevelSplits``)."""
+    at = nodes[found]
+    winners.feature[at] = feature[found]
+    winners.threshold[at] = threshold[found]
+    winners.score[at] = score[found]
+    winners.missing_left[at] = missing_left[found]
 
 
 @dataclass
 class _Scan:
-    """What every block of a level's prefix-sum search reads, set up once a level."""
+    """What every block of a level's prefix-sum search reads: the fit's constants,
+    set once (:func:`_scan_settings`), then each level's own fields (``replace``)."""
 
     fit: object  # FitData
-    level: object  # Level
-    cols: list
     d: int
-    stride: int
-    pad: int  # the padding row n, in the last column of every order
-    orders: np.ndarray  # every order, flat
     values: object  # the reader of X's values (_feature_reader)
     tie_share: np.ndarray
     has_missing: np.ndarray
@@ -55,18 +56,70 @@ class _Scan:
     checked_after: np.ndarray  # a few ties, checked at the chosen positions
     passes: int  # missing rows right, then (features with missing values) left
     scan: slice  # the statistic columns scanned
-    needed: set  # the columns whose missing rows' sums the scan reads
     weighted: bool
     row_class: np.ndarray | None
     column: np.ndarray | None  # each feature's column in the missing rows' tables
-    missing_count: np.ndarray | None
-    missing_sums: list | None
-    n_drawn: np.ndarray
-    slot_features: np.ndarray | None
+    with_missing: np.ndarray  # the features with missing values
+    # The level's own:
+    level: object = None  # Level
+    cols: list | None = None
+    orders: object = None  # Orders
+    needed: set | None = None  # the columns whose missing rows' sums the scan reads
+    missing_count: np.ndarray | None = None
+    missing_sums: list | None = None
+    n_drawn: np.ndarray | None = None
+    slot_features: np.ndarray | None = None
 
 
-def _best_splits(fit, orders, level, cols):
-    """Best (feature, threshold, score, missing_go_to_left) of every searchable node.
+def _scan_settings(fit, orders) -> _Scan:
+    """The fit's constant part of every level's :class:`_Scan`, computed once."""
+    criterion, unit = fit.criterion, fit.unit
+    tie_share, has_missing = orders.tie_share, orders.has_missing
+    d = len(fit.num_features)
+    regression = criterion not in CLASSIFICATION_CRITERIA
+    has_ties = tie_share > 0
+    refused_first = tie_share > _orders._FEW_TIES  # ties refused before the choice
+    passes = 2 if has_missing.any() else 1  # missing rows right, then left
+    # Columns scanned: class counts (all but the last with unit weights, whose
+    # count is the row count minus the others), or the centred weighted target,
+    # or (Poisson) the weighted target and the count of positive targets.
+    k_out = n_outputs(criterion)
+    if criterion == "poisson":
+        scan = slice(1, None)
+    else:  # squared error: each output's centred sum (columns 1..K)
+        scan = slice(1, 1 + k_out) if regression else (slice(0, -1) if unit else slice(None))
+    # Unit weights, one output's classes: counts are whole numbers, so tied
+    # features may be summed run by run (see _run_gains).
+    row_class = fit.row_class
+    if passes == 2 or not has_ties.any():
+        row_class = None
+    with_missing = np.flatnonzero(has_missing)
+    column = None
+    if with_missing.size:
+        # Each feature's column in the missing rows' tables (features without
+        # missing values: column 0, never read where they count).
+        column = np.zeros(d, dtype=np.intp)
+        column[with_missing] = np.arange(with_missing.size)
+    return _Scan(
+        fit=fit,
+        d=d,
+        values=_feature_reader(fit.X, fit.num_features),
+        tie_share=tie_share,
+        has_missing=has_missing,
+        has_ties=has_ties,
+        refused_first=refused_first,
+        checked_after=has_ties & ~refused_first,
+        passes=passes,
+        scan=scan,
+        weighted=regression and not unit,
+        row_class=row_class,
+        column=column,
+        with_missing=with_missing,
+    )
+
+
+def _best_splits(fit, orders, level, cols, settings, winners):
+    """Best split of every searchable node, written into ``winners`` (a ``LevelSplits``).
 
     ``orders.rows`` holds the level's sorted orders (:class:`Orders`),
     ``fit.X`` the data (C or Fortran order, read in place), ``cols`` the
@@ -78,12 +131,14 @@ def _best_splits(fit, orders, level, cols):
     (:func:`_run_gains`).  Each block of nodes of similar sizes is one
     :class:`_Block`.
 
-    Returns ``feature = -1`` (and score ``inf``) for nodes without an allowed
-    split.  Candidates are ranked by :func:`_gains`; each node's winner is
-    then scored again with exactly the arithmetic of ``grow_tree``.  Features
+    ``settings`` holds what no level changes (:func:`_scan_settings`).
+    Returns ``winners``, ``feature`` among the numerical features, ``-1``
+    (score ``inf``) for nodes without an allowed split.  Candidates are
+    ranked by :func:`_gains`; each node's winner is then scored again with
+    exactly the arithmetic of ``grow_tree``.  Features
     with missing values (``orders.has_missing``) get the second scan, missing rows
-    left, of :func:`climbing_trees.column_candidates`; ``orders.missing_cells``
-    lists where X is missing (:func:`_missing_sums`).
+    left, of :func:`climbing_trees.column_candidates`; ``orders.missing_sums``
+    counts and sums the level's missing rows.
 
     Memory: a block of nodes goes through its features a few at a time, as
     many as ``_CHUNK_CELLS`` cells allow but at least one, and the prefix sums
@@ -105,42 +160,13 @@ def _best_splits(fit, orders, level, cols):
     them sits between equal values choose again with those positions
     refused: the same choice, without comparing every pair of neighbours.
     """
-    rows, X, num_features = orders.rows, fit.X, fit.num_features
-    tie_share, has_missing, unit = orders.tie_share, orders.has_missing, fit.unit
+    d, with_missing = settings.d, settings.with_missing
     sizes, searchable, draws = level.sizes, level.searchable, level.draws
-    criterion, row_class = fit.criterion, fit.row_class
     n_nodes = sizes.size
-    d = len(num_features)
-    regression = criterion not in CLASSIFICATION_CRITERIA
-    best_f = np.full(n_nodes, -1, dtype=np.intp)
-    best_t = np.full(n_nodes, np.nan)
-    best_s = np.full(n_nodes, np.inf)
-    best_m = np.zeros(n_nodes, dtype=bool)
-    has_ties = tie_share > 0
-    refused_first = tie_share > _orders._FEW_TIES  # ties refused before the choice
-    passes = 2 if has_missing.any() else 1  # missing rows right, then left
-    # Columns scanned: class counts (all but the last with unit weights, whose
-    # count is the row count minus the others), or the centred weighted target,
-    # or (Poisson) the weighted target and the count of positive targets.
-    k_out = n_outputs(criterion)
-    if criterion == "poisson":
-        scan = slice(1, None)
-    else:  # squared error: each output's centred sum (columns 1..K)
-        scan = slice(1, 1 + k_out) if regression else (slice(0, -1) if unit else slice(None))
-    needed = set(range(len(cols))[scan]) | ({0} if regression and not unit else set())
-    # Unit weights, one output's classes: counts are whole numbers, so tied
-    # features may be summed run by run (see _run_gains).
-    if passes == 2 or not has_ties.any():
-        row_class = None
-    with_missing = np.flatnonzero(has_missing)
-    column = missing_count = missing_sums = None
+    missing_count = missing_sums = None
     if with_missing.size:
-        # Each feature's column in the missing rows' tables (features without
-        # missing values: column 0, never read where they count).
-        column = np.zeros(d, dtype=np.intp)
-        column[with_missing] = np.arange(with_missing.size)
-        missing_count, missing_sums = _missing_sums(
-            orders.missing_cells, rows, column, with_missing.size, cols, sizes
+        missing_count, missing_sums = orders.missing_sums(
+            settings.column, with_missing.size, cols, sizes
         )
     # The features each node searches, in increasing order: every numerical
     # feature, or (random draws) the drawn ones, then padding up to the block's
@@ -148,11 +174,11 @@ def _best_splits(fit, orders, level, cols):
     if draws is None:
         n_drawn = np.full(n_nodes, d)
     else:
-        drawn = draws["num_mask"]
+        drawn = draws.num_mask
         n_drawn = drawn.sum(axis=1)
     candidates = np.flatnonzero(searchable & (n_drawn > 0))
     if not candidates.size:
-        return best_f, best_t, best_s, best_m
+        return winners
     slots = int(n_drawn[candidates].max())
     slot_features = None
     if draws is not None:  # slot_features[node, s]: the node's s-th drawn feature
@@ -160,14 +186,18 @@ def _best_splits(fit, orders, level, cols):
         slot = np.arange(len(node)) - (np.cumsum(n_drawn) - n_drawn)[node]
         slot_features = np.zeros((n_nodes, int(n_drawn.max())), dtype=np.intp)  # padding: 0
         slot_features[node, slot] = feature
-    shared = _Scan(
-        fit, level, cols, d, rows.shape[1], rows.shape[1] - 1, rows.ravel(),
-        _feature_reader(X, num_features), tie_share, has_missing, has_ties, refused_first,
-        has_ties & ~refused_first, passes, scan, needed, regression and not unit, row_class,
-        column, missing_count, missing_sums, n_drawn, slot_features,
-    )  # fmt: skip
-    winners = (best_f, best_t, best_s, best_m)
-    for nodes in _size_classes(sizes[candidates], slots * passes):
+    shared = replace(
+        settings,
+        level=level,
+        cols=cols,
+        orders=orders,
+        needed=set(range(len(cols))[settings.scan]) | ({0} if settings.weighted else set()),
+        missing_count=missing_count,
+        missing_sums=missing_sums,
+        n_drawn=n_drawn,
+        slot_features=slot_features,
+    )
+    for nodes in _size_classes(sizes[candidates], slots * settings.passes):
         _Block(shared, candidates[nodes]).store(winners)
     return winners
 
@@ -179,7 +209,7 @@ class _Block:
     largest node ``L``; the positions the row counts allow; the missing rows'
     counts and sums per (node, slot); and the tie rule of ``grow_tree``: the
     first candidate within the tolerance of the best, relative to the node and
-    to the score (:func:`_lowest_allowed`).
+    to the score (:func:`climbing_trees._ties.choose_best_gains`).
     """
 
     def __init__(self, shared: _Scan, nodes):
@@ -197,20 +227,23 @@ class _Block:
         self.feat, n_slots = feat, feat.shape[1]
         offset = np.arange(L)
         # Positions in the orders of each node's rows, then of the padding: (nodes, L).
-        self.pos = np.where(offset < m[:, None], level.starts[nodes, None] + offset, shared.pad)
+        self.pos = shared.orders.block_positions(level.starts[nodes], m, L)
         i = self.i = offset[:-1]
         stats = self.stats = level.node_stats[nodes].T[:, :, None, None]  # (columns, c, 1, 1)
         first_width = output_widths(criterion, len(stats))[0]
         w_node = stats[0] if shared.fit.regression else _sum_last(list(stats[:first_width]))
         # Positions the row counts allow (min_samples_leaf each side; this also
         # rules out the last position and the padding): 0 there, -inf elsewhere.
-        high = m - min_samples_leaf - 1
-        penalty = np.where((i >= min_samples_leaf - 1) & (i <= high[:, None]), 0.0, -np.inf)
+        # Missing rows are refused their positions in scanned_gains.
+        allowed = allowed_candidates(i, m[:, None], 0, min_samples_leaf, False)
+        penalty = np.where(allowed, 0.0, -np.inf)
         self.penalty = penalty[:, None, :]
         self.missing_rows(n_slots)
-        self.args = (shared.cols, shared.scan, fit.unit, stats, w_node)
+        self.totals = _Totals(
+            shared.cols, shared.scan, fit.unit, stats, w_node, criterion, min_samples_leaf
+        )
         # The tie rule of grow_tree: the first candidate within the tolerance of
-        # the best, relative to the node and to the score (see _lowest_allowed).
+        # the best, relative to the node and to the score (see choose_best_gains).
         self.w_t = w_node.ravel()
         self.const = 0.0
         if criterion == "gini":
@@ -240,17 +273,21 @@ class _Block:
         self.n_missing, self.missing = n_missing, missing
         self.n_present = self.m[:, None] - n_missing
 
-    def lowest_allowed(self, gain, which=None):
-        """The lowest gain within the tie tolerance of ``gain`` (first axis: ``which``)."""
+    def tolerance(self, gain, which=None):
+        """The tie tolerance of ``gain`` in gain units (first axis: the nodes ``which``)."""
         which = self.block if which is None else which
         here = self.const[which] if np.ndim(self.const) else self.const
-        return _lowest_allowed(gain, here, self.w_t[which], self.node_impurity[which])
+        return gain_tolerance(gain, here, self.w_t[which], self.node_impurity[which])
+
+    def first_within(self, gains, best, which=None):
+        """The first of ``gains`` (last axis) within the tie tolerance of ``best``."""
+        return first_within(gains, best, self.tolerance(best, which), larger_is_better=True)
 
     def tie_choice(self, flat, which=None):
-        """:func:`_tie_choice` for the nodes ``which`` (rows of ``flat``)."""
+        """:func:`choose_best_gains` for the nodes ``which`` (rows of ``flat``)."""
         which = self.block if which is None else which
         here = self.const[which] if np.ndim(self.const) else self.const
-        return _tie_choice(flat, here, self.w_t[which], self.node_impurity[which])
+        return choose_best_gains(flat, here, self.w_t[which], self.node_impurity[which])
 
     def gains_of(self, s, refuse):
         """Gains of the slots ``s`` (a slice): ``(c, f, passes, L - 1)``, and the
@@ -258,7 +295,7 @@ class _Block:
         values are refused on the features where ``refuse`` holds."""
         shared = self.shared
         fs = self.feat[:, s]
-        idx = shared.orders.take(self.pos[:, None, :] + (fs * shared.stride)[:, :, None])
+        idx = shared.orders.block_rows(self.pos, fs)
         # Runs pay where most neighbours are equal: tried only where they are
         # over all the rows (a node's rows, a sample of them, usually alike).
         tie_share = shared.tie_share
@@ -269,9 +306,8 @@ class _Block:
         ):
             xs = shared.values(idx, fs[:, :, None])
             part = _run_gains(
-                idx, xs[..., :-1] < xs[..., 1:], shared.row_class, self.penalty, self.args,
-                shared.fit.criterion, shared.fit.min_samples_leaf,
-            )  # fmt: skip
+                idx, xs[..., :-1] < xs[..., 1:], shared.row_class, self.penalty, self.totals
+            )
             if part is not None:
                 return part[:, :, None], idx
         gains = self.scanned_gains(s, idx)
@@ -282,8 +318,8 @@ class _Block:
     def scanned_gains(self, s, idx):
         """Gains of the slots ``s`` from the prefix sums over ``idx``, in pieces."""
         shared, c, L, i, penalty = self.shared, self.c, self.L, self.i, self.penalty
-        passes, cols, scan, args = shared.passes, shared.cols, shared.scan, self.args
-        criterion, min_samples_leaf = shared.fit.criterion, shared.fit.min_samples_leaf
+        passes, cols, scan, totals = shared.passes, shared.cols, shared.scan, self.totals
+        min_samples_leaf = shared.fit.min_samples_leaf
         f = idx.shape[1]
         # Positions go through in pieces of at most _CHUNK_CELLS cells too;
         # each piece's prefix sums go on from the previous piece's last ones.
@@ -293,11 +329,6 @@ class _Block:
             gains = np.empty((c, f, passes, L - 1))
         nm, n_p = self.n_missing[:, s, None], self.n_present[:, s, None]
         extra = [None if a is None else a[:, s, None] for a in self.missing]
-        # Missing left: the positions with at least one present row on each side
-        # and min_samples_leaf rows per side (missing rows join the left one),
-        # lo <= i <= hi; none where the feature has no missing row in the node.
-        lo = min_samples_leaf - 1 - nm
-        hi = np.where(nm > 0, n_p - 1 - max(min_samples_leaf, 1), -1)
         carry = None
         for start in range(0, L - 1, piece):
             at = slice(start, min(start + piece, L - 1))
@@ -306,41 +337,33 @@ class _Block:
             weights = None if prefix[1] is None else prefix[1][..., -1]
             carry = ([p[..., -1] for p in prefix[0]], weights)
             i_at = i[at]
-            part = _block_gains(
-                prefix, i_at, *args[1:], penalty[..., at], criterion, min_samples_leaf
-            )
+            part = _block_gains(prefix, i_at, totals, penalty[..., at])
             if gains is None:
                 gains = part[:, :, None]
                 break
             gains[:, :, 0, at] = part
             if passes == 1:
                 continue
-            # Missing right: the last candidate is "present left, missing right".
-            np.copyto(gains[:, :, 0, at], -np.inf, where=i_at >= n_p)
+            # The candidates of column_candidates, each pass (equal values are
+            # refused apart).  Missing right: the last is "present left, missing
+            # right"; missing left: n_missing more rows on the left of each.
+            right = allowed_candidates(i_at, n_p, nm, min_samples_leaf, False)
+            np.copyto(gains[:, :, 0, at], -np.inf, where=~right)
             if not nm.any():
                 gains[:, :, 1, at] = -np.inf
                 continue
-            # Missing left: n_missing more rows on the left of every candidate.
-            allowed = i_at >= lo
-            allowed &= i_at <= hi
-            gains[:, :, 1, at] = _block_gains(
-                prefix,
-                i_at,
-                *args[1:],
-                np.where(allowed, 0.0, -np.inf),
-                criterion,
-                min_samples_leaf,
-                (extra, nm),
-            )
+            allowed = allowed_candidates(i_at, n_p, nm, min_samples_leaf, True)
+            penalty_left = np.where(allowed, 0.0, -np.inf)
+            gains[:, :, 1, at] = _block_gains(prefix, i_at, totals, penalty_left, extra, nm)
         return gains
 
     def group_choice(self, s):
         """Each group's best gain and first position within its tolerance, slots ``s``."""
-        shared, lowest_allowed = self.shared, self.lowest_allowed
+        shared = self.shared
         values, checked_after = shared.values, shared.checked_after
         gains, idx = self.gains_of(s, shared.refused_first)
         best = gains.max(axis=-1)  # (c, f, passes)
-        first = np.argmax(gains >= lowest_allowed(best)[..., None], axis=-1)
+        first = self.first_within(gains, best)
         fs = self.feat[:, s]
         check = checked_after[fs][:, :, None] & np.isfinite(best)
         if check.any():
@@ -357,9 +380,7 @@ class _Block:
                 sub = gains[again]  # (groups, passes, L - 1)
                 _refuse_equal(sub[:, None], True, idx[again][:, None], fs[again][:, None], values)
                 best[again] = sub.max(axis=-1)
-                which = np.nonzero(again)[0]
-                near = sub >= lowest_allowed(best[again], which)[..., None]
-                first[again] = np.argmax(near, axis=-1)
+                first[again] = self.first_within(sub, best[again], np.nonzero(again)[0])
         return best, first
 
     def direct_choice(self, unused):
@@ -421,7 +442,7 @@ class _Block:
             redo = np.flatnonzero(again & (group // passes == s))
             gains, _ = self.gains_of(slice(s, s + 1), shared.has_ties)
             gains = gains[redo, 0, group[redo] % passes]
-            k[redo] = np.argmax(gains >= self.lowest_allowed(best[redo], redo)[:, None], axis=1)
+            k[redo] = self.first_within(gains, best[redo], redo)
         return best, group, k
 
     def store(self, winners) -> None:
@@ -435,7 +456,7 @@ class _Block:
         goes_left = goes_left.astype(bool)
         j = self.feat[block, slot]
         # The winners' rows, sorted by their feature: (c, L).
-        rows_j = shared.orders.take(self.pos + (j * shared.stride)[:, None])
+        rows_j = shared.orders.block_rows(self.pos, j)
         lower = values(rows_j[block, k], j)
         upper = values(rows_j[block, k + 1], j)
         nm = self.n_missing[block, slot]

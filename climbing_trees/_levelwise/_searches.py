@@ -24,30 +24,38 @@ import numpy as np
 from ._absolute import _absolute_error_splits
 from ._categorical_search import _categorical_splits, _mixed_splits, _random_categorical_splits
 from ._orders import Orders
-from ._prefix import _best_splits
+from ._prefix import _best_splits, _scan_settings
 from ._state import FitData, Level, LevelSplits
 from ._thresholds import _random_numeric_splits
 
 
 class NumericalSearch:
-    """A search over the numerical features: ``search(level, found) -> LevelSplits``."""
+    """A search over the numerical features: ``search(level) -> LevelSplits``.
+
+    Each variant's ``winners(level, splits)`` writes every node's winner into
+    ``splits`` (features numbered among the numerical ones).
+    """
 
     def __init__(self, fit: FitData, orders: Orders):
         self.fit, self.orders = fit, orders
 
-    def search(self, level: Level, found: LevelSplits) -> LevelSplits:
-        """Each node's best numerical split (``found``: none yet)."""
-        feature, threshold, score, missing_left = self.winners(level)
+    def search(self, level: Level, found: LevelSplits | None = None) -> LevelSplits:
+        """Each node's best numerical split (the first search: ``found`` is not read)."""
+        splits = self.winners(level, LevelSplits.none(level.n_nodes))
         # The winners' features among the numerical ones, as X's column indices.
-        num_features = self.fit.num_features
-        feature = np.where(feature >= 0, num_features[np.maximum(feature, 0)], -1)
-        return LevelSplits(feature, threshold, score, missing_left, found.unseen_left)
+        num_features, feature = self.fit.num_features, splits.feature
+        splits.feature = np.where(feature >= 0, num_features[np.maximum(feature, 0)], -1)
+        return splits
 
 
 class PrefixSums(NumericalSearch):
     """Every threshold, scored by segmented prefix sums over the sorted orders."""
 
-    def winners(self, level: Level):
+    def __init__(self, fit: FitData, orders: Orders):
+        super().__init__(fit, orders)
+        self.settings = _scan_settings(fit, orders)  # what no level changes
+
+    def winners(self, level: Level, splits: LevelSplits) -> LevelSplits:
         fit, orders = self.fit, self.orders
         # Per-row statistics as flat columns, padded with a zero at row n.
         cols = fit.class_cols
@@ -56,21 +64,23 @@ class PrefixSums(NumericalSearch):
             cols[:, level.index_rows] = level.phi.T
             if not fit.cat_features.size:
                 level.phi = None  # cols holds the same numbers: free phi during the search
-        return _best_splits(fit, orders, level, cols)
+        return _best_splits(fit, orders, level, cols, self.settings, splits)
 
 
 class AbsoluteError(NumericalSearch):
     """Every threshold, absolute error: the wavelet matrix's scores."""
 
-    def winners(self, level: Level):
-        return _absolute_error_splits(self.fit, self.orders, level)
+    def winners(self, level: Level, splits: LevelSplits) -> LevelSplits:
+        return _absolute_error_splits(self.fit, self.orders, level, splits)
 
 
 class RandomThresholds(NumericalSearch):
     """One drawn threshold per node and drawn feature (``splitter="random"``)."""
 
-    def winners(self, level: Level):
-        return _random_numeric_splits(self.fit, self.orders, level)
+    def winners(self, level: Level, splits: LevelSplits) -> LevelSplits:
+        winner = _random_numeric_splits(self.fit, self.orders, level)
+        splits.feature, splits.threshold, splits.score, splits.missing_left = winner
+        return splits
 
 
 class CategoricalSearch:

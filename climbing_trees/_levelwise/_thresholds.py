@@ -36,12 +36,12 @@ def _random_numeric_splits(fit, orders, level):
     sizes, impurity, searchable = level.sizes, level.impurity, level.searchable
     criterion, msl = fit.criterion, fit.min_samples_leaf
     n_nodes, n_num = len(sizes), len(num_features)
-    searched = draws["num_mask"] & searchable[:, None]
+    searched = draws.num_mask & searchable[:, None]
     left = np.zeros((n_nodes, n_num, phi.shape[1]))
     n_left = np.zeros((n_nodes, n_num), dtype=np.intp)
     positive_left = np.zeros((n_nodes, n_num), dtype=np.intp)
     stats = np.ascontiguousarray(phi.T)  # one row per statistic
-    t, side = draws["thresholds"], draws["missing_left"]
+    t, side = draws.thresholds, draws.missing_left
     t_by_feature, side_by_feature = np.ascontiguousarray(t.T), np.ascontiguousarray(side.T)
     # Features read at every row (the other nodes' scores are refused).
     dense = _most_rows(searched, sizes)
@@ -58,7 +58,7 @@ def _random_numeric_splits(fit, orders, level):
     dense = np.flatnonzero(dense)
     if dense.size:
         features = num_features[dense]
-        values = draws["values"]
+        values = draws.values
         if list(features) == list(values.get("features", [])):
             x = values["x"]  # read for the ranges
         else:
@@ -90,7 +90,7 @@ def _random_numeric_splits(fit, orders, level):
     found = np.isfinite(best)
     nodes = np.arange(n_nodes)
     threshold = t[nodes, first]
-    direction = missing_directions(draws["missing"], side, n_left, sizes)
+    direction = missing_directions(draws.missing, side, n_left, sizes)
     return (
         np.where(found, first, -1),
         np.where(found, threshold, np.nan),
