@@ -33,9 +33,6 @@ LONG_LISTINGS = {
     "06_one_vs_rest.ipynb",
     "07_optimal_partitioning.ipynb",
     "09_missing_values.ipynb",
-    # PrefixSums.winners' line that frees phi (91 characters): the change that moves
-    # it into the loop (review of issue 25, item 6) wraps it; then remove this mark.
-    "11_speed.ipynb",
     "12_ensembles.ipynb",
     "appendix_multiclass_partitions.ipynb",  # moved from chapter 7 with its listings
 }

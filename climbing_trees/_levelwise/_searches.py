@@ -40,11 +40,12 @@ class NumericalSearch:
         self.fit, self.orders = fit, orders
 
     def search(self, level: Level, found: LevelSplits | None = None) -> LevelSplits:
-        """Each node's best numerical split (the first search: ``found`` is not read)."""
+        """Each node's best numerical split (the first search: ``found`` unread)."""
         splits = self.winners(level, LevelSplits.none(level.n_nodes))
         # The winners' features among the numerical ones, as X's column indices.
         num_features, feature = self.fit.num_features, splits.feature
-        splits.feature = np.where(feature >= 0, num_features[np.maximum(feature, 0)], -1)
+        chosen = num_features[np.maximum(feature, 0)]
+        splits.feature = np.where(feature >= 0, chosen, -1)
         return splits
 
 
@@ -62,8 +63,8 @@ class PrefixSums(NumericalSearch):
         if fit.regression:
             cols = np.zeros((level.phi.shape[1], fit.n + 1))
             cols[:, level.index_rows] = level.phi.T
-            if not fit.cat_features.size:
-                level.phi = None  # cols holds the same numbers: free phi during the search
+            if not fit.cat_features.size:  # cols holds the same numbers:
+                level.phi = None  # free phi during the search
         return _best_splits(fit, orders, level, cols, self.settings, splits)
 
 

@@ -29,6 +29,7 @@ from .._random import RandomSplits
 from .._ties import LeafMinimum
 from .._tree import TREE_UNDEFINED
 from ._absolute import _absolute_error_summaries
+from ._draws import Draws
 from ._orders import _in_place
 
 
@@ -204,7 +205,7 @@ class Level:
     ranks: np.ndarray | None = None
     shifted: np.ndarray | None = None
     searchable: np.ndarray | None = None
-    draws: dict | None = None
+    draws: Draws | None = None  # the level's random draws (_draws.Draws)
 
     @property
     def n_nodes(self) -> int:
