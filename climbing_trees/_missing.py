@@ -100,14 +100,47 @@ def allowed_candidates(
     >>> allowed_candidates(np.arange(4), 4, 1, 2, True).tolist()
     [True, True, False, False]
     """
+    lo, hi = candidate_bounds(n_present, n_missing, min_samples_leaf, missing_left)
     position = np.asarray(position)
-    n_left = position + 1 + np.where(missing_left, n_missing, 0)
-    n_rows = n_present + n_missing
-    counts = (position >= 0) & (n_left >= min_samples_leaf) & (n_rows - n_left >= min_samples_leaf)
-    between = (position < n_present - 1) & distinct
-    has_missing = np.asarray(n_missing) > 0
-    right = between | (position == n_present - 1) & has_missing
-    return counts & np.where(missing_left, between & has_missing, right)
+    allowed = (position >= lo) & (position <= hi)
+    if distinct is not True:  # the last present row ("missing right") needs no gap
+        allowed &= distinct | (position == np.asarray(n_present) - 1)
+    return allowed
+
+
+def candidate_bounds(n_present, n_missing, min_samples_leaf, missing_left):
+    """The positions ``lo <= position <= hi`` of :func:`allowed_candidates`.
+
+    With the missing rows right, a candidate leaves ``position + 1`` rows
+    left, and the last present row is one only where the node has missing
+    rows; with them left, ``n_missing`` more rows go left, and only where
+    there are any.  Each side keeps ``min_samples_leaf`` rows.  Bounds are
+    per node and feature (small arrays), so a search compares each position
+    with them twice instead of working the rule out at every position.
+
+    >>> candidate_bounds(4, 1, 1, False), candidate_bounds(4, 0, 1, False)
+    ((0, 3), (0, 2))
+    >>> candidate_bounds(4, 1, 2, True)
+    (0, 1)
+    """
+    n_missing = np.asarray(n_missing)
+    has_missing = n_missing > 0
+    most = n_present + n_missing - min_samples_leaf - 1  # the right side's minimum
+    if np.ndim(missing_left) == 0 and missing_left:
+        lo = np.maximum(min_samples_leaf - 1 - n_missing, 0)
+        hi = np.where(has_missing, np.minimum(n_present - 2, most - n_missing), -1)
+    elif np.ndim(missing_left) == 0:
+        lo = np.maximum(min_samples_leaf - 1, 0)
+        hi = np.minimum(n_present - 2 + has_missing, most)
+    else:
+        left = np.where(missing_left, n_missing, 0)  # missing rows on the left
+        lo = np.maximum(min_samples_leaf - 1 - left, 0)
+        last = np.where(missing_left | ~has_missing, n_present - 2, n_present - 1)
+        hi = np.minimum(last, most - left)
+        hi = np.where(missing_left & ~has_missing, -1, hi)
+    if lo.ndim == 0 and hi.ndim == 0:
+        return int(lo), int(hi)
+    return lo, hi
 
 
 def column_candidates(x: np.ndarray, min_samples_leaf: int = 1) -> ColumnCandidates:

@@ -12,7 +12,7 @@ from .._criteria import (
     output_mean,
     output_widths,
 )
-from .._missing import allowed_candidates, missing_goes_left
+from .._missing import allowed_candidates, candidate_bounds, missing_goes_left
 from .._ties import (
     choose_best_gains,
     first_within,
@@ -328,6 +328,13 @@ class _Block:
         if passes == 2 or piece < L - 1:
             gains = np.empty((c, f, passes, L - 1))
         nm, n_p = self.n_missing[:, s, None], self.n_present[:, s, None]
+        # The candidates of column_candidates, each pass, as position bounds per
+        # node and feature (equal values are refused apart).  Missing right: the
+        # last is "present left, missing right"; missing left: n_missing more
+        # rows on the left of each.
+        if passes == 2:
+            lo_r, hi_r = candidate_bounds(n_p, nm, min_samples_leaf, False)
+            lo_l, hi_l = candidate_bounds(n_p, nm, min_samples_leaf, True)
         extra = [None if a is None else a[:, s, None] for a in self.missing]
         carry = None
         for start in range(0, L - 1, piece):
@@ -344,15 +351,12 @@ class _Block:
             gains[:, :, 0, at] = part
             if passes == 1:
                 continue
-            # The candidates of column_candidates, each pass (equal values are
-            # refused apart).  Missing right: the last is "present left, missing
-            # right"; missing left: n_missing more rows on the left of each.
-            right = allowed_candidates(i_at, n_p, nm, min_samples_leaf, False)
+            right = (i_at >= lo_r) & (i_at <= hi_r)
             np.copyto(gains[:, :, 0, at], -np.inf, where=~right)
             if not nm.any():
                 gains[:, :, 1, at] = -np.inf
                 continue
-            allowed = allowed_candidates(i_at, n_p, nm, min_samples_leaf, True)
+            allowed = (i_at >= lo_l) & (i_at <= hi_l)
             penalty_left = np.where(allowed, 0.0, -np.inf)
             gains[:, :, 1, at] = _block_gains(prefix, i_at, totals, penalty_left, extra, nm)
         return gains
