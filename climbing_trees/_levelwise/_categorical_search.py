@@ -32,63 +32,29 @@ from .._ties import (
 )
 from ._gains import _impurity
 from ._orders import _size_classes
+from ._state import LevelSplits
 
 
-def _mixed_splits(best_f, best_t, best_s, split_feature, cat_features, n_categories, searchable,
-                  impurity, draws=None):  # fmt: skip
-    """Add the categorical features to the numerical winners of a level's nodes.
+def _feature_candidates(level, j, n_levels, feature_splits):
+    """Each node's best split of categorical feature ``j``, as a :class:`LevelSplits`.
 
-    As in ``grow_tree``: each categorical feature's best split (by its own
-    tie rule; ``split_feature(j, n_levels)`` returns what
-    :func:`_categorical_splits` returns), then the first of the numerical
-    winner and those splits, by feature index, whose score is within the tie
-    tolerance of the best.
-    Returns feature, threshold (NaN at categorical splits), score and the
-    compact sets of the winners (:mod:`climbing_trees._category_sets`):
-    ``(unseen_left, set_node, set_level)``, where unseen levels go and the
-    (node, level) pairs that go the other way, sorted by node and level.
+    ``feature_splits(j, n_levels)`` returns what :func:`_categorical_splits`
+    returns (each node's winner by the categorical searches' own tie rule).
+    A node that may not split, or did not draw ``j``, has score ``inf`` and
+    feature -1.  Unseen (and absent) levels go to the heavier side; the
+    present levels that go the other way are stored, compact
+    (:mod:`climbing_trees._category_sets`).
     """
-    n_nodes = len(impurity)
-    features = [np.where(best_f >= 0, best_f, np.iinfo(np.intp).max)]
-    scores = [np.where(best_f >= 0, best_s, np.inf)]
-    sets = []
-    for j in cat_features:
-        n_levels = int(n_categories[j])
-        score, pair_node, pair_level, pair_left, w_left, w_right = split_feature(j, n_levels)
-        score = np.where(searchable, score, np.inf)
-        if draws is not None:
-            score = np.where(draws.mask[:, j], score, np.inf)
-        features.append(np.where(np.isfinite(score), j, np.iinfo(np.intp).max))
-        scores.append(score)
-        # Unseen (and absent) levels go to the heavier side; the present levels
-        # that go the other way are stored.
-        unseen_left = unseen_goes_left(w_left, w_right)
-        stored = encode_pairs(pair_node, pair_level, pair_left, unseen_left, n_levels)
-        sets.append((unseen_left, *stored))
-    features = np.stack(features, axis=1)
-    scores = np.stack(scores, axis=1)
-    by_feature = np.argsort(features, axis=1, kind="stable")
-    features = np.take_along_axis(features, by_feature, axis=1)
-    scores = np.take_along_axis(scores, by_feature, axis=1)
-    best, first = choose_best_rows(scores, impurity)
-    nodes = np.arange(n_nodes)
-    found = np.isfinite(best)
-    choice = by_feature[nodes, first]  # 0: numerical, 1 + c: categorical feature c
-    feature = np.where(found, features[nodes, first], -1)
-    threshold = np.where(choice == 0, best_t, np.nan)
-    categorical = found & (choice > 0)
-    unseen_left = np.zeros(n_nodes, dtype=bool)
-    set_node, set_level = [np.zeros(0, dtype=np.intp)], [np.zeros(0, dtype=np.intp)]
-    for c, (unseen, pair_node, pair_level) in enumerate(sets):
-        chosen = categorical & (choice == c + 1)
-        unseen_left |= unseen & chosen
-        keep = chosen[pair_node]
-        set_node.append(pair_node[keep])
-        set_level.append(pair_level[keep])
-    set_node, set_level = np.concatenate(set_node), np.concatenate(set_level)
-    order = np.lexsort((set_level, set_node))
-    chosen_sets = (unseen_left, set_node[order], set_level[order])
-    return feature, threshold, np.where(found, best, np.inf), chosen_sets
+    score, pair_node, pair_level, pair_left, w_left, w_right = feature_splits(j, n_levels)
+    score = np.where(level.searchable, score, np.inf)
+    if level.draws is not None:
+        score = np.where(level.draws.mask[:, j], score, np.inf)
+    unseen_left = unseen_goes_left(w_left, w_right)
+    set_node, set_level = encode_pairs(pair_node, pair_level, pair_left, unseen_left, n_levels)
+    return LevelSplits(
+        np.where(np.isfinite(score), j, -1), np.full(level.n_nodes, np.nan), score,
+        np.zeros(level.n_nodes, dtype=bool), unseen_left, set_node, set_level,
+    )  # fmt: skip
 
 
 def _present_pairs(codes, node_of_pos, n_nodes, n_levels, phi):

@@ -1,8 +1,10 @@
 """The split searches of a fit, chosen once: each one object with ``search``.
 
-A numerical search finds each node's best numerical split; a categorical
-search adds the categorical features to it (``grow_tree``'s tie rule by
-feature index, :func:`_mixed_splits`).  :func:`searches_for` picks them once
+Each search returns its candidates as :class:`LevelSplits`: a numerical
+search each node's best numerical split, a categorical search each node's
+best set of every categorical feature.  The loop then makes one choice over
+all of them (``grow_tree``'s tie rule by feature index,
+:meth:`LevelSplits.best_of`).  :func:`searches_for` picks them once
 per fit from its options, so the loop of :func:`grow_tree_levelwise` never
 tests which variant it runs (as LightGBM's ``FeatureHistogram::ResetFunc``).
 
@@ -22,7 +24,11 @@ from __future__ import annotations
 import numpy as np
 
 from ._absolute import _absolute_error_splits
-from ._categorical_search import _categorical_splits, _mixed_splits, _random_categorical_splits
+from ._categorical_search import (
+    _categorical_splits,
+    _feature_candidates,
+    _random_categorical_splits,
+)
 from ._orders import Orders
 from ._prefix import _best_splits, _scan_settings
 from ._state import FitData, Level, LevelSplits
@@ -30,7 +36,7 @@ from ._thresholds import _random_numeric_splits
 
 
 class NumericalSearch:
-    """A search over the numerical features: ``search(level) -> LevelSplits``.
+    """A search over the numerical features: ``search(level) -> [LevelSplits]``.
 
     Each variant's ``winners(level, splits)`` writes every node's winner into
     ``splits`` (features numbered among the numerical ones).
@@ -39,22 +45,28 @@ class NumericalSearch:
     def __init__(self, fit: FitData, orders: Orders):
         self.fit, self.orders = fit, orders
 
-    def search(self, level: Level, found: LevelSplits | None = None) -> LevelSplits:
-        """Each node's best numerical split (the first search: ``found`` unread)."""
+    def search(self, level: Level) -> list[LevelSplits]:
+        """Each node's best numerical split, as the one candidate of this search."""
         splits = self.winners(level, LevelSplits.none(level.n_nodes))
         # The winners' features among the numerical ones, as X's column indices.
         num_features, feature = self.fit.num_features, splits.feature
         chosen = num_features[np.maximum(feature, 0)]
         splits.feature = np.where(feature >= 0, chosen, -1)
-        return splits
+        return [splits]
 
 
 class PrefixSums(NumericalSearch):
-    """Every threshold, scored by segmented prefix sums over the sorted orders."""
+    """Every threshold, scored by segmented prefix sums over the sorted orders.
 
-    def __init__(self, fit: FitData, orders: Orders):
+    ``free_phi``: the level's per-row statistics may be dropped once copied
+    into the search's columns (no other search of the fit reads them); it
+    lowers the peak memory of a regression fit by one copy of them.
+    """
+
+    def __init__(self, fit: FitData, orders: Orders, free_phi: bool = False):
         super().__init__(fit, orders)
         self.settings = _scan_settings(fit, orders)  # what no level changes
+        self.free_phi = free_phi
 
     def winners(self, level: Level, splits: LevelSplits) -> LevelSplits:
         fit, orders = self.fit, self.orders
@@ -63,8 +75,8 @@ class PrefixSums(NumericalSearch):
         if fit.regression:
             cols = np.zeros((level.phi.shape[1], fit.n + 1))
             cols[:, level.index_rows] = level.phi.T
-            if not fit.cat_features.size:  # cols holds the same numbers:
-                level.phi = None  # free phi during the search
+            if self.free_phi:  # cols holds the same numbers
+                level.phi = None
         return _best_splits(fit, orders, level, cols, self.settings, splits)
 
 
@@ -85,24 +97,21 @@ class RandomThresholds(NumericalSearch):
 
 
 class CategoricalSearch:
-    """The categorical features added to the numerical winners ``found``."""
+    """The categorical features: one candidate per feature and node (its best set)."""
 
     def __init__(self, fit: FitData, orders: Orders):
         self.fit = fit
 
-    def search(self, level: Level, found: LevelSplits) -> LevelSplits:
+    def search(self, level: Level) -> list[LevelSplits]:
         fit = self.fit
 
         def split_feature(j, n_levels):
             return self.feature_splits(level, fit.codes[j][level.index_rows], n_levels, j)
 
-        feature, threshold, score, (unseen_left, set_node, set_level) = _mixed_splits(
-            found.feature, found.threshold, found.score, split_feature, fit.cat_features,
-            fit.n_categories, level.searchable, level.impurity, level.draws,
-        )  # fmt: skip
-        return LevelSplits(
-            feature, threshold, score, found.missing_left, unseen_left, set_node, set_level
-        )
+        return [
+            _feature_candidates(level, j, int(fit.n_categories[j]), split_feature)
+            for j in fit.cat_features
+        ]
 
 
 class CategoricalSets(CategoricalSearch):
@@ -128,7 +137,8 @@ def searches_for(fit: FitData, orders: Orders) -> list:
         elif fit.absolute:
             searches.append(AbsoluteError(fit, orders))
         else:
-            searches.append(PrefixSums(fit, orders))
+            # Only a categorical search reads the level's rows of statistics after it.
+            searches.append(PrefixSums(fit, orders, free_phi=not fit.cat_features.size))
     if fit.cat_features.size:
         categorical = RandomSets if fit.random_splitter else CategoricalSets
         searches.append(categorical(fit, orders))

@@ -26,7 +26,7 @@ from .._criteria import (
 )
 from .._growth import check_training_rows
 from .._random import RandomSplits
-from .._ties import LeafMinimum
+from .._ties import LeafMinimum, choose_best_rows
 from .._tree import TREE_UNDEFINED
 from ._absolute import _absolute_error_summaries
 from ._draws import Draws
@@ -332,6 +332,48 @@ class LevelSplits:
             np.zeros(n_nodes, dtype=bool),
             np.zeros(n_nodes, dtype=bool),
         )
+
+    @classmethod
+    def best_of(cls, candidates: list[LevelSplits], impurity) -> LevelSplits:
+        """Each node's winner among the searches' candidates: one choice over all.
+
+        As in ``grow_tree``: the first candidate by feature index whose score
+        is within the tie tolerance of the best (:func:`choose_best_rows`),
+        one comparison over every candidate, never pairwise, so near ties
+        cannot chain.  Each search hands in its winners (the numerical search
+        one, chosen among the numerical features by the scan's own order; a
+        categorical search one per feature).
+        """
+        if len(candidates) == 1:
+            return candidates[0]
+        present = np.stack([c.feature >= 0 for c in candidates], axis=1)
+        features = np.stack([c.feature for c in candidates], axis=1)
+        features = np.where(present, features, np.iinfo(np.intp).max)  # sorts last
+        scores = np.stack([c.score for c in candidates], axis=1)
+        scores = np.where(present, scores, np.inf)
+        by_feature = np.argsort(features, axis=1, kind="stable")
+        scores = np.take_along_axis(scores, by_feature, axis=1)
+        best, first = choose_best_rows(scores, impurity)
+        nodes = np.arange(len(impurity))
+        found = np.isfinite(best)
+        choice = by_feature[nodes, first]  # which search's candidate won
+        pick = [choice == c for c in range(len(candidates))]
+        threshold = np.select(pick, [c.threshold for c in candidates])
+        missing_left = np.select(pick, [c.missing_left for c in candidates])
+        unseen_left = found & np.select(pick, [c.unseen_left for c in candidates])
+        set_node, set_level = [], []
+        for chosen, c in zip(pick, candidates, strict=True):
+            keep = (chosen & found)[c.set_node]
+            set_node.append(c.set_node[keep])
+            set_level.append(c.set_level[keep])
+        set_node, set_level = np.concatenate(set_node), np.concatenate(set_level)
+        order = np.lexsort((set_level, set_node))
+        feature = np.where(found, features[nodes, by_feature[nodes, first]], -1)
+        score = np.where(found, scores[nodes, first], np.inf)  # as grow_tree
+        return cls(
+            feature, threshold, score, missing_left, unseen_left,
+            set_node[order], set_level[order],
+        )  # fmt: skip
 
     def made(self, split: np.ndarray) -> LevelSplits:
         """The splits that are made (``split``), in the Tree's form: feature and
