@@ -272,6 +272,16 @@ class _Block:
                 missing[k][counted] = shared.missing_sums[k][at]
         self.n_missing, self.missing = n_missing, missing
         self.n_present = self.m[:, None] - n_missing
+        if shared.passes == 2:
+            # The candidates of column_candidates, each pass, as position bounds
+            # per (node, slot); equal values are refused apart.  Missing right:
+            # the last is "present left, missing right" (the lowest position is
+            # the same in every node); missing left: n_missing more rows on the
+            # left of each.
+            msl = shared.fit.min_samples_leaf
+            lo, self.hi_right = candidate_bounds(self.n_present, n_missing, msl, False)
+            self.lo_right = int(lo)
+            self.left_bounds = candidate_bounds(self.n_present, n_missing, msl, True)
 
     def tolerance(self, gain, which=None):
         """The tie tolerance of ``gain`` in gain units (first axis: the nodes ``which``)."""
@@ -319,7 +329,6 @@ class _Block:
         """Gains of the slots ``s`` from the prefix sums over ``idx``, in pieces."""
         shared, c, L, i, penalty = self.shared, self.c, self.L, self.i, self.penalty
         passes, cols, scan, totals = shared.passes, shared.cols, shared.scan, self.totals
-        min_samples_leaf = shared.fit.min_samples_leaf
         f = idx.shape[1]
         # Positions go through in pieces of at most _CHUNK_CELLS cells too;
         # each piece's prefix sums go on from the previous piece's last ones.
@@ -327,14 +336,10 @@ class _Block:
         gains = None  # one piece and one pass: its gains are all the gains
         if passes == 2 or piece < L - 1:
             gains = np.empty((c, f, passes, L - 1))
-        nm, n_p = self.n_missing[:, s, None], self.n_present[:, s, None]
-        # The candidates of column_candidates, each pass, as position bounds per
-        # node and feature (equal values are refused apart).  Missing right: the
-        # last is "present left, missing right"; missing left: n_missing more
-        # rows on the left of each.
-        if passes == 2:
-            lo_r, hi_r = candidate_bounds(n_p, nm, min_samples_leaf, False)
-            lo_l, hi_l = candidate_bounds(n_p, nm, min_samples_leaf, True)
+        nm = self.n_missing[:, s, None]
+        if passes == 2:  # the candidates' bounds (missing_rows)
+            lo_r, hi_r = self.lo_right, self.hi_right[:, s, None]
+            lo_l, hi_l = (bound[:, s, None] for bound in self.left_bounds)
         extra = [None if a is None else a[:, s, None] for a in self.missing]
         carry = None
         for start in range(0, L - 1, piece):
@@ -351,12 +356,15 @@ class _Block:
             gains[:, :, 0, at] = part
             if passes == 1:
                 continue
-            right = (i_at >= lo_r) & (i_at <= hi_r)
-            np.copyto(gains[:, :, 0, at], -np.inf, where=~right)
+            # Full-size masks cost per cell: one comparison a bound, in place.
+            np.copyto(gains[:, :, 0, at], -np.inf, where=i_at > hi_r)
+            if lo_r > start:
+                gains[:, :, 0, start:lo_r] = -np.inf
             if not nm.any():
                 gains[:, :, 1, at] = -np.inf
                 continue
-            allowed = (i_at >= lo_l) & (i_at <= hi_l)
+            allowed = i_at >= lo_l
+            allowed &= i_at <= hi_l
             penalty_left = np.where(allowed, 0.0, -np.inf)
             gains[:, :, 1, at] = _block_gains(prefix, i_at, totals, penalty_left, extra, nm)
         return gains
