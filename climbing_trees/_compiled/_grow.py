@@ -157,6 +157,7 @@ def grow_tree_compiled(
         randomness, random_splits.max_features if randomness else d,
         randomness and random_splits.splitter == "random",
         np.uint64(random_splits.key if randomness else 0), bool(presort), order,
+        bool(np.all(w == 1.0)),
     )  # fmt: skip
     left, right, feature, threshold, value, impurity, n_node, w_node, missing_left = nodes
     return Tree(
@@ -402,7 +403,7 @@ def _summarise(rows, criterion, classes, cls, offsets, Y, w, phi, n_out, total, 
 def _grow_nodes(
     Xf, rs, cs, n, d, criterion, n_out, classes, cls, offsets, Y, w, phi, n_stats,
     max_depth, min_samples_split, msl, mwl, mid, randomness, max_features,
-    random_splitter, root_key, presorted, order,
+    random_splitter, root_key, presorted, order, unit,
 ):  # fmt: skip
     """The depth-first loop; returns the tree's arrays (see the module docstring)."""
     n_values = offsets[n_out] if classes else n_out
@@ -508,7 +509,7 @@ def _grow_nodes(
             if n_present == 0:
                 continue
             near, n_near, best = scan_sorted(
-                piece, n_present, j, Xf, rs, cs, w, classes, cls, offsets, phi, n_out,
+                piece, n_present, j, Xf, rs, cs, w, unit, classes, cls, offsets, phi, n_out,
                 criterion, total, node_weight, node_impurity, constant, scale, msl, mwl,
                 acc, extra, j * 2 * (n + 1), near, n_near, best,
             )  # fmt: skip
