@@ -183,18 +183,19 @@ def drawn_threshold(
         row = rows[i]
         x = Xf[row * rs + j * cs]
         below = missing_left if np.isnan(x) else x <= threshold
-        if below:
-            weight = w[row]
-            w_left += weight
-            n_left += 1
-            if weight > 0.0:
-                positive_left += 1
-            if classes:  # written out: a call with array arguments per row costs more
-                for o in range(n_out):
-                    acc[offsets[o] + cls[row, o]] += weight
-            else:
-                for c in range(m):
-                    acc[c] += phi[row, c]
+        # Without a branch on the side (a random threshold's sides are unpredictable):
+        # a row going right adds 0.0, which leaves every sum as it was.
+        b = 1.0 if below else 0.0
+        weight = w[row]
+        w_left += b * weight
+        n_left += 1 if below else 0
+        positive_left += 1 if below and weight > 0.0 else 0
+        if classes:  # written out: a call with array arguments per row costs more
+            for o in range(n_out):
+                acc[offsets[o] + cls[row, o]] += b * weight
+        else:
+            for c in range(m):
+                acc[c] += b * phi[row, c]
     if n_left < msl or n - n_left < msl or positive_left == 0 or positive_left >= n_positive:
         return near, count, best
     w_right = node_weight - w_left
