@@ -53,10 +53,15 @@ def builder_for(
 ):
     """The builder that grows a tree with these options, and the options only it takes.
 
-    Returns ``(builder, extra_kwargs)``.  The level-wise builder
-    (:func:`grow_tree_levelwise`) grows every tree it can: it grows the same
-    trees faster, and with ``max_leaf_nodes`` it leaves unsearched what the
-    cut to that many leaves surely removes (``extra_kwargs`` carries it).
+    Returns ``(builder, extra_kwargs)``.  The compiled builder
+    (:func:`climbing_trees.grow_tree_compiled`) grows every tree it can
+    (:func:`climbing_trees._compiled.compiled_refusal`: numerical features,
+    the criteria of sums, ``missing_values="learn"``) without
+    ``max_leaf_nodes``: the same trees, fastest.  Otherwise the level-wise
+    builder (:func:`grow_tree_levelwise`) grows every tree it
+    can: it grows the same trees faster than ``grow_tree``, and with
+    ``max_leaf_nodes`` it leaves unsearched what the cut to that many leaves
+    surely removes (``extra_kwargs`` carries it).
     Wherever :func:`levelwise_refusal` gives a reason (surrogate splits,
     chapter 9; absolute error on categorical features or with random
     thresholds) the depth-first builder :func:`climbing_trees.grow_tree`
@@ -66,12 +71,22 @@ def builder_for(
     >>> builder, extra = builder_for("gini", None, None, "learn", 4)
     >>> builder.__name__, extra
     ('grow_tree_levelwise', {'max_leaf_nodes': 4})
+    >>> builder_for("gini", None, None, "learn", None)[0].__name__
+    'grow_tree_compiled'
     >>> builder, extra = builder_for("gini", None, None, "surrogate", 4, max_surrogates=5)
     >>> builder.__name__, extra
     ('grow_tree', {'missing_values': 'surrogate', 'max_surrogates': 5})
     """
+    from .._compiled import compiled_refusal, grow_tree_compiled
     from .._growth import grow_tree  # imported here: _growth is a sibling of this package
     from ._grow import grow_tree_levelwise  # imported here: _grow asks this module
+
+    # With max_leaf_nodes the level-wise builder leaves unsearched what the cut
+    # removes: faster than growing the whole tree compiled (20,000 x 8, 64 leaves:
+    # 144 ms against 296 ms).
+    compiled = compiled_refusal(criterion, is_categorical, random_splits, missing_values) is None
+    if compiled and max_leaf_nodes is None:
+        return grow_tree_compiled, {}
 
     if levelwise_refusal(criterion, is_categorical, random_splits, missing_values) is not None:
         extra = {}

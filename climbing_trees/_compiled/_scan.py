@@ -1,0 +1,224 @@
+"""The compiled searches of one node and feature: the sorted scan and a drawn threshold.
+
+:func:`scan_sorted` is chapter 3's incremental scan, compiled: the node's
+rows sorted by one feature (present values first, missing ones last), one
+forward pass that moves a row at a time to the left side with scalar sums,
+and at each position between two distinct values (rule 1 of
+:mod:`climbing_trees._ties`) the candidates of
+:mod:`climbing_trees._missing`: missing rows right (and, at the last
+present row, "present left, missing right", threshold ``+inf``), then
+missing rows left.  The positions allowed by ``min_samples_leaf`` come from
+:func:`climbing_trees._missing.candidate_bounds` (its port
+:func:`._rules.bounds`); a side without weight or lighter than
+``min_weight_leaf`` is refused (:func:`climbing_trees._ties.refused_weights`).
+
+:func:`drawn_thresholds` scores the random splitter's one candidate of each
+drawn feature (:func:`climbing_trees._random.random_numeric_split`): rows with
+``x <= t`` go left, missing rows to the drawn side, summed in index order.
+
+Both offer their candidates to the near list (:mod:`._choice`), which
+applies the tie rule over all of a node's candidates.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ._choice import gate, near_add
+from ._rules import bounds, jit, midpoint, missing_left_of
+from ._scores import ENTROPY, POISSON, gain, poisson_side, xlogx
+
+
+@jit
+def add_row(acc, row, weight, classes, cls, offsets, phi, n_out):
+    """Add one row's statistics to ``acc`` (the drawn threshold's pass; the
+    sorted scan adds them in its own body)."""
+    if classes:
+        for o in range(n_out):
+            acc[offsets[o] + cls[row, o]] += weight
+    else:
+        for c in range(acc.shape[0]):
+            acc[c] += phi[row, c]
+
+
+@jit
+def scan_sorted(
+    srows, n_present, j, Xf, rs, cs, w, unit, classes, cls, offsets, phi, n_out, criterion,
+    total, node_weight, impurity, constant, scale, msl, mwl, acc, extra, key_base,
+    near, count, best,
+):  # fmt: skip
+    """Offer every candidate of feature ``j`` at a node whose rows, sorted, are ``srows``.
+
+    ``srows[:n_present]`` are sorted by ``X[:, j]`` (ties in index order),
+    ``srows[n_present:]`` miss it.  ``key_base`` numbers the feature's
+    candidates in the tie-break order.  ``unit``: every weight is 1 (not
+    read).  Returns the near list, its length and the lowest score seen.
+
+    The loop calls no function with array arguments (each such call costs
+    more than a candidate): the statistics and gains (:func:`._scores.gain`'s
+    loop) are written out here, with scalar helpers only.
+    """
+    n = srows.shape[0]
+    n_missing = n - n_present
+    m = acc.shape[0]
+    for c in range(m):
+        acc[c] = 0.0
+        extra[c] = 0.0
+    w_missing = 0.0
+    for i in range(n_present, n):
+        row = srows[i]
+        w_missing += w[row]
+        add_row(extra, row, w[row], classes, cls, offsets, phi, n_out)
+    lo_right, hi_right = bounds(n_present, n_missing, msl, False)
+    lo_left, hi_left = bounds(n_present, n_missing, msl, True)
+    last = max(hi_right, hi_left)
+    first = min(lo_right, lo_left)
+    floor = gate(best, impurity, constant, scale)
+    single_class = classes and n_out == 1
+    poisson = criterion == POISSON
+    entropy = criterion == ENTROPY
+    w_left = 0.0
+    x_next = Xf[srows[0] * rs + j * cs] if n_present > 0 else np.nan
+    for i in range(last + 1):
+        row = srows[i]
+        weight = 1.0 if unit else w[row]
+        w_left += weight
+        if single_class:
+            acc[cls[row, 0]] += weight
+        elif classes:
+            for o in range(n_out):
+                acc[offsets[o] + cls[row, o]] += weight
+        else:
+            for c in range(m):
+                acc[c] += phi[row, c]
+        x = x_next
+        if i + 1 < n_present:
+            x_next = Xf[srows[i + 1] * rs + j * cs]
+            distinct = x < x_next
+        else:
+            distinct = False
+        if i < first:
+            continue
+        for side in range(2):  # missing rows right, then left
+            if side == 0:
+                if not (lo_right <= i <= hi_right and (distinct or i == n_present - 1)):
+                    continue
+                w_side = w_left
+                share = 0.0
+            else:
+                if not (distinct and lo_left <= i <= hi_left):
+                    continue
+                w_side = w_left + w_missing
+                share = 1.0
+            w_right = node_weight - w_side
+            if not (w_side > 0.0 and w_right > 0.0 and w_side >= mwl and w_right >= mwl):
+                continue
+            g = 0.0
+            if poisson:
+                for o in range(n_out):
+                    s_left = acc[o] + share * extra[o]
+                    t_left = acc[n_out + o] + share * extra[n_out + o]
+                    p_left = acc[2 * n_out + o] + share * extra[2 * n_out + o]
+                    part = poisson_side(w_side, s_left, t_left, p_left) + poisson_side(
+                        w_right, total[o] - s_left, total[n_out + o] - t_left,
+                        total[2 * n_out + o] - p_left,
+                    )  # fmt: skip
+                    if not np.isfinite(part):
+                        g = -np.inf
+                        break
+                    g -= part
+            elif entropy:
+                for c in range(m):
+                    left = acc[c] + share * extra[c]
+                    g += xlogx(left) + xlogx(total[c] - left)
+                g -= n_out * (xlogx(w_side) + xlogx(w_right))
+            else:
+                sq_left = 0.0
+                sq_right = 0.0
+                for c in range(m):
+                    left = acc[c] + share * extra[c]
+                    right = total[c] - left
+                    sq_left += left * left
+                    sq_right += right * right
+                g = sq_left / w_side + sq_right / w_right
+            if g < floor:
+                continue
+            score = (constant - g) / scale
+            if side == 0:
+                threshold = midpoint(x, x_next) if distinct else np.inf
+                goes = missing_left_of(n_missing, False, i + 1, n)
+                key, n_left = key_base + i, i + 1
+            else:
+                threshold = midpoint(x, x_next)
+                goes = True
+                key, n_left = key_base + n + i, i + 1 + n_missing
+            near, count, best = near_add(
+                near, count, best, impurity, score, key, threshold, j, goes, n_left
+            )
+            floor = gate(best, impurity, constant, scale)
+    return near, count, best
+
+
+@jit
+def drawn_thresholds(
+    rows, features, n_drawn, thresholds, sides, has_missing, Xf, rs, cs, w, classes, cls,
+    offsets, phi, n_out, criterion, total, node_weight, n_positive, impurity, constant,
+    scale, msl, mwl, sums, w_left, n_left, positive_left, extra, near, count, best,
+):  # fmt: skip
+    """Offer the one candidate of each drawn feature under its drawn threshold.
+
+    ``features[:n_drawn]`` are the drawn features in increasing order, each
+    with its ``thresholds[j]`` and the side drawn for its missing rows
+    (``sides[j]``).  One pass over the node's rows, in index order (as
+    ``grow_tree`` sums them), reads every drawn feature of a row (a C-ordered
+    ``X`` row is contiguous) and adds the row to the left sums of the features
+    that send it left: without a branch on the side (a random threshold's
+    sides are unpredictable), a row going right adds 0.0, which leaves every
+    sum as it was.  A candidate is refused when a side has fewer than ``msl``
+    rows, no row of positive weight (counted), less weight than ``mwl``, or
+    an infinite score (:func:`climbing_trees._random.threshold_scores`).
+    """
+    n = rows.shape[0]
+    m = sums.shape[1]
+    for f in range(n_drawn):
+        j = features[f]
+        w_left[j] = 0.0
+        n_left[j] = 0
+        positive_left[j] = 0
+        for c in range(m):
+            sums[j, c] = 0.0
+    for i in range(n):
+        row = rows[i]
+        weight = w[row]
+        positive = weight > 0.0
+        for f in range(n_drawn):
+            j = features[f]
+            x = Xf[row * rs + j * cs]
+            below = sides[j] if np.isnan(x) else x <= thresholds[j]
+            b = 1.0 if below else 0.0
+            w_left[j] += b * weight
+            n_left[j] += 1 if below else 0
+            positive_left[j] += 1 if below and positive else 0
+            if classes:  # written out: a call with array arguments per row costs more
+                for o in range(n_out):
+                    sums[j, offsets[o] + cls[row, o]] += b * weight
+            else:
+                for c in range(m):
+                    sums[j, c] += b * phi[row, c]
+    for f in range(n_drawn):
+        j = features[f]
+        nl, pl, wl = n_left[j], positive_left[j], w_left[j]
+        if nl < msl or n - nl < msl or pl == 0 or pl >= n_positive:
+            continue
+        w_right = node_weight - wl
+        if not (wl > 0.0 and w_right > 0.0 and wl >= mwl and w_right >= mwl):
+            continue
+        g = gain(criterion, sums[j], extra, False, total, wl, w_right, n_out)
+        score = (constant - g) / scale
+        if not np.isfinite(score):
+            continue
+        goes = missing_left_of(1 if has_missing[j] else 0, sides[j], nl, n)
+        near, count, best = near_add(
+            near, count, best, impurity, score, j, thresholds[j], j, goes, nl
+        )
+    return near, count, best
