@@ -142,7 +142,7 @@ def grow_tree_levelwise(
         if level.searchable.any() and fit.d:
             if random_splits is not None:
                 level.draws = _node_draws(fit, orders, level)
-            candidates = [found for search in searches for found in search.search(level)]
+            candidates = [c for search in searches for c in search.search(level)]
             found = LevelSplits.best_of(candidates, level.impurity)  # one choice
         with np.errstate(invalid="ignore"):  # 0 * inf: a node without weight or split
             enough = enough_decrease(
