@@ -28,6 +28,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import numba
 import numpy as np
 
 #: Rows from which quantile edges are computed at most (scikit-learn's default).
@@ -83,7 +84,9 @@ def feature_edges(column: np.ndarray, max_bins: int) -> tuple[np.ndarray, np.nda
         values = distinct
     else:
         percentiles = np.linspace(0, 100, num=max_bins + 1)[1:-1]
-        edges = np.unique(np.percentile(column, percentiles, method="averaged_inverted_cdf"))
+        with np.errstate(invalid="ignore"):  # infinite values: inf - inf between them
+            edges = np.percentile(column, percentiles, method="averaged_inverted_cdf")
+        edges = np.unique(edges[~np.isnan(edges)])
         values = None
     np.clip(edges, a_min=None, a_max=ALMOST_INF, out=edges)
     return edges, values
@@ -112,19 +115,70 @@ class Bins:
         return np.array([len(e) + 1 for e in self.edges], dtype=np.intp)
 
     def codes(self, X: np.ndarray) -> np.ndarray:
-        """The codes of ``X`` (n, d), C order, uint8 (uint16 above 255 bins)."""
+        """The codes of ``X`` (n, d), C order, uint8 (uint16 above 255 bins).
+
+        One bin per value: the value's place among ``values[j]``; else the
+        first edge ``>= x`` (``edges[b - 1] < x <= edges[b]``): either way
+        ``numpy.searchsorted(..., side="left")``, compiled (:func:`_code_column`).
+        """
         X = np.asarray(X, dtype=float)
         n, d = X.shape
         out = np.empty((n, d), dtype=code_dtype(self.max_bins))
         for j in range(d):
-            x = X[:, j]
-            if self.values[j] is not None:  # one bin per value: the value's own place
-                code = np.searchsorted(self.values[j], x)
-            else:  # edges[b - 1] < x <= edges[b]
-                code = np.searchsorted(self.edges[j], x, side="left")
-            code[np.isnan(x)] = self.missing_bin
-            out[:, j] = code
+            cuts = self.values[j] if self.values[j] is not None else self.edges[j]
+            cuts = np.ascontiguousarray(cuts, dtype=float)
+            _code_column(X[:, j], cuts, *_cell_table(cuts), self.missing_bin, out, j)
         return out
+
+
+def _cell_table(cuts: np.ndarray):
+    """A lookup table over ``4 len(cuts)`` equal cells between the first and last cut:
+    ``table[c]`` cuts lie below cell ``c``'s start.  (A value's code then lies
+    between its cell's two entries: one or two comparisons instead of eight.)"""
+    m = len(cuts)
+    lo, hi = (float(cuts[0]), float(cuts[-1])) if m else (0.0, 0.0)
+    k = 4 * max(m, 1)
+    scale = k / (hi - lo) if np.isfinite(hi - lo) and hi > lo else 0.0
+    starts = lo + np.arange(k + 1) / scale if scale else np.full(k + 1, lo)
+    table = np.searchsorted(cuts, starts, side="left")
+    return np.append(table, m).astype(np.intp), lo, scale
+
+
+@numba.njit(cache=True, nogil=True)
+def _code_column(x, cuts, table, lo, scale, missing_bin, out, j):
+    """``out[i, j]``: the number of ``cuts`` below ``x[i]`` (NaN: ``missing_bin``).
+
+    The value's cell in :func:`_cell_table` bounds the answer; a binary search
+    between the bounds, then a step either way, make it exact whatever the
+    rounding of the cell's index.
+    """
+    m = cuts.size
+    last = table.size - 2
+    for i in range(x.size):
+        v = x[i]
+        if np.isnan(v):
+            out[i, j] = missing_bin
+            continue
+        if m == 0 or v <= cuts[0]:
+            out[i, j] = 0
+            continue
+        if v > cuts[m - 1]:
+            out[i, j] = m
+            continue
+        c = min(max(int((v - lo) * scale), 0), last)
+        a, b = table[c], table[c + 1]
+        while b - a > 1:  # several cuts in the cell
+            mid = (a + b) // 2
+            if cuts[mid - 1] < v:
+                a = mid
+            else:
+                b = mid
+        code = a
+        while code > 0 and cuts[code - 1] >= v:
+            code -= 1
+        while code < m and cuts[code] < v:
+            code += 1
+        out[i, j] = code
 
 
 def fit_bins(X: np.ndarray, max_bins: int = 255, random_state=None) -> Bins:

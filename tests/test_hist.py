@@ -90,6 +90,24 @@ def test_codes_dtype_and_one_bin_per_value():
     assert codes[:, 0].tolist() == [0, 1, 1, 0, 2, bins.missing_bin]
 
 
+@HYPOTHESIS
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    max_bins=st.integers(2, 300),
+    spread=st.sampled_from([1e-300, 1.0, 1e300]),
+)
+def test_codes_are_searchsorted(seed, max_bins, spread):
+    """The compiled codes (a cell table, then a search) are numpy's searchsorted's."""
+    rng = np.random.default_rng(seed)
+    x = np.concatenate([rng.standard_cauchy(500) * spread, [np.inf, -np.inf, 0.0, np.nan]])
+    x = np.concatenate([x, rng.choice(x, 100)])  # ties
+    bins = fit_bins(x[:, None], max_bins)
+    cuts = bins.values[0] if bins.values[0] is not None else bins.edges[0]
+    expected = np.searchsorted(cuts, x, side="left")
+    expected[np.isnan(x)] = bins.missing_bin
+    np.testing.assert_array_equal(bins.codes(x[:, None])[:, 0], expected)
+
+
 @pytest.mark.parametrize("bad", [1, 0, 65_536, 2.5, True, "255"])
 def test_max_bins_is_checked(bad):
     with pytest.raises(ValueError, match="max_bins"):
@@ -189,6 +207,18 @@ def test_same_tree_as_exact_splitter(criterion, weighted, missing, n_outputs):
     hist = grow_tree_levelwise(X, Y, w, criterion=layout, max_depth=7, max_bins=255)
     assert exact.node_count > 20
     assert_equivalent(hist, exact)
+
+
+def test_squared_error_summaries_have_the_exact_bits():
+    """The compiled level summaries of squared error add as the exact fit does: the
+    values and impurities of the two trees are equal bit for bit, not to rounding."""
+    X, Y, w, layout = _problem(12, "squared_error", weighted=True, missing=True, n_outputs=2)
+    Y = Y * 1e3 + 1e6  # sums whose rounding depends on the order of the additions
+    exact = grow_tree_levelwise(X, Y, w, criterion=layout, max_depth=6)
+    hist = grow_tree_levelwise(X, Y, w, criterion=layout, max_depth=6, max_bins=255)
+    assert_equivalent(hist, exact)
+    np.testing.assert_array_equal(hist.value, exact.value)
+    np.testing.assert_array_equal(hist.impurity, exact.impurity)
 
 
 @pytest.mark.parametrize(

@@ -138,7 +138,7 @@ def grow_tree_levelwise(
         orders = Orders(fit)  # every numerical feature sorted once, at the root
         searches = searches_for(fit, orders)  # the variants, chosen once
     else:  # binned once instead (splitter="hist")
-        orders, searches = histogram_searches(fit, max_bins, bin_random_state)
+        fit, orders, searches = histogram_searches(fit, max_bins, bin_random_state)
     nodes = NodeArrays(fit.n, fit.min_samples_leaf, max_depth, fit.Y.shape[1])
     bound = None if max_leaf_nodes is None else BestFirstBound(max_leaf_nodes)
     W = float(fit.w.sum())

@@ -27,10 +27,19 @@ the exact splitter's.
 
 from __future__ import annotations
 
+import dataclasses
+
+import numba
 import numpy as np
 
 from .._binning import Bins, fit_bins
-from .._criteria import CLASSIFICATION_CRITERIA, n_outputs, output_mean, output_widths
+from .._criteria import (
+    CLASSIFICATION_CRITERIA,
+    impurity_from_statistics,
+    n_outputs,
+    output_mean,
+    output_widths,
+)
 from .._histograms import (
     fixed_point_exponent,
     from_fixed_point,
@@ -41,7 +50,6 @@ from .._histograms import (
 from .._missing import candidate_bounds, missing_goes_left
 from .._ties import choose_best_gains, midpoint_threshold
 from ._gains import _block_gains, _sum_last, _Totals
-from ._orders import _partition
 from ._searches import NumericalSearch
 from ._state import FitData, Level, LevelSplits
 
@@ -77,9 +85,36 @@ class BinnedRows:
         return self.index[0, :m]
 
     def partition(self, kept_rows, kept_node, go_left, sizes, split) -> np.ndarray:
-        """Move the split nodes' rows into their children (stable; :func:`_partition`)."""
+        """Move the split nodes' rows into their children: :func:`_partition`'s order
+        (left children in their parents' order, then right children; stable), one pass."""
         self.last_split = split
-        return _partition(self.index, kept_rows, kept_node, go_left, sizes, split)
+        n_left = np.bincount(kept_node, weights=go_left, minlength=sizes.size)[split]
+        n_left = n_left.astype(np.intp)
+        child_sizes = np.concatenate([n_left, sizes[split] - n_left])
+        _partition_index(self.index[0], int(sizes.sum()), kept_rows, go_left, int(n_left.sum()))
+        return child_sizes
+
+
+@numba.njit(cache=True, nogil=True)
+def _partition_index(index, m, kept_rows, go_left, n_lefts):
+    """Stable partition of ``index[:m]``: kept rows going left, then right; the rest
+    leave.  The padding row follows them."""
+    pad = index.size - 1
+    side = np.zeros(index.size, dtype=np.int8)  # 0: leaves the tree, 1: left, 2: right
+    for t in range(kept_rows.size):
+        side[kept_rows[t]] = 1 if go_left[t] else 2
+    out = np.empty(m, dtype=index.dtype)
+    left, right = 0, n_lefts
+    for p in range(m):
+        r = index[p]
+        if side[r] == 1:
+            out[left] = r
+            left += 1
+        elif side[r] == 2:
+            out[right] = r
+            right += 1
+    index[:right] = out[:right]
+    index[right] = pad
 
 
 def binned_rows(fit: FitData, max_bins: int, random_state) -> BinnedRows:
@@ -311,7 +346,11 @@ class Histograms(NumericalSearch):
 
 
 def histogram_searches(fit: FitData, max_bins: int, random_state) -> tuple:
-    """The rows object and searches of a histogram fit (:class:`Histograms`)."""
+    """The fit, rows object and searches of a histogram fit (:class:`Histograms`).
+
+    Squared error's level summaries come from :func:`_squared_summaries` (the
+    same sums in the same order as the exact fit's, compiled, without the
+    per-row statistics that only the exact search reads)."""
     if fit.cat_features.size:
         raise ValueError(
             "splitter='hist' does not split categorical features yet; use splitter='best' "
@@ -322,5 +361,53 @@ def histogram_searches(fit: FitData, max_bins: int, random_state) -> tuple:
             "splitter='hist' scores criteria with sufficient statistics (gini, entropy, "
             "log_loss, squared_error, poisson); use splitter='best' for this criterion."
         )
+    if fit.criterion == "squared_error":
+        fit = dataclasses.replace(fit, summaries=_squared_summaries)
     rows = binned_rows(fit, max_bins, random_state)
-    return rows, [Histograms(fit, rows)] if fit.num_features.size else []
+    return fit, rows, [Histograms(fit, rows)] if fit.num_features.size else []
+
+
+def _squared_summaries(fit, index_rows, w_rows, node_of_pos, starts, sizes, w_node) -> dict:
+    """Squared error's level summaries (``value``, ``impurity``, ``pure``, ``node_stats``)
+    as :func:`~climbing_trees._levelwise._state._regression_summaries` makes them: the same
+    additions in the same order (each node's rows one by one, in index order), so the
+    same bits, in one compiled pass per node."""
+    value, node_stats, pure = _squared_kernel(fit.Y, fit.w, index_rows, starts, sizes, w_node)
+    impurity = impurity_from_statistics(node_stats, fit.criterion)
+    return {"value": value, "impurity": impurity, "pure": pure, "node_stats": node_stats}
+
+
+@numba.njit(cache=True, nogil=True, error_model="numpy")  # 0 / 0: NaN, as numpy
+def _squared_kernel(Y, w, index_rows, starts, sizes, w_node):
+    """Per node: weighted means (values), sums ``[W, w(y-c), w(y-c)(y-c)]`` with ``c``
+    the centre of :func:`climbing_trees._criteria.centring_means`, and purity."""
+    n_nodes, k = sizes.size, Y.shape[1]
+    value = np.empty((n_nodes, k))
+    stats = np.zeros((n_nodes, 1 + 2 * k))
+    pure = np.ones(n_nodes, dtype=np.bool_)
+    for node in range(n_nodes):
+        first, stop = starts[node], starts[node] + sizes[node]
+        for o in range(k):
+            total, lo, hi = 0.0, np.inf, -np.inf
+            for p in range(first, stop):
+                r = index_rows[p]
+                y = Y[r, o]
+                total += w[r] * y
+                if w[r] > 0:
+                    lo = min(lo, y)
+                    hi = max(hi, y)
+            mean = total / w_node[node]
+            value[node, o] = mean
+            centre = lo if lo == hi else mean
+            if lo < hi:
+                pure[node] = False
+            s1, s2 = 0.0, 0.0
+            for p in range(first, stop):
+                r = index_rows[p]
+                a = w[r] * (Y[r, o] - centre)
+                s1 += a
+                s2 += a * (Y[r, o] - centre)
+            stats[node, 1 + o] = s1
+            stats[node, 1 + k + o] = s2
+        stats[node, 0] = w_node[node]
+    return value, stats, pure
