@@ -314,12 +314,25 @@ def test_refused_options(options, message):
         ct.DecisionTreeRegressor(splitter="hist", **options).fit(X, y)
 
 
-def test_categorical_features_refused():
-    pd = pytest.importorskip("pandas")
-    X = pd.DataFrame({"a": pd.Categorical(list("abcabcabca")), "b": np.arange(10.0)})
-    y = np.arange(10.0)
-    with pytest.raises(ValueError, match="categorical"):
-        ct.DecisionTreeRegressor(splitter="hist").fit(X, y)
+@pytest.mark.parametrize("criterion", ["squared_error", "poisson", "gini", "entropy"])
+def test_categorical_features_same_tree(mixed_frame, criterion):
+    """Categorical features are searched from the rows, as with splitter="best"; with
+    the numerical ones binned (every one with at most max_bins values) the tree is the same."""
+    X, _, y = mixed_frame
+    X = X.copy()
+    X["x"] = X["x"].round(1)  # at most max_bins values
+    X.loc[X.index[::7], "x"] = np.nan
+    if criterion == "poisson":
+        y = np.abs(np.round(y))
+    elif criterion in ("gini", "entropy"):
+        y = np.digitize(y, np.quantile(y, [0.33, 0.66]))
+    model = ct.DecisionTreeRegressor if criterion in ("squared_error", "poisson") else (
+        ct.DecisionTreeClassifier
+    )
+    exact = model(criterion=criterion, max_depth=6).fit(X, y)
+    hist = model(criterion=criterion, max_depth=6, splitter="hist", max_bins=64).fit(X, y)
+    assert np.isnan(exact.tree_.threshold[exact.tree_.children_left >= 0]).any()  # sets
+    assert_equivalent(hist.tree_, exact.tree_)
 
 
 def test_splitter_error_names_hist():

@@ -50,7 +50,7 @@ from .._histograms import (
 from .._missing import candidate_bounds, missing_goes_left
 from .._ties import choose_best_gains, midpoint_threshold
 from ._gains import _block_gains, _sum_last, _Totals
-from ._searches import NumericalSearch
+from ._searches import CategoricalSets, NumericalSearch
 from ._state import FitData, Level, LevelSplits
 
 
@@ -350,21 +350,21 @@ def histogram_searches(fit: FitData, max_bins: int, random_state) -> tuple:
 
     Squared error's level summaries come from :func:`_squared_summaries` (the
     same sums in the same order as the exact fit's, compiled, without the
-    per-row statistics that only the exact search reads)."""
-    if fit.cat_features.size:
-        raise ValueError(
-            "splitter='hist' does not split categorical features yet; use splitter='best' "
-            "for data with categorical features, or encode them as numbers."
-        )
+    per-row statistics that only the exact search reads).  Categorical features
+    are searched as with ``splitter="best"``, from the level's rows
+    (:class:`~climbing_trees._levelwise._searches.CategoricalSets`): not binned."""
     if fit.absolute or fit.random_splitter:
         raise ValueError(
             "splitter='hist' scores criteria with sufficient statistics (gini, entropy, "
             "log_loss, squared_error, poisson); use splitter='best' for this criterion."
         )
-    if fit.criterion == "squared_error":
+    if fit.criterion == "squared_error" and not fit.cat_features.size:
         fit = dataclasses.replace(fit, summaries=_squared_summaries)
     rows = binned_rows(fit, max_bins, random_state)
-    return fit, rows, [Histograms(fit, rows)] if fit.num_features.size else []
+    searches = [Histograms(fit, rows)] if fit.num_features.size else []
+    if fit.cat_features.size:  # from the level's rows, as with splitter="best"
+        searches.append(CategoricalSets(fit, rows))
+    return fit, rows, searches
 
 
 def _squared_summaries(fit, index_rows, w_rows, node_of_pos, starts, sizes, w_node) -> dict:

@@ -96,6 +96,9 @@ def builder_for(
 def hist_refusal(criterion, is_categorical=None, missing_values="learn"):
     """Why ``splitter="hist"`` cannot grow a tree with these options, or None.
 
+    Categorical features are searched from the level's rows as with
+    ``splitter="best"`` (``is_categorical`` is not refused).
+
     >>> hist_refusal("squared_error") is None
     True
     """
@@ -108,10 +111,5 @@ def hist_refusal(criterion, is_categorical=None, missing_values="learn"):
         return (
             f"splitter='hist' sums per-bin statistics, which criterion={criterion!r} does "
             "not have; use splitter='best' for it."
-        )
-    if is_categorical is not None and bool(np.any(is_categorical)):
-        return (
-            "splitter='hist' does not split categorical features yet; use "
-            "splitter='best' for data with categorical features, or encode them as numbers."
         )
     return None
