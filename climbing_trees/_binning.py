@@ -78,7 +78,7 @@ def feature_edges(column: np.ndarray, max_bins: int) -> tuple[np.ndarray, np.nda
     """
     column = np.asarray(column, dtype=float)
     column = np.sort(column[~np.isnan(column)])
-    distinct = np.unique(column)
+    distinct = column[np.r_[True, column[1:] != column[:-1]]] if column.size else column
     if len(distinct) <= max_bins:
         edges = (distinct[:-1] + distinct[1:]) * 0.5  # scikit-learn's midpoints
         values = distinct

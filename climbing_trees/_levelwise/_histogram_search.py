@@ -67,12 +67,14 @@ class BinnedRows:
 
     rows = None  # no sorted orders: the random draws read each node's rows
 
-    def __init__(self, fit: FitData, bins: Bins):
+    def __init__(self, fit: FitData, bins: Bins, X_num: np.ndarray | None = None):
         n = fit.n
-        X_num = fit.X[:, fit.num_features]
+        if X_num is None:
+            X_num = _numerical_columns(fit)
         self.bins = bins
         self.codes = bins.codes(X_num)
-        self.has_missing = np.isnan(X_num).any(axis=0)
+        # Present values' codes stay below missing_bin: that code is NaN's only.
+        self.has_missing = (self.codes == bins.missing_bin).any(axis=0)
         row_dtype = np.int32 if n < np.iinfo(np.int32).max else np.intp
         index = np.empty((1, n + 1), dtype=row_dtype)
         index[0, :n] = np.arange(n)
@@ -117,10 +119,17 @@ def _partition_index(index, m, kept_rows, go_left, n_lefts):
     index[right] = pad
 
 
+def _numerical_columns(fit: FitData) -> np.ndarray:
+    """``fit.X``'s numerical columns: ``X`` itself (no copy) when every column is one."""
+    if np.array_equal(fit.num_features, np.arange(fit.d)):
+        return fit.X
+    return fit.X[:, fit.num_features]
+
+
 def binned_rows(fit: FitData, max_bins: int, random_state) -> BinnedRows:
     """Bin ``fit``'s numerical features (:func:`fit_bins`) into a :class:`BinnedRows`."""
-    bins = fit_bins(fit.X[:, fit.num_features], max_bins, random_state)
-    return BinnedRows(fit, bins)
+    X_num = _numerical_columns(fit)
+    return BinnedRows(fit, fit_bins(X_num, max_bins, random_state), X_num)
 
 
 class _Columns:
