@@ -338,3 +338,37 @@ def test_categorical_features_same_tree(mixed_frame, criterion):
 def test_splitter_error_names_hist():
     with pytest.raises(ValueError, match="'hist'"):
         ct.DecisionTreeRegressor(splitter="histogram").fit(np.ones((4, 1)), np.arange(4.0))
+
+
+@pytest.mark.parametrize("weighted", [False, True])
+@pytest.mark.parametrize("options", [{}, {"min_samples_leaf": 4}, {"min_weight_leaf": 3.0}])
+def test_compiled_squared_choice_is_the_numpy_choice(monkeypatch, weighted, options):
+    """The compiled squared-error scan picks, level by level, the candidate and gain
+    (bit for bit) that the numpy gains of every candidate and choose_best_gains pick."""
+    from climbing_trees._levelwise import _histogram_search as hs
+    from climbing_trees._ties import choose_best_gains
+
+    compiled = hs.Histograms.squared_choice
+    checked = []
+
+    def both(self, hist, nodes, draws, tie):
+        best, first = compiled(self, hist, nodes, draws, tie)
+        gains = self.gains(hist[nodes], self.level, nodes)
+        expected_best, expected_first = choose_best_gains(gains.reshape(nodes.size, -1), *tie)
+        np.testing.assert_array_equal(best, expected_best)
+        found = np.isfinite(best)
+        np.testing.assert_array_equal(first[found], expected_first[found])
+        checked.append(int(found.sum()))
+        return best, first
+
+    winners = hs.Histograms.winners
+
+    def remember(self, level, splits):
+        self.level = level
+        return winners(self, level, splits)
+
+    monkeypatch.setattr(hs.Histograms, "squared_choice", both)
+    monkeypatch.setattr(hs.Histograms, "winners", remember)
+    X, Y, w, layout = _problem(13, "squared_error", weighted=weighted, missing=True)
+    grow_tree_levelwise(X, Y, w, criterion=layout, max_depth=6, max_bins=255, **options)
+    assert sum(checked) > 20

@@ -48,7 +48,7 @@ from .._histograms import (
     to_fixed_point,
 )
 from .._missing import candidate_bounds, missing_goes_left
-from .._ties import choose_best_gains, midpoint_threshold
+from .._ties import choose_best_gains, gain_tolerance, leaf_weight, midpoint_threshold
 from ._gains import _block_gains, _sum_last, _Totals
 from ._searches import CategoricalSets, NumericalSearch
 from ._state import FitData, Level, LevelSplits
@@ -249,7 +249,7 @@ class Histograms(NumericalSearch):
         return hist
 
     def winners(self, level: Level, splits: LevelSplits) -> LevelSplits:
-        fit, columns = self.fit, self.columns
+        fit = self.fit
         hist = self.level_histograms(level)
         draws = level.draws
         nodes = np.flatnonzero(level.searchable)
@@ -257,8 +257,86 @@ class Histograms(NumericalSearch):
             nodes = nodes[draws.num_mask[nodes].any(axis=1)]
         if not nodes.size:
             return splits
+        criterion, k_out = fit.criterion, n_outputs(fit.criterion)
+        w_t = self.node_weights(hist, nodes)
+        const = 0.0
+        if criterion == "gini":
+            const = w_t
+        elif criterion == "squared_error":
+            squares = [s for s in level.node_stats[nodes].T[1 + k_out :]]
+            const = output_mean(_sum_last(squares), criterion)
+        tie = (const, w_t, level.impurity[nodes])
+        if criterion == "squared_error" and k_out == 1:
+            best, first = self.squared_choice(hist, nodes, draws, tie)
+        else:
+            gains = self.gains(hist[nodes], level, nodes)
+            if draws is not None:
+                gains[~draws.num_mask[nodes]] = -np.inf
+            best, first = choose_best_gains(gains.reshape(nodes.size, -1), *tie)
+        d, B = hist.shape[1], hist.shape[2] - 1
+        j, side, b = np.unravel_index(first, (d, 2, B))
+        # The winners' features: their counts by bin, present and missing.
+        counts = hist[nodes, j, :, 0]  # (c, B + 1)
+        nonempty = counts[:, :-1] > 0
+        block = np.arange(nodes.size)
+        count = np.cumsum(counts[:, :-1], axis=1)
+        n_p, nm = count[:, -1], counts[:, -1]
+        n_b = count[block, b]
+        goes_left = side.astype(bool)
+        n_left = n_b + np.where(goes_left, nm, 0)
+        threshold = self.thresholds(j, b, nonempty, n_b == n_p)
+        score = (const - best) / w_t  # the gain's score (gain_tolerance's relation)
+        direction = missing_goes_left(nm, goes_left, n_left, level.sizes[nodes])
+        found = np.isfinite(best)
+        at = nodes[found]
+        splits.feature[at] = j[found]
+        splits.threshold[at] = threshold[found]
+        splits.score[at] = score[found]
+        splits.missing_left[at] = direction[found]
+        return splits
+
+    def node_weights(self, hist, nodes) -> np.ndarray:
+        """Each node's weight from its histogram (feature 0's bins, missing included)."""
+        totals = hist[nodes, 0].sum(axis=1)  # (c, 1 + columns)
+        layout = self.columns.layout_totals(totals)
+        if self.columns.kind == "class":
+            first_width = output_widths(self.fit.criterion, len(layout))[0]
+            return _sum_last(layout[:first_width])
+        return layout[0]
+
+    def squared_choice(self, hist, nodes, draws, tie):
+        """Squared error, one output: :meth:`gains`' numbers and choice, compiled.
+
+        The same operations in the same order (:func:`_squared_gain`), without
+        the level's arrays of every candidate: one pass finds each node's best
+        gain, a second its first candidate within the tie tolerance."""
+        fit, columns = self.fit, self.columns
+        exponents = columns.exponents
+        k_w = -1 if fit.unit else exponents[0]
+        k_s = exponents[-1]
+        drawn = (
+            np.ones((nodes.size, hist.shape[1]), dtype=bool)
+            if draws is None
+            else draws.num_mask[nodes]
+        )
+        msl = fit.min_samples_leaf
+        low = leaf_weight(msl)
+        best = _squared_scan(hist, nodes, drawn, int(msl), low, k_w, k_s, None)
+        tol = np.zeros(nodes.size)
+        finite = np.isfinite(best)
+        if finite.any():
+            const, w_t, impurity = tie
+            tol[finite] = gain_tolerance(best[finite], const if np.ndim(const) == 0
+                                         else const[finite], w_t[finite],
+                                         impurity[finite])  # fmt: skip
+        first = _squared_scan(hist, nodes, drawn, int(msl), low, k_w, k_s, best - tol)
+        return best, first.astype(np.intp)
+
+    def gains(self, H, level: Level, nodes) -> np.ndarray:
+        """Every candidate's gain, ``(c, d, passes, B)`` (by feature, side, bin), ``-inf``
+        where refused: :func:`_block_gains` on the bins' prefix sums."""
+        fit, columns = self.fit, self.columns
         criterion, msl = fit.criterion, fit.min_samples_leaf
-        H = hist[nodes]  # (c, d, width, 1 + columns)
         present, missing = H[:, :, :-1], H[:, :, -1]
         cum = np.cumsum(present, axis=2)  # exact: integers
         node_totals = cum[:, 0, -1] + missing[:, 0]  # (c, 1 + columns), any feature
@@ -305,34 +383,7 @@ class Histograms(NumericalSearch):
                     gains = _block_gains(prefix, position, totals, penalty, extra, n_missing)
             gains[~allowed] = -np.inf
             passes.append(gains)
-        gains = np.stack(passes, axis=2)  # (c, d, passes, B): by feature, side, bin
-        if draws is not None:
-            gains[~draws.num_mask[nodes]] = -np.inf
-        c, d, _, B = gains.shape
-        w_t = w_node.ravel()
-        const = 0.0
-        if criterion == "gini":
-            const = w_t
-        elif criterion == "squared_error":
-            squares = [s for s in level.node_stats[nodes].T[1 + k_out :]]
-            const = output_mean(_sum_last(squares), criterion)
-        best, first = choose_best_gains(gains.reshape(c, -1), const, w_t, level.impurity[nodes])
-        found = np.isfinite(best)
-        j, side, b = np.unravel_index(first, (d, 2, B))
-        goes_left = side.astype(bool)
-        block = np.arange(c)
-        n_p = n_present[block, j, 0]
-        nm = n_missing[block, j, 0]
-        n_left = count[block, j, b] + np.where(goes_left, nm, 0)
-        threshold = self.thresholds(j, b, nonempty[block, j], count[block, j, b] == n_p)
-        score = (const - best) / w_t  # the gain's score (gain_tolerance's relation)
-        direction = missing_goes_left(nm, goes_left, n_left, level.sizes[nodes])
-        at = nodes[found]
-        splits.feature[at] = j[found]
-        splits.threshold[at] = threshold[found]
-        splits.score[at] = score[found]
-        splits.missing_left[at] = direction[found]
-        return splits
+        return np.stack(passes, axis=2)
 
     def thresholds(self, j, b, nonempty, last) -> np.ndarray:
         """Each winner's threshold: after bin ``b`` of feature ``j`` (``nonempty``: the
@@ -420,3 +471,107 @@ def _squared_kernel(Y, w, index_rows, starts, sizes, w_node):
             stats[node, 1 + k + o] = s2
         stats[node, 0] = w_node[node]
     return value, stats, pure
+
+
+@numba.njit(cache=True, nogil=True, error_model="numpy")
+def _squared_scan(hist, nodes, drawn, msl, low, k_w, k_s, within):
+    """Squared error, one output: each node's best gain (``within`` None), or the first
+    candidate whose gain is at least ``within`` (the flat index over feature, side, bin).
+
+    Mirrors :meth:`Histograms.gains`: the bins' prefix sums converted to floats
+    as :meth:`_Columns.layout` does (``k_w < 0``: unit weights, the row count),
+    the bounds of :func:`climbing_trees._missing.candidate_bounds` and the gain of
+    :func:`climbing_trees._levelwise._gains._gains` (:func:`_squared_gain`).
+    """
+    c, d, width = nodes.size, hist.shape[1], hist.shape[2]
+    B = width - 1
+    out = np.full(c, -np.inf) if within is None else np.zeros(c)
+    for t in range(c):
+        node = nodes[t]
+        # The node's totals (feature 0, every bin): weight and target sum.
+        count_tot, w_tot_q, s_tot_q = 0, 0, 0
+        for b in range(width):
+            count_tot += hist[node, 0, b, 0]
+            if k_w >= 0:
+                w_tot_q += hist[node, 0, b, 1]
+            s_tot_q += hist[node, 0, b, width_column(k_w)]
+        w_node = float(count_tot) if k_w < 0 else np.ldexp(float(w_tot_q), -k_w)
+        mean = np.ldexp(float(s_tot_q), -k_s) / w_node
+        found = False
+        for j in range(d):
+            if not drawn[t, j] or found:
+                continue
+            n_missing = hist[node, j, B, 0]
+            n_present = count_tot - n_missing
+            w_miss = 0.0 if k_w < 0 else np.ldexp(float(hist[node, j, B, 1]), -k_w)
+            wm = float(n_missing) if k_w < 0 else w_miss
+            s_miss = np.ldexp(float(hist[node, j, B, width_column(k_w)]), -k_s) - mean * wm
+            for side in range(2):
+                lo, hi = _bounds(n_present, n_missing, msl, side == 1)
+                count, w_q, s_q = 0, 0, 0
+                for b in range(B):
+                    here = hist[node, j, b, 0]
+                    count += here
+                    if k_w >= 0:
+                        w_q += hist[node, j, b, 1]
+                    s_q += hist[node, j, b, width_column(k_w)]
+                    position = count - 1
+                    if here == 0 or position < lo or position > hi:
+                        continue
+                    weight = float(count) if k_w < 0 else np.ldexp(float(w_q), -k_w)
+                    s_left = np.ldexp(float(s_q), -k_s) - mean * weight
+                    if k_w < 0:
+                        w_left = position + 1.0 + (n_missing if side == 1 else 0)
+                    else:
+                        w_left = weight + (w_miss if side == 1 else 0.0)
+                    if side == 1:
+                        s_left = s_left + s_miss
+                    gain = _squared_gain(s_left, w_left, w_node, k_w < 0, low)
+                    if within is None:
+                        if gain > out[t]:
+                            out[t] = gain
+                    elif gain >= within[t]:
+                        out[t] = (j * 2 + side) * B + b
+                        found = True
+                        break
+                if found:
+                    break
+    return out
+
+
+@numba.njit(cache=True, nogil=True)
+def width_column(k_w):
+    """The target sum's column in the histogram: after the count and (weighted) the weight."""
+    return 1 if k_w < 0 else 2
+
+
+@numba.njit(cache=True, nogil=True)
+def _bounds(n_present, n_missing, msl, missing_left):
+    """:func:`climbing_trees._missing.candidate_bounds` of one node and feature."""
+    has_missing = n_missing > 0
+    most = n_present + n_missing - msl - 1
+    if missing_left:
+        lo = max(msl - 1 - n_missing, 0)
+        hi = min(n_present - 2, most - n_missing) if has_missing else -1
+    else:
+        lo = max(msl - 1, 0)
+        hi = min(n_present - 2 + (1 if has_missing else 0), most)
+    return lo, hi
+
+
+@numba.njit(cache=True, nogil=True, error_model="numpy")
+def _squared_gain(s_left, w_left, w_node, unit, low):
+    """:func:`climbing_trees._levelwise._gains._block_gains`' squared-error gain of one
+    candidate (node sum centred: 0), ``-inf`` where a side's weight refuses it."""
+    w_right = w_node - w_left
+    if unit:
+        w_right = max(w_right, 0.5)
+    else:
+        if w_left <= 0 or w_right <= 0 or w_left < low or w_right < low:
+            return -np.inf
+    part = s_left * s_left
+    part /= w_left
+    s_right = 0.0 - s_left
+    s_right *= s_right
+    s_right /= w_right
+    return part + s_right
