@@ -95,22 +95,32 @@ def node_histograms(codes, rows, starts, sizes, which, stats, width):
     return out
 
 
-def sibling_histograms(codes, rows, starts, sizes, stats, width, parent_hist, n_split):
+def sibling_histograms(codes, rows, starts, sizes, stats, parent_hist, parents):
     """The histograms of a level of children, the smaller of each pair summed.
 
-    The level lists the left children of ``n_split`` split parents, then
-    their right children (:func:`climbing_trees._levelwise._orders._partition`);
-    ``parent_hist`` holds the parents' histograms in that order.  Of each
+    The level lists the left children of the split ``parents`` (indices into
+    ``parent_hist``, the previous level's histograms), then their right
+    children (:func:`climbing_trees._levelwise._orders._partition`).  Of each
     pair the child with fewer rows (the left one on equal sizes) is summed
     from its rows; the other is the parent's minus it, exactly (integers).
     """
-    left = np.arange(n_split)
-    right = left + n_split
-    left_smaller = sizes[left] <= sizes[right]
-    small = np.where(left_smaller, left, right)
-    large = np.where(left_smaller, right, left)
-    out = np.empty((2 * n_split,) + parent_hist.shape[1:], dtype=np.int64)
-    built = node_histograms(codes, rows, starts, sizes, small.astype(np.intp), stats, width)
-    out[small] = built
-    out[large] = parent_hist - built
+    out = np.empty((2 * parents.size,) + parent_hist.shape[1:], dtype=np.int64)
+    _sibling_kernel(codes, rows, starts, sizes, stats, parent_hist, parents, out)
     return out
+
+
+@numba.njit(cache=True, nogil=True)
+def _sibling_kernel(codes, rows, starts, sizes, stats, parent_hist, parents, out):
+    """:func:`sibling_histograms` into ``out``, pair by pair, without temporaries."""
+    n_split = parents.size
+    for t in range(n_split):
+        left, right = t, t + n_split
+        small, large = (left, right) if sizes[left] <= sizes[right] else (right, left)
+        out[small] = 0
+        add_rows(codes, rows, starts[small], starts[small] + sizes[small], stats, out[small])
+        parent = parent_hist[parents[t]]
+        large_hist, small_hist = out[large], out[small]
+        for j in range(parent.shape[0]):
+            for b in range(parent.shape[1]):
+                for c in range(parent.shape[2]):
+                    large_hist[j, b, c] = parent[j, b, c] - small_hist[j, b, c]

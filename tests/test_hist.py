@@ -149,7 +149,10 @@ def test_sibling_subtraction_is_exact():
     n_split, width = sizes.size // 2, 6
     direct = node_histograms(codes, rows, starts, sizes, np.arange(sizes.size), stats, width)
     parents = direct[:n_split] + direct[n_split:]  # a parent: its two children's rows
-    derived = sibling_histograms(codes, rows, starts, sizes, stats, width, parents, n_split)
+    parents = np.concatenate([parents[:1] * 0, parents])  # one that did not split first
+    derived = sibling_histograms(
+        codes, rows, starts, sizes, stats, parents, np.arange(1, n_split + 1)
+    )
     np.testing.assert_array_equal(derived, direct)
     assert direct[..., 0].sum() == rows.size * codes.shape[1]
 

@@ -239,12 +239,10 @@ class Histograms(NumericalSearch):
                 columns.stats, self.width,
             )  # fmt: skip
         else:
-            split = rows.last_split
-            parents = self.hist[split]
+            parents = np.flatnonzero(rows.last_split)
             hist = sibling_histograms(
-                codes, index_rows, level.starts, level.sizes, columns.stats, self.width,
-                parents, int(split.sum()),
-            )  # fmt: skip
+                codes, index_rows, level.starts, level.sizes, columns.stats, self.hist, parents
+            )
         self.hist = hist
         return hist
 
