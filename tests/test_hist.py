@@ -375,3 +375,30 @@ def test_compiled_squared_choice_is_the_numpy_choice(monkeypatch, weighted, opti
     X, Y, w, layout = _problem(13, "squared_error", weighted=weighted, missing=True)
     grow_tree_levelwise(X, Y, w, criterion=layout, max_depth=6, max_bins=255, **options)
     assert sum(checked) > 20
+
+
+@pytest.mark.parametrize(
+    "Ensemble",
+    [ct.RandomForestRegressor, ct.RandomForestClassifier, ct.GradientBoostingRegressor,
+     ct.GradientBoostingClassifier],
+)  # fmt: skip
+def test_ensembles_pass_the_splitter(Ensemble):
+    """Forests and boosting hand splitter="hist" and max_bins to their trees, which then
+    equal the exact ones where the bins suffice."""
+    rng = np.random.default_rng(6)
+    X = rng.integers(0, 25, (300, 4)).astype(float)
+    y = X[:, 0] + rng.normal(size=300)
+    if "Classifier" in Ensemble.__name__:
+        y = (y > np.median(y)).astype(int)
+    options = {"n_estimators": 4, "random_state": 0, "max_depth": 4}
+    exact = Ensemble(**options).fit(X, y)
+    hist = Ensemble(splitter="hist", max_bins=32, **options).fit(X, y)
+    trees = np.ravel(hist.estimators_)
+    assert all(t.splitter == "hist" and t.max_bins == 32 for t in trees)
+    for mine, theirs in zip(trees, np.ravel(exact.estimators_), strict=True):
+        assert_equivalent(mine.tree_, theirs.tree_)
+    few = Ensemble(splitter="hist", max_bins=4, **options).fit(X, y)  # the bins decide
+    assert not all(
+        np.array_equal(a.tree_.threshold, b.tree_.threshold)
+        for a, b in zip(np.ravel(few.estimators_), trees, strict=True)
+    )
