@@ -186,7 +186,10 @@ def fit_bins(X: np.ndarray, max_bins: int = 255, random_state=None) -> Bins:
 
     Quantiles come from at most :data:`SUBSAMPLE` rows drawn with replacement
     by ``numpy.random.RandomState(random_state).choice``, as ``_BinMapper``
-    draws them (sample weights are not used: the bins are those of the rows).
+    draws them without weights.  Sample weights are not used (scikit-learn
+    weighs its quantiles): the bins are those of the rows, so on a feature
+    with more than ``max_bins`` values a weight of 2 and a repeated row can
+    bin differently.  (Rows of weight 0 are removed by the estimators first.)
 
     >>> bins = fit_bins(np.array([[0.0, 5.0], [1.0, np.nan], [1.0, 7.0]]))
     >>> [e.tolist() for e in bins.edges], bins.codes(np.array([[1.0, np.nan]])).tolist()
