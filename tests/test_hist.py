@@ -402,3 +402,25 @@ def test_ensembles_pass_the_splitter(Ensemble):
         np.array_equal(a.tree_.threshold, b.tree_.threshold)
         for a, b in zip(np.ravel(few.estimators_), trees, strict=True)
     )
+
+
+def test_compiled_partition_is_the_numpy_partition():
+    """BinnedRows' one-pass partition moves the rows as Orders' stable partition does."""
+    from climbing_trees._levelwise._histogram_kernels import _partition_index
+    from climbing_trees._levelwise._orders import _partition
+
+    rng = np.random.default_rng(7)
+    n = 500
+    sizes = np.array([120, 80, 200, 100])
+    index = np.append(rng.permutation(n), n).astype(np.int32)[None, :]
+    split = np.array([True, False, True, True])
+    node = np.repeat(np.arange(4), sizes)
+    keep = split[node]
+    kept_rows, kept_node = index[0, :n][keep], node[keep]
+    go_left = rng.random(kept_rows.size) < 0.4
+    expected = index.copy()
+    child_sizes = _partition(expected, kept_rows, kept_node, go_left, sizes, split)
+    mine = index.copy()
+    _partition_index(mine[0], n, kept_rows, go_left, int(go_left.sum()))
+    m = int(child_sizes.sum())
+    np.testing.assert_array_equal(mine[0, : m + 1], expected[0, : m + 1])
