@@ -14,6 +14,10 @@ Run from the repository root::
     python -m benchmarks --high-cardinality   # high-cardinality categorical fits: peak
                                          # memory of a fresh process, pickle size, fit time
     python -m benchmarks --high-cardinality --cases 1000000:100000   # other rows:levels
+    python -m benchmarks --hist          # splitter="hist" against LightGBM and scikit-learn's
+                                         # HistGradientBoosting, one tree, one thread, binning
+                                         # included: 1,000,000 x 8 at depths 8 and 12, then
+                                         # peak extra memory at depth 8 (fresh processes)
 
 The timing code lives in :mod:`climbing_trees._benchmark` so that chapter 11
 of the book can run it too.
@@ -35,6 +39,8 @@ from climbing_trees._benchmark import (
     benchmark_table,
     fit_memory,
     fitted_exponent,
+    hist_memory,
+    hist_timings,
     memory_case,
     peak_memory,
     scaling,
@@ -162,6 +168,30 @@ def run_high_cardinality(cases: list[str]) -> None:
     print(f"({_load()})")
 
 
+def run_hist(repeats: int, max_n: int) -> None:
+    n = min(max_n, 1_000_000)
+    table = hist_timings(n, depths=(8, 12), repeats=repeats)
+    print(f"One regression tree, synthetic {n:,} x 8, binning included, one thread")
+    print("(OpenMP and BLAS limited by threadpoolctl, LightGBM num_threads=1); best of")
+    print(f"{repeats} alternating runs.  hist: DecisionTreeRegressor(splitter='hist'),")
+    print("255 bins; exact: splitter='best'; lightgbm: LGBMRegressor(n_estimators=1,")
+    print("num_leaves=2**depth, learning_rate=1, min_child_samples=1, min_child_weight=0,")
+    print("reg_lambda=0); hgb: HistGradientBoostingRegressor(max_iter=1, max_leaf_nodes=None,")
+    print("min_samples_leaf=1, l2_regularization=0, early_stopping=False)")
+    with pd.option_context("display.width", 200, "display.max_columns", 20):
+        print(table.to_string(index=False, float_format=lambda x: f"{x:.3g}"))
+    rows = []
+    for library in ("hist", "lightgbm", "hgb", "exact"):
+        runs = [hist_memory(library, n, 8) for _ in range(3)]
+        extra = float(np.median([run["extra"] for run in runs]))
+        rows.append({"library": library, "peak extra (MiB)": extra / 2**20,
+                     "X (MiB)": runs[0]["X"] / 2**20})  # fmt: skip
+    print("Peak extra resident memory of one fit at depth 8 (VmHWM after minus the size")
+    print("before, each fit in a fresh process, median of 3):")
+    print(pd.DataFrame(rows).to_string(index=False, float_format=lambda x: f"{x:.0f}"))
+    print(f"({_load()})")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(
         prog="python -m benchmarks", description=__doc__.split("\n")[0]
@@ -176,6 +206,9 @@ def main() -> None:
         "--memory-runs", type=int, default=3, help="fresh processes per library and case"
     )
     parser.add_argument(
+        "--hist", action="store_true", help="splitter='hist' against LightGBM and HGB"
+    )
+    parser.add_argument(
         "--high-cardinality",
         action="store_true",
         help="high-cardinality fits: memory and pickle size",
@@ -188,7 +221,9 @@ def main() -> None:
     )
     args = parser.parse_args()
     np.seterr(all="ignore")
-    if args.memory:
+    if args.hist:
+        run_hist(args.repeats, args.max_n)
+    elif args.memory:
         run_fit_memory(args.memory_runs)
     elif args.high_cardinality:
         run_high_cardinality(args.cases)

@@ -32,6 +32,8 @@ module                      chapter  role
 ``_levelwise``              11       ``grow_tree_levelwise``: the fast builder
 ``_compiled``               11       ``grow_tree_compiled``: the loop compiled with numba
 ``_benchmark``              11       timings against scikit-learn
+``_binning``                11       bins of ``splitter="hist"`` (scikit-learn's rule)
+``_histograms``             11       exact integer histograms, sibling subtraction
 ``_random``                 12       random thresholds and feature draws
 ``_weights``                12       class weights, minimum leaf weights
 ``_ensemble``               12       random forests and extra trees

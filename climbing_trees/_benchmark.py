@@ -527,3 +527,96 @@ def _memory_child(n: int, n_levels: int, min_samples_leaf: int) -> dict:
         "peak memory (MiB)": peak / 2**20,
         "before fit (MiB)": before / 2**20,
     }
+
+
+# --- histogram trees (splitter="hist") against LightGBM and HistGradientBoosting ------
+
+
+def hist_fitters(depth: int, exact: bool = True) -> dict:
+    """One regression tree of ``max_depth=depth`` per library, each on one thread.
+
+    ``"hist"``: ``DecisionTreeRegressor(splitter="hist")`` (255 bins);
+    ``"exact"``: the package's exact splitter; ``"lightgbm"``: one boosting
+    round of ``LGBMRegressor`` set to grow one plain least-squares tree
+    (``learning_rate=1``, ``num_leaves=2**depth``, no minimum child size,
+    weight, gain or regularisation, 255 bins from 200,000 rows, one thread);
+    ``"hgb"``: ``HistGradientBoostingRegressor(max_iter=1)`` likewise (no
+    leaf-count limit, no early stopping, 255 bins).  Both boosters fit the
+    residuals of the mean (one tree, the same splits as a regression tree up
+    to their gain rules).  OpenMP threads are limited to one by the caller
+    (:func:`hist_timings`).  Each function fits and returns its model.
+    """
+    import lightgbm
+    from sklearn.ensemble import HistGradientBoostingRegressor
+
+    fitters = {
+        "hist": lambda X, y: DecisionTreeRegressor(splitter="hist", max_depth=depth).fit(X, y),
+        "lightgbm": lambda X, y: lightgbm.LGBMRegressor(
+            n_estimators=1, num_leaves=2**depth, max_depth=depth, learning_rate=1.0,
+            min_child_samples=1, min_child_weight=0.0, min_split_gain=0.0, reg_lambda=0.0,
+            max_bin=255, subsample_for_bin=200_000, num_threads=1, verbose=-1,
+        ).fit(X, y),
+        "hgb": lambda X, y: HistGradientBoostingRegressor(
+            max_iter=1, max_depth=depth, max_leaf_nodes=None, min_samples_leaf=1,
+            learning_rate=1.0, l2_regularization=0.0, early_stopping=False, max_bins=255,
+        ).fit(X, y),
+    }  # fmt: skip
+    if exact:
+        fitters["exact"] = lambda X, y: DecisionTreeRegressor(max_depth=depth).fit(X, y)
+    return fitters
+
+
+def hist_timings(n: int = 1_000_000, depths=(8, 12), repeats: int = 3, exact: bool = True):
+    """Fit seconds (binning included) of :func:`hist_fitters` on ``synthetic_regression(n)``.
+
+    The best of ``repeats`` runs, the libraries alternating; OpenMP and BLAS
+    threads limited to one (threadpoolctl), LightGBM's ``num_threads=1``.
+    Returns a DataFrame: depth, library, seconds, and the ratios of ours to
+    LightGBM's and HistGradientBoosting's.
+    """
+    from threadpoolctl import threadpool_limits
+
+    X, y = synthetic_regression(n)
+    rows = []
+    with threadpool_limits(1):
+        for depth in depths:
+            fitters = hist_fitters(depth, exact=exact)
+            for fit in fitters.values():  # imports, compilation and caches, paid before
+                fit(X[:2000], y[:2000])
+            seconds = {name: [] for name in fitters}
+            for _ in range(repeats):
+                for name, fit in fitters.items():
+                    seconds[name].append(_elapsed(fit, X, y))
+            best = {name: min(times) for name, times in seconds.items()}
+            rows.append({"depth": depth, **{f"{k} (s)": v for k, v in best.items()},
+                         "hist / lightgbm": best["hist"] / best["lightgbm"],
+                         "hist / hgb": best["hist"] / best["hgb"]})  # fmt: skip
+            if exact:
+                rows[-1]["exact / hist"] = best["exact"] / best["hist"]
+    return pd.DataFrame(rows)
+
+
+def hist_memory(library: str, n: int = 1_000_000, depth: int = 8) -> dict:
+    """Peak extra resident memory of one fit of :func:`hist_fitters`' ``library``,
+    in a fresh process (as :func:`fit_memory` measures it)."""
+    return _in_fresh_process(f"_hist_memory_child({library!r}, {n}, {depth})")
+
+
+def _hist_memory_child(library: str, n: int, depth: int) -> dict:
+    """The measurement of :func:`hist_memory`, run inside the child process."""
+    from threadpoolctl import threadpool_limits
+
+    np.seterr(all="ignore")
+    X, y = synthetic_regression(n)
+    with threadpool_limits(1):
+        fit = hist_fitters(depth, exact=True)[library]
+        fit(X[:2000], y[:2000])
+        gc.collect()
+        _release_free_memory()
+        reset = _reset_high_water_mark()
+        before = _resident_bytes()
+        start = time.perf_counter()
+        fit(X, y)
+        seconds = time.perf_counter() - start
+        peak = _peak_resident_bytes()
+    return {"extra": peak - before, "X": X.nbytes, "seconds": seconds, "reset": reset}

@@ -10,10 +10,11 @@ import warnings
 import numpy as np
 from scipy import sparse
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin, clone
-from sklearn.utils import Bunch
+from sklearn.utils import Bunch, check_random_state
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_data
 
+from ._binning import check_max_bins
 from ._categorical import check_categorical_split
 from ._categorical_encoding import encode_categorical, warn_unmatched_levels
 from ._costs import fit_costs
@@ -244,6 +245,7 @@ class BaseDecisionTree(BaseEstimator):
         splitter="best",
         max_features=None,
         random_state=None,
+        max_bins=255,
     ):
         self.criterion = criterion
         self.max_depth = max_depth
@@ -262,6 +264,7 @@ class BaseDecisionTree(BaseEstimator):
         self.splitter = splitter
         self.max_features = max_features
         self.random_state = random_state
+        self.max_bins = max_bins
 
     def fit(self, X, y, sample_weight=None):
         """Grow a tree from the training set ``(X, y)``.
@@ -339,7 +342,10 @@ class BaseDecisionTree(BaseEstimator):
         builder, extra = builder_for(
             learner.criterion, learner.is_categorical_, randomness, missing_values,
             max_leaf_nodes, max_surrogates=params.pop("max_surrogates"),
+            max_bins=learner._max_bins(),
         )  # fmt: skip
+        if "max_bins" in extra:  # splitter="hist": quantiles of a subsample drawn from it
+            extra["bin_random_state"] = check_random_state(self.random_state)
         if missing_values == "surrogate":  # rpart's surrogates count the case weights
             extra["surrogate_weight"] = case_weight
         learner.tree_ = builder(
@@ -380,6 +386,12 @@ class BaseDecisionTree(BaseEstimator):
         tree.flat_tables()  # the lookup tables of predict, built once here
         self._adopt_fitted_state(learner)
         return self
+
+    def _max_bins(self):
+        """``max_bins`` checked where ``splitter="hist"`` (None otherwise: no binning)."""
+        if self.splitter != "hist":
+            return None
+        return check_max_bins(self.max_bins)
 
     def cost_complexity_pruning_path(self, X, y, sample_weight=None) -> Bunch:
         """The minimal cost-complexity pruning path of the tree grown on ``(X, y)``.
@@ -752,8 +764,13 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
         the majority side count the weights from before the loss, as rpart's
         ``surrogate.c`` does; the primary split the altered ones.  A loss equal
         for every mistake changes nothing (but the scale of the pruning risk).
-    splitter : {"best", "random"}, default="best"
+    splitter : {"best", "random", "hist"}, default="best"
         ``"best"``: the best threshold of every searched feature.
+        ``"hist"``: the best boundary between the bins of every searched
+        numerical feature (``max_bins``; histograms of exact integer sums,
+        :mod:`climbing_trees._histograms`): the tree of ``"best"`` wherever
+        every feature has at most ``max_bins`` distinct values; categorical
+        features, surrogate splits and absolute error are refused.
         ``"random"``: one threshold per searched feature, drawn uniformly
         between the node's smallest and largest present value (extra
         trees); a categorical feature draws a random split of its levels
@@ -778,6 +795,13 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
         deterministic (and scikit-learn's on tie-free data).  The draws are
         per node (a hash of the node's path), so both builders grow the same
         tree; scikit-learn's own random sequence is not reproduced.
+        With ``splitter="hist"`` it also draws the rows (at most 200,000)
+        whose quantiles bin a feature with more than ``max_bins`` values.
+    max_bins : int, default=255
+        ``splitter="hist"`` only: bins of present values per feature, from 2
+        to 65,535 (scikit-learn's ``_BinMapper`` rule,
+        :func:`climbing_trees._binning.fit_bins`); missing values get one
+        bin more.  Codes are uint8 up to 255 bins, uint16 above.
 
     Attributes
     ----------
@@ -866,6 +890,7 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
         splitter="best",
         max_features=None,
         random_state=None,
+        max_bins=255,
         class_weight=None,
         loss_matrix=None,
     ):
@@ -887,6 +912,7 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
             splitter=splitter,
             max_features=max_features,
             random_state=random_state,
+            max_bins=max_bins,
         )
         self.ccp_risk = ccp_risk
         self.class_weight = class_weight
@@ -1126,6 +1152,7 @@ class DecisionTreeRegressor(RegressorMixin, BaseDecisionTree):
         splitter="best",
         max_features=None,
         random_state=None,
+        max_bins=255,
     ):
         criterion = _friedman_mse_is_squared_error(criterion)
         super().__init__(
@@ -1146,6 +1173,7 @@ class DecisionTreeRegressor(RegressorMixin, BaseDecisionTree):
             splitter=splitter,
             max_features=max_features,
             random_state=random_state,
+            max_bins=max_bins,
         )
 
     def _encode_target(self, y) -> np.ndarray:
@@ -1251,6 +1279,7 @@ class ExtraTreeClassifier(DecisionTreeClassifier):
         min_weight_fraction_leaf=0.0,
         max_features="sqrt",
         random_state=None,
+        max_bins=255,
         max_leaf_nodes=None,
         min_impurity_decrease=0.0,
         class_weight=None,
@@ -1272,6 +1301,7 @@ class ExtraTreeClassifier(DecisionTreeClassifier):
             min_weight_fraction_leaf=min_weight_fraction_leaf,
             max_features=max_features,
             random_state=random_state,
+            max_bins=max_bins,
             max_leaf_nodes=max_leaf_nodes,
             min_impurity_decrease=min_impurity_decrease,
             class_weight=class_weight,
@@ -1334,6 +1364,7 @@ class ExtraTreeRegressor(DecisionTreeRegressor):
         min_weight_fraction_leaf=0.0,
         max_features=1.0,
         random_state=None,
+        max_bins=255,
         min_impurity_decrease=0.0,
         max_leaf_nodes=None,
         ccp_alpha=0.0,
@@ -1353,6 +1384,7 @@ class ExtraTreeRegressor(DecisionTreeRegressor):
             min_weight_fraction_leaf=min_weight_fraction_leaf,
             max_features=max_features,
             random_state=random_state,
+            max_bins=max_bins,
             min_impurity_decrease=min_impurity_decrease,
             max_leaf_nodes=max_leaf_nodes,
             ccp_alpha=ccp_alpha,

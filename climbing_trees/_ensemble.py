@@ -240,6 +240,8 @@ _PACKAGE_TREE_PARAMETERS = {
     "max_categorical_candidates": [Interval(Integral, 1, None, closed="left")],
     "missing_values": [StrOptions({"learn", "surrogate"})],
     "max_surrogates": [Interval(Integral, 0, None, closed="left")],
+    "splitter": [StrOptions({"best", "random", "hist"}), None],
+    "max_bins": [Interval(Integral, 2, 65_535, closed="both")],
 }
 
 #: Parameters of the trees that the forest sets itself: each tree's seed, and its class
@@ -331,6 +333,8 @@ class _Forest(_MissingValuesTag, BaseEstimator):
     max_categorical_candidates: int = 16_384
     missing_values: str = "learn"
     max_surrogates: int = 5
+    splitter: str | None = None
+    max_bins: int = 255
 
     # -- fit ------------------------------------------------------------------------------
 
@@ -428,7 +432,7 @@ class _Forest(_MissingValuesTag, BaseEstimator):
 
     def _tree_params(self) -> dict:
         """The parameters every tree gets: the forest's own of the same name, and the
-        forest's splitter."""
+        forest's splitter (``splitter=None``: the forest's kind's)."""
         own = self.get_params(deep=False)
         names = self._tree_class._get_param_names()
         if self.monotonic_cst is not None and "monotonic_cst" not in names:
@@ -438,7 +442,7 @@ class _Forest(_MissingValuesTag, BaseEstimator):
                 "None (or use scikit-learn's forests for monotonic constraints)."
             )
         params = {k: own[k] for k in names if k in own and k not in _SET_BY_THE_FOREST}
-        return {**params, "splitter": self._splitter}
+        return {**params, "splitter": self.splitter or self._splitter}
 
     def _check_target(self, y):
         """``y`` checked in the ensemble's name (not its trees'): labels, or floats."""
@@ -830,10 +834,14 @@ _PARAMETERS = """\
         Not supported yet: the package's trees have no monotonic constraints,
         and any other value than None raises ``NotImplementedError``.
     categorical_features, categorical_split, min_samples_level, \
-max_categorical_candidates, missing_values, max_surrogates
+max_categorical_candidates, missing_values, max_surrogates, max_bins
         The package's tree options (categorical features, chapters 6 and 7;
-        missing values and surrogate splits, chapter 9), passed to every
-        tree: see :class:`{tree}`.{ccp_risk}
+        missing values and surrogate splits, chapter 9; histogram bins),
+        passed to every tree: see :class:`{tree}`.{ccp_risk}
+    splitter : {{"best", "random", "hist"}} or None, default=None
+        The trees' splitter; None: the forest's own (``"best"`` for random
+        forests, ``"random"`` for extra trees).  ``"hist"`` grows histogram
+        trees (``max_bins``).
 """
 
 _CLASS_WEIGHT = """\

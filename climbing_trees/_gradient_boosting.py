@@ -455,6 +455,8 @@ _BOOSTING_PARAMETERS = {
         Interval(RealNotInt, 0.0, 1.0, closed="right"),
     ],
     "min_weight_fraction_leaf": [Interval(Real, 0.0, 0.5, closed="both")],
+    "splitter": [StrOptions({"best", "hist"})],
+    "max_bins": [Interval(Integral, 2, 65_535, closed="both")],
     "max_leaf_nodes": [Interval(Integral, 2, None, closed="left"), None],
     "min_impurity_decrease": [Interval(Real, 0.0, None, closed="left")],
     "ccp_alpha": [Interval(Real, 0.0, None, closed="left")],
@@ -475,7 +477,7 @@ class _GradientBoosting(_MissingValuesTag, BaseEstimator):
                  min_samples_split, min_samples_leaf, min_weight_fraction_leaf, max_depth,
                  min_impurity_decrease, init, random_state, max_features, verbose,
                  max_leaf_nodes, warm_start, validation_fraction, n_iter_no_change, tol,
-                 ccp_alpha, categorical_features):  # fmt: skip
+                 ccp_alpha, categorical_features, splitter="best", max_bins=255):  # fmt: skip
         self.loss, self.learning_rate, self.n_estimators = loss, learning_rate, n_estimators
         self.subsample, self.criterion = subsample, criterion
         self.min_samples_split, self.min_samples_leaf = min_samples_split, min_samples_leaf
@@ -486,6 +488,7 @@ class _GradientBoosting(_MissingValuesTag, BaseEstimator):
         self.validation_fraction, self.n_iter_no_change = validation_fraction, n_iter_no_change
         self.tol, self.ccp_alpha = tol, ccp_alpha
         self.categorical_features = categorical_features
+        self.splitter, self.max_bins = splitter, max_bins
 
     # The subclasses say how y is encoded, which loss and how raw scores become predictions.
     _stratify = False
@@ -504,6 +507,7 @@ class _GradientBoosting(_MissingValuesTag, BaseEstimator):
             min_impurity_decrease=self.min_impurity_decrease, max_features=self.max_features,
             max_leaf_nodes=self.max_leaf_nodes, ccp_alpha=self.ccp_alpha,
             categorical_features=self.categorical_features, random_state=seed,
+            splitter=self.splitter, max_bins=self.max_bins,
         )  # fmt: skip
 
     def _init_raw(self, init, loss: _Loss, X, n_rows: int) -> np.ndarray:
@@ -847,6 +851,11 @@ min_impurity_decrease, max_features, max_leaf_nodes, ccp_alpha
     tol : float, default=1e-4
     categorical_features : "auto", array-like or None, default="auto"
         Passed to the trees: categorical columns are split natively (chapters 6-7).
+    splitter : {"best", "hist"}, default="best"
+        The trees' splitter: ``"hist"`` grows histogram trees (``max_bins``
+        bins per feature, :class:`DecisionTreeRegressor`).
+    max_bins : int, default=255
+        Passed to the trees; read with ``splitter="hist"`` only.
 
     Attributes
     ----------
@@ -923,7 +932,7 @@ min_impurity_decrease, max_features, max_leaf_nodes, ccp_alpha
                  min_impurity_decrease=0.0, init=None, random_state=None, max_features=None,
                  alpha=0.9, verbose=0, max_leaf_nodes=None, warm_start=False,
                  validation_fraction=0.1, n_iter_no_change=None, tol=1e-4, ccp_alpha=0.0,
-                 categorical_features="auto"):  # fmt: skip
+                 categorical_features="auto", splitter="best", max_bins=255):  # fmt: skip
         super().__init__(
             loss=loss, learning_rate=learning_rate, n_estimators=n_estimators,
             subsample=subsample, criterion=criterion, min_samples_split=min_samples_split,
@@ -933,6 +942,7 @@ min_impurity_decrease, max_features, max_leaf_nodes, ccp_alpha
             max_leaf_nodes=max_leaf_nodes, warm_start=warm_start,
             validation_fraction=validation_fraction, n_iter_no_change=n_iter_no_change,
             tol=tol, ccp_alpha=ccp_alpha, categorical_features=categorical_features,
+            splitter=splitter, max_bins=max_bins,
         )  # fmt: skip
         self.alpha = alpha
 
@@ -1014,6 +1024,11 @@ min_impurity_decrease, max_features, max_leaf_nodes, ccp_alpha
     tol : float, default=1e-4
     categorical_features : "auto", array-like or None, default="auto"
         Passed to the trees: categorical columns are split natively (chapters 6-7).
+    splitter : {"best", "hist"}, default="best"
+        The trees' splitter: ``"hist"`` grows histogram trees (``max_bins``
+        bins per feature, :class:`DecisionTreeRegressor`).
+    max_bins : int, default=255
+        Passed to the trees; read with ``splitter="hist"`` only.
 
     Attributes
     ----------
@@ -1091,7 +1106,7 @@ min_impurity_decrease, max_features, max_leaf_nodes, ccp_alpha
                  init=None, random_state=None, max_features=None, verbose=0,
                  max_leaf_nodes=None, warm_start=False, validation_fraction=0.1,
                  n_iter_no_change=None, tol=1e-4, ccp_alpha=0.0,
-                 categorical_features="auto"):  # fmt: skip
+                 categorical_features="auto", splitter="best", max_bins=255):  # fmt: skip
         super().__init__(
             loss=loss, learning_rate=learning_rate, n_estimators=n_estimators,
             subsample=subsample, criterion=criterion, min_samples_split=min_samples_split,
@@ -1101,6 +1116,7 @@ min_impurity_decrease, max_features, max_leaf_nodes, ccp_alpha
             max_leaf_nodes=max_leaf_nodes, warm_start=warm_start,
             validation_fraction=validation_fraction, n_iter_no_change=n_iter_no_change,
             tol=tol, ccp_alpha=ccp_alpha, categorical_features=categorical_features,
+            splitter=splitter, max_bins=max_bins,
         )  # fmt: skip
 
     def _encode_y(self, y, sample_weight, given_weights):

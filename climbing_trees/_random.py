@@ -393,10 +393,11 @@ def resolve_max_features(max_features, n_features: int) -> int:
 
 def check_splitter(splitter) -> str:
     """``splitter`` as given, or a clear error."""
-    if not isinstance(splitter, str) or splitter not in ("best", "random"):
+    if not isinstance(splitter, str) or splitter not in ("best", "random", "hist"):
         raise ValueError(
             f"splitter={splitter!r} is invalid; use 'best' (the best threshold of "
-            "each searched feature) or 'random' (one random threshold per feature)."
+            "each searched feature), 'random' (one random threshold per feature) or "
+            "'hist' (the best boundary between bins of each searched feature)."
         )
     return splitter
 
@@ -447,6 +448,8 @@ def random_splits(estimator, n_features: int, random_state) -> RandomSplits | No
     """
     k = resolve_max_features(estimator.max_features, n_features)
     splitter = check_splitter(estimator.splitter)
+    if splitter == "hist":  # the draws of "best": histograms change the search only
+        splitter = "best"
     deterministic = splitter == "best" and k >= n_features
     if deterministic and _is_seed(random_state):
         return None  # a valid seed, and nothing to draw or to consume

@@ -34,6 +34,7 @@ PARAMS = {
     "splitter": "random",
     "max_features": "sqrt",
     "random_state": 3,
+    "max_bins": 64,
 }
 #: Parameters only the classifier has.
 CLASSIFIER_PARAMS = {

@@ -78,6 +78,10 @@ ESTIMATORS = [
     # scikit-learn's single extremely randomised trees: the same, other defaults.
     ExtraTreeClassifier(random_state=0),
     ExtraTreeRegressor(random_state=0),
+    # Histogram trees: the checks' data have fewer than 255 values per feature, so the
+    # bins are the values (weights equal repetitions, as with splitter="best").
+    DecisionTreeClassifier(splitter="hist"),
+    DecisionTreeRegressor(splitter="hist", max_features=0.5, random_state=0),
 ]
 
 

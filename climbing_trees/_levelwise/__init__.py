@@ -67,6 +67,13 @@ The builder is a few small modules, one role each (chapter 11 shows this map).
 - ``_draws``: each node's random draws (features, thresholds, missing sides).
 - ``_categorical_search``: categorical features, the (node, level) pairs
   present, searched by block; the random sets.
+- ``_histogram_search``: ``splitter="hist"``: ``BinnedRows`` (the binned
+  codes and each node's rows in index order) and the ``Histograms`` search
+  (exact integer histograms, the smaller sibling summed, the other
+  subtracted; bins scanned with the exact search's candidates and tie rule).
+- ``_histogram_kernels``: its compiled loops (numba): the partition of the
+  rows, squared error's level summaries and bin scan, each the twin of a
+  numpy version.
 - ``_nodes``: the node buffers and the Tree they become, in preorder.
 - ``_support``: which options this builder grows (the estimators ask it).
 

@@ -11,6 +11,7 @@ from .._random import RandomSplits, child_keys
 from .._ties import enough_decrease
 from .._tree import Tree
 from ._draws import _node_draws
+from ._histogram_search import histogram_searches
 from ._nodes import NodeArrays
 from ._orders import Orders
 from ._searches import searches_for
@@ -36,6 +37,8 @@ def grow_tree_levelwise(
     min_weight_leaf: float = 0.0,
     random_splits: RandomSplits | None = None,
     max_leaf_nodes: int | None = None,
+    max_bins: int | None = None,
+    bin_random_state=None,
 ) -> Tree:
     """Grow a tree level by level; the result equals :func:`grow_tree`'s.
 
@@ -67,6 +70,13 @@ def grow_tree_levelwise(
         removes are left unsearched (:class:`climbing_trees._pruning.BestFirstBound`).
         The grown tree is then smaller than :func:`grow_tree`'s, and the two
         agree after the cut.
+    max_bins : int, optional
+        Grow a histogram tree (``splitter="hist"``): numerical features
+        binned into at most ``max_bins`` bins (quantiles of at most 200,000
+        rows drawn from ``bin_random_state``), searched by
+        :class:`~climbing_trees._levelwise._histogram_search.Histograms`.
+        Where every feature has at most ``max_bins`` distinct values the
+        tree is the one grown without.
 
     Returns
     -------
@@ -124,8 +134,11 @@ def grow_tree_levelwise(
         categorical_split=categorical_split, min_samples_level=min_samples_level,
         max_categorical_candidates=max_categorical_candidates,
     )  # fmt: skip
-    orders = Orders(fit)  # every numerical feature sorted once, at the root
-    searches = searches_for(fit, orders)  # the variants, chosen once
+    if max_bins is None:
+        orders = Orders(fit)  # every numerical feature sorted once, at the root
+        searches = searches_for(fit, orders)  # the variants, chosen once
+    else:  # binned once instead (splitter="hist")
+        fit, orders, searches = histogram_searches(fit, max_bins, bin_random_state)
     nodes = NodeArrays(fit.n, fit.min_samples_leaf, max_depth, fit.Y.shape[1])
     bound = None if max_leaf_nodes is None else BestFirstBound(max_leaf_nodes)
     W = float(fit.w.sum())

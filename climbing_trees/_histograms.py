@@ -1,0 +1,126 @@
+"""Histograms: per (node, feature, bin) sums of exact integer statistics.
+
+A histogram tree (``splitter="hist"``) sums each node's statistics per
+feature and bin (:mod:`climbing_trees._binning` gives the bins) and scans the
+bins in order instead of the sorted rows.  Of two siblings only the smaller
+one's histogram is summed from its rows; the other's is the parent's minus
+it (:func:`sibling_histograms`).
+
+Subtraction must leave no residue: a float residue of ``1e-13`` in a bin
+that should be empty is enough to make "missing values left" and "missing
+values right" score differently where they tie exactly, and to change the
+tree.  So every statistic that is summed is an integer (``int64``): row
+counts as they are, and every other per-row statistic ``v`` in *fixed
+point*, ``q = rint(v * 2**k)``, with one exponent ``k`` per statistic column
+and fit (:func:`fixed_point_exponent`): ``k = 62 - e`` where the column's
+``sum |v|`` is ``m * 2**e`` with ``1/2 <= m < 1``, so ``sum |v| * 2**k <
+2**62``.  Any sum of a subset of the rows then fits in ``int64`` with room
+for one subtraction; integer addition is associative, so the histograms do
+not depend on the order of the rows, on how the sums are chunked, or on
+which sibling was summed.  Where ``v * 2**k`` is an integer (integer
+targets, unit or dyadic weights) the sums are the exact sums; elsewhere
+each row is rounded once, by at most ``2**-(k+1)``, about ``2**-63`` of the
+column's total per row: below the float rounding of a sum of the same rows.
+The scan converts the sums back to floats (one rounding each) and scores
+them with the exact search's gains.
+"""
+
+from __future__ import annotations
+
+import numba
+import numpy as np
+
+#: Bound on the sum of a fixed-point column's magnitudes: one more bit for a difference.
+FIXED_POINT_BOUND_BITS = 62
+
+
+def fixed_point_exponent(values: np.ndarray) -> int:
+    """``k`` with ``2**61 <= sum |values| * 2**k < 2**62`` (0 for an all-zero column).
+
+    >>> fixed_point_exponent(np.array([1.0, 3.0]))   # 4 * 2**59 = 2**61
+    59
+    >>> fixed_point_exponent(np.array([0.75]))
+    62
+    """
+    total = float(np.sum(np.abs(values)))
+    if total == 0.0:
+        return 0
+    _, exponent = np.frexp(total)  # total = m * 2**exponent, 0.5 <= m < 1
+    return FIXED_POINT_BOUND_BITS - int(exponent)
+
+
+def to_fixed_point(values: np.ndarray, k: int) -> np.ndarray:
+    """``rint(values * 2**k)`` as int64 (exact where ``values * 2**k`` is whole).
+
+    >>> to_fixed_point(np.array([1.5, -0.25]), 2).tolist()
+    [6, -1]
+    """
+    return np.rint(np.ldexp(np.asarray(values, dtype=float), k)).astype(np.int64)
+
+
+def from_fixed_point(sums, k: int):
+    """Fixed-point sums back to floats: ``sums * 2**-k`` (one rounding, to 53 bits)."""
+    return np.ldexp(np.asarray(sums, dtype=float), -k)
+
+
+@numba.njit(cache=True, nogil=True)
+def add_rows(codes, rows, first, stop, stats, hist):
+    """Add the rows ``rows[first:stop]`` to one node's histogram ``hist`` (d, bins, 1 + c).
+
+    Column 0 counts rows; column ``1 + c`` adds ``stats[row, c]``.  Integers:
+    the order of the rows does not matter.
+    """
+    d = codes.shape[1]
+    n_stats = stats.shape[1]
+    for p in range(first, stop):
+        r = rows[p]
+        for j in range(d):
+            b = codes[r, j]
+            hist[j, b, 0] += 1
+            for c in range(n_stats):
+                hist[j, b, 1 + c] += stats[r, c]
+
+
+@numba.njit(cache=True, nogil=True)
+def node_histograms(codes, rows, starts, sizes, which, stats, width):
+    """The histograms of the nodes ``which`` (their rows: ``rows[starts[k]:][:sizes[k]]``).
+
+    Returns an int64 array (len(which), d, width, 1 + stats columns).
+    """
+    d = codes.shape[1]
+    out = np.zeros((which.size, d, width, 1 + stats.shape[1]), dtype=np.int64)
+    for t in range(which.size):
+        k = which[t]
+        add_rows(codes, rows, starts[k], starts[k] + sizes[k], stats, out[t])
+    return out
+
+
+def sibling_histograms(codes, rows, starts, sizes, stats, parent_hist, parents):
+    """The histograms of a level of children, the smaller of each pair summed.
+
+    The level lists the left children of the split ``parents`` (indices into
+    ``parent_hist``, the previous level's histograms), then their right
+    children (:func:`climbing_trees._levelwise._orders._partition`).  Of each
+    pair the child with fewer rows (the left one on equal sizes) is summed
+    from its rows; the other is the parent's minus it, exactly (integers).
+    """
+    out = np.empty((2 * parents.size,) + parent_hist.shape[1:], dtype=np.int64)
+    _sibling_kernel(codes, rows, starts, sizes, stats, parent_hist, parents, out)
+    return out
+
+
+@numba.njit(cache=True, nogil=True)
+def _sibling_kernel(codes, rows, starts, sizes, stats, parent_hist, parents, out):
+    """:func:`sibling_histograms` into ``out``, pair by pair, without temporaries."""
+    n_split = parents.size
+    for t in range(n_split):
+        left, right = t, t + n_split
+        small, large = (left, right) if sizes[left] <= sizes[right] else (right, left)
+        out[small] = 0
+        add_rows(codes, rows, starts[small], starts[small] + sizes[small], stats, out[small])
+        parent = parent_hist[parents[t]]
+        large_hist, small_hist = out[large], out[small]
+        for j in range(parent.shape[0]):
+            for b in range(parent.shape[1]):
+                for c in range(parent.shape[2]):
+                    large_hist[j, b, c] = parent[j, b, c] - small_hist[j, b, c]

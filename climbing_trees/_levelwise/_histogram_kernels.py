@@ -1,0 +1,189 @@
+"""The compiled loops of the histogram search (``splitter="hist"``).
+
+Each is plain Python over arrays, compiled by numba, and mirrors a numpy
+version that the tests compare it with: :func:`_partition_index` the stable
+partition of :func:`climbing_trees._levelwise._orders._partition`,
+:func:`_squared_kernel` the squared-error level summaries of
+:func:`climbing_trees._levelwise._state._regression_summaries` (the same
+additions in the same order), :func:`_squared_scan` the numpy gains and choice
+of :meth:`~climbing_trees._levelwise._histogram_search.Histograms.gains`.
+"""
+
+from __future__ import annotations
+
+import numba
+import numpy as np
+
+from .._criteria import impurity_from_statistics
+
+
+@numba.njit(cache=True, nogil=True)
+def _partition_index(index, m, kept_rows, go_left, n_lefts):
+    """Stable partition of ``index[:m]``: kept rows going left, then right; the rest
+    leave.  The padding row follows them."""
+    pad = index.size - 1
+    side = np.zeros(index.size, dtype=np.int8)  # 0: leaves the tree, 1: left, 2: right
+    for t in range(kept_rows.size):
+        side[kept_rows[t]] = 1 if go_left[t] else 2
+    out = np.empty(m, dtype=index.dtype)
+    left, right = 0, n_lefts
+    for p in range(m):
+        r = index[p]
+        if side[r] == 1:
+            out[left] = r
+            left += 1
+        elif side[r] == 2:
+            out[right] = r
+            right += 1
+    index[:right] = out[:right]
+    index[right] = pad
+
+
+def _squared_summaries(fit, index_rows, w_rows, node_of_pos, starts, sizes, w_node) -> dict:
+    """Squared error's level summaries (``value``, ``impurity``, ``pure``, ``node_stats``)
+    as :func:`~climbing_trees._levelwise._state._regression_summaries` makes them: the same
+    additions in the same order (each node's rows one by one, in index order), so the
+    same bits, in one compiled pass per node."""
+    value, node_stats, pure = _squared_kernel(fit.Y, fit.w, index_rows, starts, sizes, w_node)
+    impurity = impurity_from_statistics(node_stats, fit.criterion)
+    return {"value": value, "impurity": impurity, "pure": pure, "node_stats": node_stats}
+
+
+@numba.njit(cache=True, nogil=True, error_model="numpy")  # 0 / 0: NaN, as numpy
+def _squared_kernel(Y, w, index_rows, starts, sizes, w_node):
+    """Per node: weighted means (values), sums ``[W, w(y-c), w(y-c)(y-c)]`` with ``c``
+    the centre of :func:`climbing_trees._criteria.centring_means`, and purity."""
+    n_nodes, k = sizes.size, Y.shape[1]
+    value = np.empty((n_nodes, k))
+    stats = np.zeros((n_nodes, 1 + 2 * k))
+    pure = np.ones(n_nodes, dtype=np.bool_)
+    for node in range(n_nodes):
+        first, stop = starts[node], starts[node] + sizes[node]
+        for o in range(k):
+            total, lo, hi = 0.0, np.inf, -np.inf
+            for p in range(first, stop):
+                r = index_rows[p]
+                y = Y[r, o]
+                total += w[r] * y
+                if w[r] > 0:
+                    lo = min(lo, y)
+                    hi = max(hi, y)
+            mean = total / w_node[node]
+            value[node, o] = mean
+            centre = lo if lo == hi else mean
+            if lo < hi:
+                pure[node] = False
+            s1, s2 = 0.0, 0.0
+            for p in range(first, stop):
+                r = index_rows[p]
+                a = w[r] * (Y[r, o] - centre)
+                s1 += a
+                s2 += a * (Y[r, o] - centre)
+            stats[node, 1 + o] = s1
+            stats[node, 1 + k + o] = s2
+        stats[node, 0] = w_node[node]
+    return value, stats, pure
+
+
+@numba.njit(cache=True, nogil=True, error_model="numpy")
+def _squared_scan(hist, nodes, drawn, msl, low, k_w, k_s, within):
+    """Squared error, one output: each node's best gain (``within`` None), or the first
+    candidate whose gain is at least ``within`` (the flat index over feature, side, bin).
+
+    Mirrors :meth:`Histograms.gains`: the bins' prefix sums converted to floats
+    as :meth:`_Columns.layout` does (``k_w < 0``: unit weights, the row count),
+    the bounds of :func:`climbing_trees._missing.candidate_bounds` and the gain of
+    :func:`climbing_trees._levelwise._gains._gains` (:func:`_squared_gain`).
+    """
+    c, d, width = nodes.size, hist.shape[1], hist.shape[2]
+    B = width - 1
+    out = np.full(c, -np.inf) if within is None else np.zeros(c)
+    for t in range(c):
+        node = nodes[t]
+        # The node's totals (feature 0, every bin): weight and target sum.
+        count_tot, w_tot_q, s_tot_q = 0, 0, 0
+        for b in range(width):
+            count_tot += hist[node, 0, b, 0]
+            if k_w >= 0:
+                w_tot_q += hist[node, 0, b, 1]
+            s_tot_q += hist[node, 0, b, width_column(k_w)]
+        w_node = float(count_tot) if k_w < 0 else np.ldexp(float(w_tot_q), -k_w)
+        mean = np.ldexp(float(s_tot_q), -k_s) / w_node
+        found = False
+        for j in range(d):
+            if not drawn[t, j] or found:
+                continue
+            n_missing = hist[node, j, B, 0]
+            n_present = count_tot - n_missing
+            w_miss = 0.0 if k_w < 0 else np.ldexp(float(hist[node, j, B, 1]), -k_w)
+            wm = float(n_missing) if k_w < 0 else w_miss
+            s_miss = np.ldexp(float(hist[node, j, B, width_column(k_w)]), -k_s) - mean * wm
+            for side in range(2):
+                lo, hi = _bounds(n_present, n_missing, msl, side == 1)
+                count, w_q, s_q = 0, 0, 0
+                for b in range(B):
+                    here = hist[node, j, b, 0]
+                    count += here
+                    if k_w >= 0:
+                        w_q += hist[node, j, b, 1]
+                    s_q += hist[node, j, b, width_column(k_w)]
+                    position = count - 1
+                    if here == 0 or position < lo or position > hi:
+                        continue
+                    weight = float(count) if k_w < 0 else np.ldexp(float(w_q), -k_w)
+                    s_left = np.ldexp(float(s_q), -k_s) - mean * weight
+                    if k_w < 0:
+                        w_left = position + 1.0 + (n_missing if side == 1 else 0)
+                    else:
+                        w_left = weight + (w_miss if side == 1 else 0.0)
+                    if side == 1:
+                        s_left = s_left + s_miss
+                    gain = _squared_gain(s_left, w_left, w_node, k_w < 0, low)
+                    if within is None:
+                        if gain > out[t]:
+                            out[t] = gain
+                    elif gain >= within[t]:
+                        out[t] = (j * 2 + side) * B + b
+                        found = True
+                        break
+                if found:
+                    break
+    return out
+
+
+@numba.njit(cache=True, nogil=True)
+def width_column(k_w):
+    """The target sum's column in the histogram: after the count and (weighted) the weight."""
+    return 1 if k_w < 0 else 2
+
+
+@numba.njit(cache=True, nogil=True)
+def _bounds(n_present, n_missing, msl, missing_left):
+    """:func:`climbing_trees._missing.candidate_bounds` of one node and feature."""
+    has_missing = n_missing > 0
+    most = n_present + n_missing - msl - 1
+    if missing_left:
+        lo = max(msl - 1 - n_missing, 0)
+        hi = min(n_present - 2, most - n_missing) if has_missing else -1
+    else:
+        lo = max(msl - 1, 0)
+        hi = min(n_present - 2 + (1 if has_missing else 0), most)
+    return lo, hi
+
+
+@numba.njit(cache=True, nogil=True, error_model="numpy")
+def _squared_gain(s_left, w_left, w_node, unit, low):
+    """:func:`climbing_trees._levelwise._gains._block_gains`' squared-error gain of one
+    candidate (node sum centred: 0), ``-inf`` where a side's weight refuses it."""
+    w_right = w_node - w_left
+    if unit:
+        w_right = max(w_right, 0.5)
+    else:
+        if w_left <= 0 or w_right <= 0 or w_left < low or w_right < low:
+            return -np.inf
+    part = s_left * s_left
+    part /= w_left
+    s_right = 0.0 - s_left
+    s_right *= s_right
+    s_right /= w_right
+    return part + s_right

@@ -1,0 +1,426 @@
+"""Histogram trees (``splitter="hist"``): binning, exact integer histograms, the same trees.
+
+Where every feature has at most ``max_bins`` distinct values, a histogram
+tree is the exact splitter's tree (structure and thresholds bit for bit);
+the bins are scikit-learn's ``_BinMapper``'s; the histograms are integers, so
+sibling subtraction, row order and chunking leave no residue.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from conftest import assert_equivalent
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from sklearn.ensemble._hist_gradient_boosting.binning import _BinMapper
+
+import climbing_trees as ct
+from climbing_trees._binning import SUBSAMPLE, check_max_bins, feature_edges, fit_bins
+from climbing_trees._criteria import one_hot, output_criterion
+from climbing_trees._histograms import (
+    fixed_point_exponent,
+    node_histograms,
+    sibling_histograms,
+    to_fixed_point,
+)
+from climbing_trees._levelwise import grow_tree_levelwise
+from climbing_trees._ties import midpoint_threshold
+
+HYPOTHESIS = settings(
+    max_examples=25, deadline=None, database=None, suppress_health_check=[HealthCheck.too_slow]
+)
+
+
+# --- binning ---------------------------------------------------------------------------
+
+
+def _sklearn_edges(X, max_bins, random_state=0):
+    mapper = _BinMapper(n_bins=max_bins + 1, random_state=random_state).fit(X)
+    return mapper
+
+
+@pytest.mark.parametrize("max_bins", [3, 16, 255])
+def test_edges_are_bin_mappers(max_bins):
+    """Midpoints (few values) and quantiles (many values): _BinMapper's edges, exactly."""
+    rng = np.random.default_rng(0)
+    n = 3000
+    X = np.column_stack(
+        [
+            rng.integers(0, 3, n),  # fewer values than bins
+            rng.integers(0, 40, n),  # fewer or more, depending on max_bins
+            rng.normal(size=n),  # quantiles
+            rng.exponential(size=n).round(2),  # ties, quantiles
+        ]
+    ).astype(float)
+    X[rng.random(X.shape) < 0.1] = np.nan
+    mapper = _sklearn_edges(X, max_bins)
+    bins = fit_bins(X, max_bins)
+    for j in range(X.shape[1]):
+        np.testing.assert_array_equal(bins.edges[j], mapper.bin_thresholds_[j], err_msg=str(j))
+    codes = bins.codes(X)
+    theirs = mapper.transform(X)
+    present = ~np.isnan(X)
+    np.testing.assert_array_equal(codes[present], theirs[present])
+    assert (codes[~present] == bins.missing_bin).all()
+    assert codes.dtype == np.uint8
+
+
+def test_subsample_is_bin_mappers():
+    """Above 200,000 rows the quantiles come from the same subsample as _BinMapper's."""
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(SUBSAMPLE + 5_000, 1))
+    mapper = _sklearn_edges(X, 255, random_state=7)
+    bins = fit_bins(X, 255, random_state=7)
+    np.testing.assert_array_equal(bins.edges[0], mapper.bin_thresholds_[0])
+    other = fit_bins(X, 255, random_state=8)  # another subsample: other edges
+    assert not np.array_equal(other.edges[0], bins.edges[0])
+
+
+def test_codes_dtype_and_one_bin_per_value():
+    """uint16 above 255 bins; a feature with few values: its bin holds one value exactly."""
+    a = 1.0
+    b = np.nextafter(a, 2.0)  # the midpoint rounds onto b: codes from values, not midpoints
+    x = np.array([a, b, b, a, 3.0, np.nan])
+    edges, values = feature_edges(x, 255)
+    assert values.tolist() == [a, b, 3.0]
+    bins = fit_bins(x[:, None], 300)
+    codes = bins.codes(x[:, None])
+    assert codes.dtype == np.uint16
+    assert codes[:, 0].tolist() == [0, 1, 1, 0, 2, bins.missing_bin]
+
+
+@HYPOTHESIS
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    max_bins=st.integers(2, 300),
+    spread=st.sampled_from([1e-300, 1.0, 1e300]),
+)
+def test_codes_are_searchsorted(seed, max_bins, spread):
+    """The compiled codes (a cell table, then a search) are numpy's searchsorted's."""
+    rng = np.random.default_rng(seed)
+    x = np.concatenate([rng.standard_cauchy(500) * spread, [np.inf, -np.inf, 0.0, np.nan]])
+    x = np.concatenate([x, rng.choice(x, 100)])  # ties
+    bins = fit_bins(x[:, None], max_bins)
+    cuts = bins.values[0] if bins.values[0] is not None else bins.edges[0]
+    expected = np.searchsorted(cuts, x, side="left")
+    expected[np.isnan(x)] = bins.missing_bin
+    np.testing.assert_array_equal(bins.codes(x[:, None])[:, 0], expected)
+
+
+@pytest.mark.parametrize("bad", [1, 0, 65_536, 2.5, True, "255"])
+def test_max_bins_is_checked(bad):
+    with pytest.raises(ValueError, match="max_bins"):
+        check_max_bins(bad)
+    X, y = np.arange(8.0)[:, None], np.arange(8.0)
+    with pytest.raises(ValueError, match="max_bins"):
+        ct.DecisionTreeRegressor(splitter="hist", max_bins=bad).fit(X, y)
+
+
+# --- exact integer histograms ----------------------------------------------------------
+
+
+def test_fixed_point_bound():
+    """Every subset sum, and a difference of two, fits in int64."""
+    rng = np.random.default_rng(2)
+    v = rng.normal(size=1000) * 1e30
+    q = to_fixed_point(v, fixed_point_exponent(v))
+    assert np.abs(q).astype(float).sum() < 2.0**62 + 1000
+    w = np.array([0.1, 0.2, 0.3])  # a float residue where integers leave none
+    assert w.sum() - w[:2].sum() != w[2]
+    q = to_fixed_point(w, fixed_point_exponent(w))
+    assert q.sum() - q[:2].sum() == q[2]
+
+
+def _random_level(rng, n=300, d=3, n_split=4, width=6):
+    codes = rng.integers(0, width, (n, d)).astype(np.uint8)
+    stats = rng.integers(-(2**40), 2**40, (n, 2)).astype(np.int64)
+    rows = rng.permutation(n).astype(np.int32)
+    cuts = np.sort(rng.choice(np.arange(1, n), 2 * n_split - 1, replace=False))
+    sizes = np.diff(np.concatenate([[0], cuts, [n]])).astype(np.intp)
+    starts = np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(np.intp)
+    return codes, stats, rows, starts, sizes
+
+
+def test_sibling_subtraction_is_exact():
+    """Parent minus the smaller child equals the larger child summed from its rows."""
+    rng = np.random.default_rng(3)
+    codes, stats, rows, starts, sizes = _random_level(rng)
+    n_split, width = sizes.size // 2, 6
+    direct = node_histograms(codes, rows, starts, sizes, np.arange(sizes.size), stats, width)
+    parents = direct[:n_split] + direct[n_split:]  # a parent: its two children's rows
+    parents = np.concatenate([parents[:1] * 0, parents])  # one that did not split first
+    derived = sibling_histograms(
+        codes, rows, starts, sizes, stats, parents, np.arange(1, n_split + 1)
+    )
+    np.testing.assert_array_equal(derived, direct)
+    assert direct[..., 0].sum() == rows.size * codes.shape[1]
+
+
+@HYPOTHESIS
+@given(seed=st.integers(0, 2**32 - 1), n_chunks=st.integers(1, 6))
+def test_histograms_free_of_row_order_and_chunking(seed, n_chunks):
+    """Integers: any order of the rows, any chunking of the sums, the same histogram."""
+    rng = np.random.default_rng(seed)
+    codes, stats, rows, _, _ = _random_level(rng)
+    whole = node_histograms(
+        codes, rows, np.array([0]), np.array([rows.size]), np.array([0]), stats, 6
+    )
+    shuffled = rng.permutation(rows)
+    cuts = np.sort(rng.choice(np.arange(1, rows.size), n_chunks - 1, replace=False))
+    sizes = np.diff(np.concatenate([[0], cuts, [rows.size]])).astype(np.intp)
+    starts = np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(np.intp)
+    parts = node_histograms(codes, shuffled, starts, sizes, np.arange(n_chunks), stats, 6)
+    np.testing.assert_array_equal(parts.sum(axis=0), whole[0])
+
+
+# --- the same tree as the exact splitter -----------------------------------------------
+
+
+def _problem(seed, criterion, *, weighted, missing, n_outputs=1, n=400, d=4, levels=12):
+    rng = np.random.default_rng(seed)
+    X = rng.integers(0, levels, (n, d)).astype(float)
+    X[:, 1] *= 0.1  # values that are not whole numbers
+    if missing:
+        X[rng.random(X.shape) < 0.15] = np.nan
+    if criterion in ("gini", "entropy", "log_loss"):
+        blocks = [one_hot(rng.integers(0, 3, n), 3) for _ in range(n_outputs)]
+        Y = np.hstack(blocks)
+        layout = output_criterion(criterion, [3] * n_outputs)
+    else:
+        if criterion == "poisson":
+            Y = rng.poisson(2.0, (n, n_outputs)).astype(float)
+        else:
+            Y = rng.normal(size=(n, n_outputs)) + X[:, :1] * (X[:, :1] > 5)
+            Y = np.nan_to_num(Y)
+        layout = output_criterion(criterion, [1] * n_outputs)
+    w = rng.integers(1, 5, n) * 0.37 if weighted else np.ones(n)
+    return X, Y, w, layout
+
+
+@pytest.mark.parametrize("criterion", ["gini", "entropy", "log_loss", "squared_error", "poisson"])
+@pytest.mark.parametrize("weighted", [False, True])
+@pytest.mark.parametrize("missing", [False, True])
+@pytest.mark.parametrize("n_outputs", [1, 2])
+def test_same_tree_as_exact_splitter(criterion, weighted, missing, n_outputs):
+    X, Y, w, layout = _problem(
+        11, criterion, weighted=weighted, missing=missing, n_outputs=n_outputs
+    )
+    exact = grow_tree_levelwise(X, Y, w, criterion=layout, max_depth=7)
+    hist = grow_tree_levelwise(X, Y, w, criterion=layout, max_depth=7, max_bins=255)
+    assert exact.node_count > 20
+    assert_equivalent(hist, exact)
+
+
+def test_squared_error_summaries_have_the_exact_bits():
+    """The compiled level summaries of squared error add as the exact fit does: the
+    values and impurities of the two trees are equal bit for bit, not to rounding."""
+    X, Y, w, layout = _problem(12, "squared_error", weighted=True, missing=True, n_outputs=2)
+    Y = Y * 1e3 + 1e6  # sums whose rounding depends on the order of the additions
+    exact = grow_tree_levelwise(X, Y, w, criterion=layout, max_depth=6)
+    hist = grow_tree_levelwise(X, Y, w, criterion=layout, max_depth=6, max_bins=255)
+    assert_equivalent(hist, exact)
+    np.testing.assert_array_equal(hist.value, exact.value)
+    np.testing.assert_array_equal(hist.impurity, exact.impurity)
+
+
+@pytest.mark.parametrize(
+    "options",
+    [
+        {"min_samples_leaf": 7},
+        {"min_weight_fraction_leaf": 0.03},
+        {"min_impurity_decrease": 0.002},
+        {"max_depth": 3},
+        {"max_features": 2, "random_state": 5},
+        {"max_leaf_nodes": 9},
+        {"min_samples_split": 30},
+    ],
+)
+@pytest.mark.parametrize("kind", ["classifier", "regressor"])
+def test_estimators_same_tree(options, kind):
+    """The estimators' hist trees, options included, are their exact trees."""
+    rng = np.random.default_rng(4)
+    X = rng.integers(0, 30, (500, 5)).astype(float)
+    X[rng.random(X.shape) < 0.1] = np.nan
+    if kind == "classifier":
+        y, model = rng.integers(0, 3, 500), ct.DecisionTreeClassifier
+    else:
+        y, model = rng.normal(size=500) + (X[:, 0] > 10), ct.DecisionTreeRegressor
+    w = rng.integers(1, 4, 500).astype(float)
+    options = {"max_depth": 8, **options}
+    exact = model(**options).fit(X, y, sample_weight=w)
+    hist = model(splitter="hist", **options).fit(X, y, sample_weight=w)
+    assert exact.tree_.node_count > 4
+    assert_equivalent(hist.tree_, exact.tree_)
+    np.testing.assert_array_equal(hist.predict(X), exact.predict(X))
+
+
+def test_thresholds_are_exact_midpoints_of_the_node():
+    """Between adjacent floats the threshold is the lower value (midpoint_threshold), and a
+    threshold skips the bins empty in the node: the midpoint of the values present."""
+    a = 1.0
+    b = np.nextafter(a, 2.0)
+    x = np.array([a, a, b, b, 5.0, 5.0, 9.0, 9.0, 9.0])
+    y = np.array([0.0, 0.0, 1.0, 1.0, 7.0, 7.0, 3.0, 3.0, 3.0])
+    X = x[:, None]
+    exact = ct.DecisionTreeRegressor().fit(X, y)
+    hist = ct.DecisionTreeRegressor(splitter="hist").fit(X, y)
+    assert_equivalent(hist.tree_, exact.tree_)
+    assert a in hist.tree_.threshold.tolist()  # midpoint_threshold(a, b) == a
+    assert float(midpoint_threshold(a, b)) == a
+
+
+def test_quantile_thresholds_are_bin_edges():
+    """More values than bins: every threshold is an edge of its feature, and predict
+    (on thresholds) sends each training row where its codes sent it."""
+    rng = np.random.default_rng(5)
+    X = rng.normal(size=(2000, 3))
+    y = X[:, 0] + np.sin(3 * X[:, 1]) + rng.normal(scale=0.1, size=2000)
+    hist = ct.DecisionTreeRegressor(splitter="hist", max_bins=16, max_depth=6).fit(X, y)
+    exact = ct.DecisionTreeRegressor(max_depth=6).fit(X, y)
+    bins = fit_bins(X, 16)
+    tree = hist.tree_
+    inner = tree.children_left >= 0
+    for j, t in zip(tree.feature[inner], tree.threshold[inner], strict=True):
+        assert t in bins.edges[j].tolist()
+    assert not np.array_equal(tree.threshold, exact.tree_.threshold)  # other trees
+    assert hist.score(X, y) > 0.8
+    # the leaves of the training rows: as the fit routed them (n_node_samples)
+    leaves = hist.apply(X)
+    counts = np.bincount(leaves, minlength=tree.node_count)
+    np.testing.assert_array_equal(counts[tree.children_left < 0],
+                                  tree.n_node_samples[tree.children_left < 0])  # fmt: skip
+
+
+@HYPOTHESIS
+@given(seed=st.integers(0, 2**32 - 1), criterion=st.sampled_from(["gini", "squared_error"]))
+def test_row_order_does_not_change_the_tree(seed, criterion):
+    """Permuting the rows grows the same histogram tree (ties broken by bins, not rows)."""
+    X, Y, w, layout = _problem(seed, criterion, weighted=True, missing=True, n=150, levels=6)
+    perm = np.random.default_rng(seed).permutation(len(X))
+    a = grow_tree_levelwise(X, Y, w, criterion=layout, max_depth=5, max_bins=255)
+    b = grow_tree_levelwise(X[perm], Y[perm], w[perm], criterion=layout, max_depth=5,
+                            max_bins=255)  # fmt: skip
+    assert_equivalent(a, b)
+
+
+@pytest.mark.parametrize(
+    "options, message",
+    [
+        ({"criterion": "absolute_error"}, "criterion='absolute_error'"),
+        ({"missing_values": "surrogate"}, "surrogate"),
+    ],
+)
+def test_refused_options(options, message):
+    X, y = np.arange(10.0)[:, None], np.arange(10.0)
+    with pytest.raises(ValueError, match=message):
+        ct.DecisionTreeRegressor(splitter="hist", **options).fit(X, y)
+
+
+@pytest.mark.parametrize("criterion", ["squared_error", "poisson", "gini", "entropy"])
+def test_categorical_features_same_tree(mixed_frame, criterion):
+    """Categorical features are searched from the rows, as with splitter="best"; with
+    the numerical ones binned (every one with at most max_bins values) the tree is the same."""
+    X, _, y = mixed_frame
+    X = X.copy()
+    X["x"] = X["x"].round(1)  # at most max_bins values
+    X.loc[X.index[::7], "x"] = np.nan
+    if criterion == "poisson":
+        y = np.abs(np.round(y))
+    elif criterion in ("gini", "entropy"):
+        y = np.digitize(y, np.quantile(y, [0.33, 0.66]))
+    model = ct.DecisionTreeRegressor if criterion in ("squared_error", "poisson") else (
+        ct.DecisionTreeClassifier
+    )
+    exact = model(criterion=criterion, max_depth=6).fit(X, y)
+    hist = model(criterion=criterion, max_depth=6, splitter="hist", max_bins=64).fit(X, y)
+    assert np.isnan(exact.tree_.threshold[exact.tree_.children_left >= 0]).any()  # sets
+    assert_equivalent(hist.tree_, exact.tree_)
+
+
+def test_splitter_error_names_hist():
+    with pytest.raises(ValueError, match="'hist'"):
+        ct.DecisionTreeRegressor(splitter="histogram").fit(np.ones((4, 1)), np.arange(4.0))
+
+
+@pytest.mark.parametrize("weighted", [False, True])
+@pytest.mark.parametrize("options", [{}, {"min_samples_leaf": 4}, {"min_weight_leaf": 3.0}])
+def test_compiled_squared_choice_is_the_numpy_choice(monkeypatch, weighted, options):
+    """The compiled squared-error scan picks, level by level, the candidate and gain
+    (bit for bit) that the numpy gains of every candidate and choose_best_gains pick."""
+    from climbing_trees._levelwise import _histogram_search as hs
+    from climbing_trees._ties import choose_best_gains
+
+    compiled = hs.Histograms.squared_choice
+    checked = []
+
+    def both(self, hist, nodes, draws, tie):
+        best, first = compiled(self, hist, nodes, draws, tie)
+        gains = self.gains(hist[nodes], self.level, nodes)
+        expected_best, expected_first = choose_best_gains(gains.reshape(nodes.size, -1), *tie)
+        np.testing.assert_array_equal(best, expected_best)
+        found = np.isfinite(best)
+        np.testing.assert_array_equal(first[found], expected_first[found])
+        checked.append(int(found.sum()))
+        return best, first
+
+    winners = hs.Histograms.winners
+
+    def remember(self, level, splits):
+        self.level = level
+        return winners(self, level, splits)
+
+    monkeypatch.setattr(hs.Histograms, "squared_choice", both)
+    monkeypatch.setattr(hs.Histograms, "winners", remember)
+    X, Y, w, layout = _problem(13, "squared_error", weighted=weighted, missing=True)
+    grow_tree_levelwise(X, Y, w, criterion=layout, max_depth=6, max_bins=255, **options)
+    assert sum(checked) > 20
+
+
+@pytest.mark.parametrize(
+    "Ensemble",
+    [ct.RandomForestRegressor, ct.RandomForestClassifier, ct.GradientBoostingRegressor,
+     ct.GradientBoostingClassifier],
+)  # fmt: skip
+def test_ensembles_pass_the_splitter(Ensemble):
+    """Forests and boosting hand splitter="hist" and max_bins to their trees, which then
+    equal the exact ones where the bins suffice."""
+    rng = np.random.default_rng(6)
+    X = rng.integers(0, 25, (300, 4)).astype(float)
+    y = X[:, 0] + rng.normal(size=300)
+    if "Classifier" in Ensemble.__name__:
+        y = (y > np.median(y)).astype(int)
+    options = {"n_estimators": 4, "random_state": 0, "max_depth": 4}
+    exact = Ensemble(**options).fit(X, y)
+    hist = Ensemble(splitter="hist", max_bins=32, **options).fit(X, y)
+    trees = np.ravel(hist.estimators_)
+    assert all(t.splitter == "hist" and t.max_bins == 32 for t in trees)
+    for mine, theirs in zip(trees, np.ravel(exact.estimators_), strict=True):
+        assert_equivalent(mine.tree_, theirs.tree_)
+    few = Ensemble(splitter="hist", max_bins=4, **options).fit(X, y)  # the bins decide
+    assert not all(
+        np.array_equal(a.tree_.threshold, b.tree_.threshold)
+        for a, b in zip(np.ravel(few.estimators_), trees, strict=True)
+    )
+
+
+def test_compiled_partition_is_the_numpy_partition():
+    """BinnedRows' one-pass partition moves the rows as Orders' stable partition does."""
+    from climbing_trees._levelwise._histogram_kernels import _partition_index
+    from climbing_trees._levelwise._orders import _partition
+
+    rng = np.random.default_rng(7)
+    n = 500
+    sizes = np.array([120, 80, 200, 100])
+    index = np.append(rng.permutation(n), n).astype(np.int32)[None, :]
+    split = np.array([True, False, True, True])
+    node = np.repeat(np.arange(4), sizes)
+    keep = split[node]
+    kept_rows, kept_node = index[0, :n][keep], node[keep]
+    go_left = rng.random(kept_rows.size) < 0.4
+    expected = index.copy()
+    child_sizes = _partition(expected, kept_rows, kept_node, go_left, sizes, split)
+    mine = index.copy()
+    _partition_index(mine[0], n, kept_rows, go_left, int(go_left.sum()))
+    m = int(child_sizes.sum())
+    np.testing.assert_array_equal(mine[0, : m + 1], expected[0, : m + 1])
