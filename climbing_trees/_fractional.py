@@ -1,4 +1,4 @@
-"""C4.5's fractional missing values (Quinlan 1993, ch. 3): the third answer of chapter 9.
+"""C4.5's fractional missing values (Quinlan 1993, ch. 3), chapter 9's third answer.
 
 With ``missing_values="fractional"`` a row missing the feature of a
 numerical split goes down *both* branches, its weight multiplied by each
@@ -68,7 +68,8 @@ from ._tree import TREE_LEAF
 def left_share(x: np.ndarray, threshold: float, w: np.ndarray) -> float:
     """``p``: the left branch's share of the weight of the rows where ``x`` is present.
 
-    >>> left_share(np.array([1.0, 2.0, np.nan, 5.0]), 3.0, np.array([1.0, 2.0, 9.0, 1.0]))
+    >>> x, w = np.array([1.0, 2.0, np.nan, 5.0]), np.array([1.0, 2.0, 9.0, 1.0])
+    >>> left_share(x, 3.0, w)
     0.75
     """
     present = ~np.isnan(x)
@@ -125,15 +126,13 @@ def leaf_weights(tree, X: np.ndarray):
         go_left = tree._goes_left(node, x)  # present values and categorical levels
         one = ~split
         left, right = tree.children_left[node], tree.children_right[node]
-        to_left = split & (p > 0)
-        to_right = split & (p < 1)
-        row = np.concatenate([row[one], row[to_left], row[to_right]])
+        to_l, to_r = split & (p > 0), split & (p < 1)  # a share of 0 enters no child
+        row = np.concatenate([row[one], row[to_l], row[to_r]])
         node = np.concatenate(
-            [np.where(go_left[one], left[one], right[one]), left[to_left], right[to_right]]
+            [np.where(go_left[one], left[one], right[one]), left[to_l], right[to_r]]
         )
-        weight = np.concatenate(
-            [weight[one], weight[to_left] * p[to_left], weight[to_right] * (1 - p[to_right])]
-        )
+        parts = [weight[one], weight[to_l] * p[to_l], weight[to_r] * (1 - p[to_r])]
+        weight = np.concatenate(parts)
     rows, nodes, weights = (np.concatenate(a) for a in zip(*done, strict=True))
     return sparse.csr_matrix((weights, (rows, nodes)), shape=(n, tree.node_count))
 
