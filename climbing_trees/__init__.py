@@ -27,6 +27,7 @@ module                      chapter  role
 ``_rpart``                  8-10     rpart's reference results, read and compared
 ``_missing``                9        missing values: candidates, learned direction
 ``_surrogates``             9        CART's surrogate splits
+``_fractional``             9        C4.5's fractional rows: both ways, mixed leaves
 ``_costs``                  10       misclassification costs, altered priors
 ``_importance``             10       importance with surrogates, drop-column
 ``_levelwise``              11       ``grow_tree_levelwise``: the fast builder

@@ -17,8 +17,9 @@ from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_dat
 from ._binning import check_max_bins
 from ._categorical import check_categorical_split
 from ._categorical_encoding import encode_categorical, warn_unmatched_levels
-from ._costs import fit_costs
+from ._costs import fit_costs, least_cost_classes
 from ._criteria import CLASSIFICATION_CRITERIA, REGRESSION_CRITERIA, one_hot, output_criterion
+from ._fractional import leaf_weights, mix
 from ._importance import surrogate_importances
 from ._levelwise._support import builder_for
 from ._pruning import best_first_subtree, ccp_subtree, cost_complexity_path, node_risk, prune
@@ -552,8 +553,24 @@ class BaseDecisionTree(BaseEstimator):
             plain, has_missing = self._checked_X(X)
         return self.tree_.apply_flat(plain, has_missing=has_missing)
 
+    def _fractional_weights(self, X):
+        """Each row's weights over the leaves (CSR) when the tree is fractional, else None.
+
+        Only trees grown with ``missing_values="fractional"`` send a row down
+        several paths (:func:`climbing_trees._fractional.leaf_weights`).
+        """
+        check_is_fitted(self, "tree_")
+        if not self.tree_.is_fractional:
+            return None
+        return leaf_weights(self.tree_, self._validate_X_predict(X))
+
     def apply(self, X) -> np.ndarray:
         """Index of the leaf that each row of ``X`` lands in.
+
+        With ``missing_values="fractional"`` a row missing a split feature
+        reaches several leaves, and ``predict`` mixes them; ``apply`` gives
+        one of them, the one reached by following the larger share at each
+        such node (``tree_.missing_go_to_left``; right on equal shares).
 
         Parameters
         ----------
@@ -569,6 +586,9 @@ class BaseDecisionTree(BaseEstimator):
 
     def decision_path(self, X):
         """Nodes each row of ``X`` passes through, as scikit-learn returns them.
+
+        With ``missing_values="fractional"``: the path to the leaf :meth:`apply`
+        gives (the larger share at each node where the row misses the feature).
 
         Parameters
         ----------
@@ -699,7 +719,7 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
         ``2 k (k - 1)`` line cuts when they fit (``k <= 91`` by default);
         otherwise the heuristic runs.  Lower it to fit faster, raise it to
         stay exact with more levels.  Regression and two classes ignore it.
-    missing_values : {"learn", "surrogate"}, default="learn"
+    missing_values : {"learn", "surrogate", "fractional"}, default="learn"
         What to do with NaN in numerical columns (chapter 9).  ``"learn"``:
         scikit-learn's rule; each split learns which side missing values go
         to, and where none were seen at a node they go to the child with
@@ -707,8 +727,15 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
         split is chosen on the rows where its feature is present, and rows
         missing it follow the first of up to ``max_surrogates`` surrogate
         splits on other features that they have, then the heavier side (by
-        weight) of the rows the split placed at fit.  Surrogate trees are
-        grown depth first (``grow_tree``).
+        weight) of the rows the split placed at fit.  ``"fractional"``:
+        C4.5's rule (Quinlan 1993); the split is chosen on the present rows
+        as with surrogates, and a row missing its feature goes down both
+        children, its weight times each child's share of the present rows'
+        weight, at fit and at predict, where ``predict_proba`` (``predict``)
+        mixes the leaves reached by those weights
+        (:mod:`climbing_trees._fractional`); ``apply`` and ``decision_path``
+        follow the larger share.  Surrogate and fractional trees are grown
+        depth first (``grow_tree``).
         Missing values in categorical columns are a level of their own
         either way.  With ``max_features`` or ``splitter="random"``, each
         node draws its features (a feature whose present values are all
@@ -988,11 +1015,23 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
             ``loss_matrix``, the proportions under the priors, not the altered
             priors the tree was grown with (the costs do not change them).
         """
-        leaves = self._leaves(X)  # first: raises NotFittedError before fit
+        weights = self._fractional_weights(X)  # first: raises NotFittedError before fit
+        if weights is not None:  # C4.5's fractions: the mixture of the leaves reached
+            return self._mixed_proba(weights)
+        leaves = self._leaves(X)
         proba = self.tree_.value.take(leaves, axis=0)
         if self.n_outputs_ == 1:
             costs = getattr(self, "_costs_", None)  # the priors, not the altered ones
             return proba[:, 0, :] if costs is None else costs.proba(proba[:, 0, :])
+        return [proba[:, k, :n] for k, n in enumerate(self.n_classes_)]
+
+    def _mixed_proba(self, weights):
+        """:meth:`predict_proba` of a fractional tree: its leaves' probabilities mixed."""
+        value = self.tree_.value
+        if self.n_outputs_ == 1:
+            costs = getattr(self, "_costs_", None)  # each leaf's under the priors, mixed
+            return mix(weights, value[:, 0, :] if costs is None else costs.proba(value[:, 0, :]))
+        proba = mix(weights, value)
         return [proba[:, k, :n] for k, n in enumerate(self.n_classes_)]
 
     def predict_log_proba(self, X):
@@ -1029,6 +1068,18 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
             costs equal to within ``TIE_RTOL`` go to the lowest class index, as in
             rpart.
         """
+        weights = self._fractional_weights(X)
+        if weights is not None:  # C4.5's fractions: the best class of the mixture
+            proba = self._mixed_proba(weights)
+            if self.n_outputs_ == 1:
+                costs = getattr(self, "_costs_", None)
+                if costs is None or costs.loss.uniform is not None:
+                    return self.classes_.take(np.argmax(proba, axis=1))
+                return self.classes_.take(least_cost_classes(proba, costs.loss.matrix))
+            out = np.empty((weights.shape[0], self.n_outputs_), dtype=self.classes_[0].dtype)
+            for k, classes in enumerate(self.classes_):
+                out[:, k] = classes.take(np.argmax(proba[k], axis=1))
+            return out
         leaves = self._leaves(X)
         # The argmax of each node once, rather than of each row's copy of it.
         if getattr(self, "_costs_", None) is not None:  # least expected cost (chapter 10)
@@ -1080,7 +1131,9 @@ class DecisionTreeRegressor(RegressorMixin, BaseDecisionTree):
         per-output medians (a heuristic, never exhaustive).
     missing_values, max_surrogates
         NaN in numerical columns: scikit-learn's learned direction
-        (``"learn"``) or CART's surrogate splits (``"surrogate"``), as in
+        (``"learn"``), CART's surrogate splits (``"surrogate"``) or C4.5's
+        fractional rows (``"fractional"``: ``predict`` is the weighted mean
+        of the leaves' values a row reaches), as in
         :class:`DecisionTreeClassifier`.
 
     Attributes
@@ -1224,6 +1277,10 @@ class DecisionTreeRegressor(RegressorMixin, BaseDecisionTree):
         ndarray of shape (n_samples,)
             With several outputs, an array of shape ``(n_samples, n_outputs)``.
         """
+        weights = self._fractional_weights(X)
+        if weights is not None:  # C4.5's fractions: the mixture of the leaves reached
+            mixed = mix(weights, self.tree_.value[:, :, 0])
+            return mixed[:, 0] if self.n_outputs_ == 1 else mixed
         leaves = self._leaves(X)
         if self.n_outputs_ == 1:
             return self.tree_.value[:, 0, 0].take(leaves)

@@ -20,6 +20,7 @@ from ._categorical import (
 )
 from ._category_sets import encode_row, pack, pack_sides
 from ._criteria import node_impurity, node_value, value_by_output
+from ._fractional import fractional_children
 from ._incremental import prefix_sum_best_split
 from ._naive import Split
 from ._random import RandomSplits, child_keys, random_node_split
@@ -112,11 +113,14 @@ def grow_tree(
         With ``categorical_split="auto"`` and three or more classes, the most
         candidate partitions the exact search may score per feature and node
         (:func:`climbing_trees.multiclass_plan`); past it a heuristic runs.
-    missing_values : {"learn", "surrogate"}
+    missing_values : {"learn", "surrogate", "fractional"}
         How NaN in numerical columns is handled (chapter 9): ``"learn"``,
         scikit-learn's learned direction (:mod:`climbing_trees._missing`);
         ``"surrogate"``, CART's surrogate splits
-        (:mod:`climbing_trees._surrogates`).
+        (:mod:`climbing_trees._surrogates`); ``"fractional"``, C4.5's
+        fractional rows (:mod:`climbing_trees._fractional`): a row missing
+        the split feature goes down both children with shares of its weight,
+        so each node carries its rows' weights, not ``sample_weight[rows]``.
     max_surrogates : int
         With ``"surrogate"``: the most surrogates kept per node.
     surrogate_weight : ndarray of shape (n_samples,) or None
@@ -173,17 +177,20 @@ def grow_tree(
     depth_limit = np.inf if max_depth is None else max_depth
     W = float(sample_weight.sum())
     nodes: list[dict] = []
-    # Each stack entry: (row indices, depth, parent id, is it the left child?, key)
+    fractional = missing_values == "fractional"
+    # Each stack entry: (row indices, their weights, depth, parent id, is it the
+    # left child?, key).  The weights are sample_weight[rows] but in fractional
+    # trees, where a row missing a split feature reaches both children.
     root_key = np.uint64(0 if random_splits is None else random_splits.key)
-    stack: list[tuple[np.ndarray, int, int, bool, np.uint64]] = [
-        (np.arange(len(X)), 0, -1, True, root_key)
+    stack: list[tuple[np.ndarray, np.ndarray, int, int, bool, np.uint64]] = [
+        (np.arange(len(X)), sample_weight, 0, -1, True, root_key)
     ]
     while stack:
-        rows, depth, parent, is_left, key = stack.pop()
+        rows, w_t, depth, parent, is_left, key = stack.pop()
         node_id = len(nodes)
         if parent >= 0:
             nodes[parent]["left" if is_left else "right"] = node_id
-        Y_t, w_t = Y[rows], sample_weight[rows]
+        Y_t = Y[rows]
         impurity = node_impurity(Y_t, w_t, criterion)
         node = {
             "left": TREE_LEAF,
@@ -196,6 +203,7 @@ def grow_tree(
             "w": float(w_t.sum()),
             "categories_left": None,
             "missing_go_to_left": False,
+            "fraction": np.nan,
         }
         nodes.append(node)
         if (
@@ -206,7 +214,7 @@ def grow_tree(
             or is_pure(Y_t, w_t)
         ):
             continue
-        if missing_values == "surrogate":
+        if missing_values in ("surrogate", "fractional"):  # on the present rows
             split = best_present_split(search, rows, Y_t, w_t, impurity, key)
         else:
             split = search.best_split(rows, Y_t, w_t, impurity, key)
@@ -228,11 +236,19 @@ def grow_tree(
                 search.categorical,
                 search.n_categories,
             )
+        left, right = (goes_left, w_t[goes_left]), (~goes_left, w_t[~goes_left])
+        if fractional and not isinstance(split, CategoricalSplit):
+            # C4.5: a row missing the feature goes both ways, by the present rows' shares.
+            left, right, node["fraction"] = fractional_children(
+                search.X[rows, split.feature], split.threshold, w_t
+            )
+            node["missing_go_to_left"] = node["fraction"] > 0.5  # apply's heaviest branch
         # Push the right child first so that the left child is numbered next.
-        stack.append((rows[~goes_left], depth + 1, node_id, False, child_keys(key, False)))
-        stack.append((rows[goes_left], depth + 1, node_id, True, child_keys(key, True)))
+        for (side, w_side), is_left in ((right, False), (left, True)):
+            child_key = child_keys(key, is_left)
+            stack.append((rows[side], w_side, depth + 1, node_id, is_left, child_key))
     k = max_surrogates if missing_values == "surrogate" else 0
-    return _assemble(nodes, search.width, k, criterion)
+    return _assemble(nodes, search.width, k, criterion, fractional)
 
 
 def default_split_search(criterion: str) -> SplitFinder:
@@ -248,7 +264,13 @@ def default_split_search(criterion: str) -> SplitFinder:
     return prefix_sum_best_split
 
 
-def _assemble(nodes: list[dict], width: int, max_surrogates: int = 0, criterion: str = "") -> Tree:
+def _assemble(
+    nodes: list[dict],
+    width: int,
+    max_surrogates: int = 0,
+    criterion: str = "",
+    fractional: bool = False,
+) -> Tree:
     """The :class:`Tree` of a list of node dicts (ids in list order).
 
     A categorical node's set arrives compact, ``(unseen_left, levels)``
@@ -309,6 +331,7 @@ def _assemble(nodes: list[dict], width: int, max_surrogates: int = 0, criterion:
         surrogate_categories_start=s_start.reshape(len(nodes), k, 2) if k else None,
         surrogate_categories_stop=s_stop.reshape(len(nodes), k, 2) if k else None,
         surrogate_categories_levels=s_levels if k else None,
+        missing_left_fraction=np.array([n["fraction"] for n in nodes]) if fractional else None,
     )
 
 

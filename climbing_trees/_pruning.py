@@ -506,6 +506,7 @@ def prune(tree: Tree, inside: np.ndarray) -> Tree:
     fields["surrogate_feature"][leaf] = -1
     fields["surrogate_threshold"][leaf] = np.nan
     fields["surrogate_below_left"][leaf] = False
+    fields["missing_left_fraction"][leaf] = np.nan  # a leaf splits no weight
     return Tree(**fields)
 
 

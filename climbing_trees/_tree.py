@@ -206,6 +206,16 @@ class Tree:
         (``node * max_surrogates + rank``), left list then right list, each
         sorted.  Its length is at most twice the number of (node, level)
         pairs present in the training rows, whatever the number of levels.
+    missing_left_fraction : ndarray of float
+        C4.5's fractional missing values (``missing_values="fractional"``,
+        chapter 9, :mod:`climbing_trees._fractional`): at each numerical
+        node, the left child's share ``p`` of the training weight of the
+        rows whose feature is present there; a row missing it goes left with
+        ``p`` of its weight and right with ``1 - p``, and :meth:`predict`
+        mixes the leaves it reaches.  NaN at leaves and categorical nodes,
+        and everywhere in a tree grown otherwise (left as ``None``: read-only
+        NaN that take no memory).  :meth:`apply` and :meth:`decision_path`
+        follow ``missing_go_to_left`` (``p > 1/2``), one path per row.
 
     :mod:`climbing_trees._categorical` describes the format of categorical
     splits, and :mod:`climbing_trees._category_sets` their compact storage.
@@ -231,6 +241,7 @@ class Tree:
     surrogate_categories_start: np.ndarray | None = None
     surrogate_categories_stop: np.ndarray | None = None
     surrogate_categories_levels: np.ndarray | None = None
+    missing_left_fraction: np.ndarray | None = None
 
     def __post_init__(self) -> None:
         if self.categories_unseen_left is None:
@@ -265,6 +276,14 @@ class Tree:
             self.surrogate_categories_start, self.surrogate_categories_stop = empty, empty.copy()
         if self.surrogate_categories_levels is None:
             self.surrogate_categories_levels = np.zeros(0, dtype=LEVEL_DTYPE)
+        if self.missing_left_fraction is None:  # not fractional: NaN, no memory
+            nan = np.full(1, np.nan)
+            self.missing_left_fraction = np.broadcast_to(nan, (self.node_count,))
+
+    @property
+    def is_fractional(self) -> bool:
+        """Whether a node sends missing values both ways (C4.5's fractions, chapter 9)."""
+        return bool(np.isfinite(self.missing_left_fraction).any())
 
     @property
     def categories_left(self) -> np.ndarray:
@@ -763,6 +782,7 @@ class Tree:
             "surrogate_categories_start",
             "surrogate_categories_stop",
             "surrogate_categories_levels",
+            "missing_left_fraction",
         ):
             self.__dict__.setdefault(name, None)  # pickled before missing values
         if states is not None:
@@ -849,7 +869,15 @@ class Tree:
         return tables.node.take(leaf_code >> (shift + 1)).astype(np.intp, copy=False)
 
     def predict(self, X: np.ndarray) -> np.ndarray:
-        """Value of the leaf reached by each row, shape ``(n_rows, n_values)``."""
+        """Value of the leaf reached by each row, shape ``(n_rows, n_values)``.
+
+        In a fractional tree (:attr:`is_fractional`), the weighted mixture of
+        the leaves reached (:func:`climbing_trees._fractional.mixed_values`).
+        """
+        if self.is_fractional:
+            from ._fractional import mixed_values  # _fractional reads this module
+
+            return mixed_values(self, X)[:, 0, :]
         return self.value[self.apply_flat(X), 0, :]
 
     def compute_feature_importances(self, n_features: int) -> np.ndarray:

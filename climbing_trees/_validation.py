@@ -84,10 +84,15 @@ def resolve_hyperparameters(est, n_samples: int) -> dict:
         "the default is 16384)",
     )
     missing_values = est.missing_values
-    if not isinstance(missing_values, str) or missing_values not in ("learn", "surrogate"):
+    if not isinstance(missing_values, str) or missing_values not in (
+        "learn",
+        "surrogate",
+        "fractional",
+    ):
         raise ValueError(
             f"missing_values={missing_values!r} is not supported; use 'learn' (scikit-learn's "
-            "learned direction) or 'surrogate' (CART's surrogate splits)."
+            "learned direction), 'surrogate' (CART's surrogate splits) or 'fractional' "
+            "(C4.5's fractional rows)."
         )
     _check_int(est.max_surrogates, "max_surrogates", low=0, hint="(0 keeps no surrogate)")
     max_leaf_nodes = est.max_leaf_nodes

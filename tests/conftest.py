@@ -76,7 +76,7 @@ EXACT_FIELDS = (
     "surrogate_threshold",
     "surrogate_below_left",
 )
-FLOAT_FIELDS = ("value", "impurity", "weighted_n_node_samples")
+FLOAT_FIELDS = ("value", "impurity", "weighted_n_node_samples", "missing_left_fraction")
 SET_FIELDS = (
     "categories_unseen_left",
     "categories_start",

@@ -36,7 +36,7 @@ LONG_LISTINGS = {
     "12_ensembles.ipynb",
     "appendix_multiclass_partitions.ipynb",  # moved from chapter 7 with its listings
 }
-LONG_MARKDOWN_CODE = {"04_ties.ipynb", "05_training_inference.ipynb"}
+LONG_MARKDOWN_CODE = {"05_training_inference.ipynb"}
 
 
 def _markdown(chapter: str) -> list[tuple[str, str]]:

@@ -71,6 +71,9 @@ ESTIMATORS = [
     # Surrogate splits (chapter 9): grown depth first, routed through the surrogates.
     DecisionTreeClassifier(missing_values="surrogate"),
     DecisionTreeRegressor(missing_values="surrogate", max_surrogates=2),
+    # C4.5's fractional rows (chapter 9): grown depth first, predictions mixed.
+    DecisionTreeClassifier(missing_values="fractional"),
+    DecisionTreeRegressor(missing_values="fractional", max_depth=6),
     # Randomised trees (chapter 12): the draws depend on each node's path and rows'
     # values only, so weights still equal repetitions.
     DecisionTreeClassifier(max_features="sqrt", splitter="random", random_state=0),

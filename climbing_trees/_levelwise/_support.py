@@ -21,6 +21,8 @@ def levelwise_refusal(criterion, is_categorical=None, random_splits=None, missin
     """
     if missing_values == "surrogate":
         return "surrogate splits are searched node by node; grow this tree with grow_tree instead."
+    if missing_values == "fractional":  # a row can sit in both children (chapter 9)
+        return "fractional rows are carried node by node; grow this tree with grow_tree instead."
     absolute = criterion == "absolute_error"
     if criterion not in STATISTICS_CRITERIA and not absolute:
         return (
@@ -63,10 +65,10 @@ def builder_for(
     can: it grows the same trees faster than ``grow_tree``, and with
     ``max_leaf_nodes`` it leaves unsearched what the cut to that many leaves
     surely removes (``extra_kwargs`` carries it).
-    Wherever :func:`levelwise_refusal` gives a reason (surrogate splits,
-    chapter 9; absolute error on categorical features or with random
-    thresholds) the depth-first builder :func:`climbing_trees.grow_tree`
-    grows the tree, with the surrogate options in ``extra_kwargs``; the
+    Wherever :func:`levelwise_refusal` gives a reason (surrogate splits and
+    fractional missing values, chapter 9; absolute error on categorical
+    features or with random thresholds) the depth-first builder
+    :func:`climbing_trees.grow_tree` grows the tree, with the surrogate options in ``extra_kwargs``; the
     caller cuts that tree back to ``max_leaf_nodes`` afterwards.  A
     histogram tree (``max_bins``, ``splitter="hist"``) is grown level-wise
     only: :func:`hist_refusal` says which options it cannot take.
@@ -79,6 +81,8 @@ def builder_for(
     >>> builder, extra = builder_for("gini", None, None, "surrogate", 4, max_surrogates=5)
     >>> builder.__name__, extra
     ('grow_tree', {'missing_values': 'surrogate', 'max_surrogates': 5})
+    >>> builder_for("gini", None, None, "fractional", None)[1]
+    {'missing_values': 'fractional'}
     """
     from .._compiled import compiled_refusal, grow_tree_compiled
     from .._growth import grow_tree  # imported here: _growth is a sibling of this package
@@ -103,6 +107,8 @@ def builder_for(
         extra = {}
         if missing_values == "surrogate":  # surrogate splits: depth first only (chapter 9)
             extra = {"missing_values": "surrogate", "max_surrogates": max_surrogates}
+        if missing_values == "fractional":  # C4.5's fractions: depth first only (chapter 9)
+            extra = {"missing_values": "fractional"}
         return grow_tree, extra
     extra = {} if max_leaf_nodes is None else {"max_leaf_nodes": max_leaf_nodes}
     return grow_tree_levelwise, extra
