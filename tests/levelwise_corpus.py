@@ -261,9 +261,9 @@ def levelwise_for_compiled():
     real = classes.builder_for
 
     def builder_for(criterion, is_categorical, random_splits, missing_values, max_leaf_nodes,
-                    max_surrogates=None):  # fmt: skip
+                    max_surrogates=None, **options):  # fmt: skip
         builder, extra = real(criterion, is_categorical, random_splits, missing_values,
-                              max_leaf_nodes, max_surrogates)  # fmt: skip
+                              max_leaf_nodes, max_surrogates, **options)  # fmt: skip
         if builder is ct.grow_tree_compiled:
             extra = {} if max_leaf_nodes is None else {"max_leaf_nodes": max_leaf_nodes}
             return grow_tree_levelwise, extra

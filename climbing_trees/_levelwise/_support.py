@@ -68,8 +68,9 @@ def builder_for(
     Wherever :func:`levelwise_refusal` gives a reason (surrogate splits and
     fractional missing values, chapter 9; absolute error on categorical
     features or with random thresholds) the depth-first builder
-    :func:`climbing_trees.grow_tree` grows the tree, with the surrogate options in ``extra_kwargs``; the
-    caller cuts that tree back to ``max_leaf_nodes`` afterwards.  A
+    :func:`climbing_trees.grow_tree` grows the tree, with the surrogate
+    options in ``extra_kwargs``; the caller cuts that tree back to
+    ``max_leaf_nodes`` afterwards.  A
     histogram tree (``max_bins``, ``splitter="hist"``) is grown level-wise
     only: :func:`hist_refusal` says which options it cannot take.
 
