@@ -15,6 +15,7 @@ from .._criteria import (
 from .._missing import allowed_candidates, candidate_bounds, missing_goes_left
 from .._ties import (
     choose_best_gains,
+    constant_features,
     first_within,
     gain_tolerance,
     midpoint_threshold,
@@ -323,7 +324,21 @@ class _Block:
         gains = self.scanned_gains(s, idx)
         # A threshold never separates equal values (features with many ties).
         _refuse_equal(gains, refuse[fs], idx, fs, shared.values)
+        self.refuse_constant(gains, s, idx, fs)
         return gains, idx
+
+    def refuse_constant(self, gains, s, idx, fs) -> None:
+        """Refuse every candidate of the (node, slot) pairs whose feature is constant
+        at the node (rule 6 of :mod:`climbing_trees._ties`): its range is read at the
+        ends of the node's present rows, sorted (missing rows end each segment)."""
+        n_present, missing = self.n_present[:, s], self.n_missing[:, s] > 0
+        values = self.shared.values
+        lo = values(idx[:, :, 0], fs)
+        last = np.take_along_axis(idx, np.maximum(n_present - 1, 0)[..., None], axis=-1)
+        hi = values(last[..., 0], fs)
+        constant = constant_features(np.where(n_present > 0, lo, np.nan), hi, missing)
+        if constant.any():
+            gains[constant] = -np.inf
 
     def scanned_gains(self, s, idx):
         """Gains of the slots ``s`` from the prefix sums over ``idx``, in pieces."""

@@ -92,17 +92,7 @@ SKIPS: dict[tuple[str, str], str] = {
 #: (copy, pattern) -> reason: parity gaps that wait for the work on the split
 #: searches (marked xfail, strict: a test that starts passing fails the run,
 #: so it must leave this list).
-XFAILS: dict[tuple[str, str], str] = {
-    ("test_sklearn_tree.py", "test_almost_constant_feature[Decision*"): "scikit-learn never "
-    "splits on a feature whose range in a node is below FEATURE_THRESHOLD (1e-7); "
-    "the split searches here still do (waits for the level-wise builder's restructuring)",
-    (
-        "test_sklearn_tree.py",
-        "test_random_splitter_missing_values_uses_non_missing_min_max[single-non-missing]",
-    ): "a node whose feature has one present value and missing ones: scikit-learn's "
-    "random splitter still splits present from missing; the random split search here "
-    "finds no threshold (waits for the work on the split searches)",
-}
+XFAILS: dict[tuple[str, str], str] = {}
 
 
 def adapt(source: str) -> str:
