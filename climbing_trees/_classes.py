@@ -20,6 +20,7 @@ from ._costs import fit_costs
 from ._criteria import CLASSIFICATION_CRITERIA, REGRESSION_CRITERIA, one_hot, output_criterion
 from ._importance import surrogate_importances
 from ._levelwise._support import builder_for
+from ._monotonic import check_monotonic_cst
 from ._pruning import best_first_subtree, ccp_subtree, cost_complexity_path, node_risk, prune
 from ._random import random_splits, resolve_max_features
 from ._tree import Tree
@@ -244,6 +245,7 @@ class BaseDecisionTree(BaseEstimator):
         splitter="best",
         max_features=None,
         random_state=None,
+        monotonic_cst=None,
     ):
         self.criterion = criterion
         self.max_depth = max_depth
@@ -262,6 +264,7 @@ class BaseDecisionTree(BaseEstimator):
         self.splitter = splitter
         self.max_features = max_features
         self.random_state = random_state
+        self.monotonic_cst = monotonic_cst
 
     def fit(self, X, y, sample_weight=None):
         """Grow a tree from the training set ``(X, y)``.
@@ -336,9 +339,11 @@ class BaseDecisionTree(BaseEstimator):
         n_categories = np.array([0 if c is None else len(c) for c in learner.categories_])
         # Which builder grows these options: one place says (builder_for).
         missing_values = params.pop("missing_values")
+        monotonic_cst = learner._checked_monotonic_cst(X.shape[1])
         builder, extra = builder_for(
             learner.criterion, learner.is_categorical_, randomness, missing_values,
             max_leaf_nodes, max_surrogates=params.pop("max_surrogates"),
+            monotonic_cst=monotonic_cst,
         )  # fmt: skip
         if missing_values == "surrogate":  # rpart's surrogates count the case weights
             extra["surrogate_weight"] = case_weight
@@ -380,6 +385,11 @@ class BaseDecisionTree(BaseEstimator):
         tree.flat_tables()  # the lookup tables of predict, built once here
         self._adopt_fitted_state(learner)
         return self
+
+    def _checked_monotonic_cst(self, n_features: int):
+        """``monotonic_cst`` checked (scikit-learn's errors), or ``None`` (chapter 5)."""
+        classes = self._output_widths()[0] if isinstance(self, ClassifierMixin) else None
+        return check_monotonic_cst(self.monotonic_cst, n_features, self.n_outputs_, classes)
 
     def cost_complexity_pruning_path(self, X, y, sample_weight=None) -> Bunch:
         """The minimal cost-complexity pruning path of the tree grown on ``(X, y)``.
@@ -866,6 +876,7 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
         splitter="best",
         max_features=None,
         random_state=None,
+        monotonic_cst=None,
         class_weight=None,
         loss_matrix=None,
     ):
@@ -887,6 +898,7 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
             splitter=splitter,
             max_features=max_features,
             random_state=random_state,
+            monotonic_cst=monotonic_cst,
         )
         self.ccp_risk = ccp_risk
         self.class_weight = class_weight
@@ -1126,6 +1138,7 @@ class DecisionTreeRegressor(RegressorMixin, BaseDecisionTree):
         splitter="best",
         max_features=None,
         random_state=None,
+        monotonic_cst=None,
     ):
         criterion = _friedman_mse_is_squared_error(criterion)
         super().__init__(
@@ -1146,6 +1159,7 @@ class DecisionTreeRegressor(RegressorMixin, BaseDecisionTree):
             splitter=splitter,
             max_features=max_features,
             random_state=random_state,
+            monotonic_cst=monotonic_cst,
         )
 
     def _encode_target(self, y) -> np.ndarray:
@@ -1255,6 +1269,7 @@ class ExtraTreeClassifier(DecisionTreeClassifier):
         min_impurity_decrease=0.0,
         class_weight=None,
         ccp_alpha=0.0,
+        monotonic_cst=None,
         ccp_risk="impurity",
         categorical_features="auto",
         categorical_split="auto",
@@ -1272,6 +1287,7 @@ class ExtraTreeClassifier(DecisionTreeClassifier):
             min_weight_fraction_leaf=min_weight_fraction_leaf,
             max_features=max_features,
             random_state=random_state,
+            monotonic_cst=monotonic_cst,
             max_leaf_nodes=max_leaf_nodes,
             min_impurity_decrease=min_impurity_decrease,
             class_weight=class_weight,
@@ -1337,6 +1353,7 @@ class ExtraTreeRegressor(DecisionTreeRegressor):
         min_impurity_decrease=0.0,
         max_leaf_nodes=None,
         ccp_alpha=0.0,
+        monotonic_cst=None,
         categorical_features="auto",
         categorical_split="auto",
         min_samples_level=1,
@@ -1353,6 +1370,7 @@ class ExtraTreeRegressor(DecisionTreeRegressor):
             min_weight_fraction_leaf=min_weight_fraction_leaf,
             max_features=max_features,
             random_state=random_state,
+            monotonic_cst=monotonic_cst,
             min_impurity_decrease=min_impurity_decrease,
             max_leaf_nodes=max_leaf_nodes,
             ccp_alpha=ccp_alpha,

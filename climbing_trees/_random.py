@@ -91,6 +91,7 @@ from ._criteria import (
     total_weight,
 )
 from ._missing import missing_goes_left
+from ._monotonic import allowed_splits, child_values
 from ._naive import Split
 from ._ties import (  # noqa: F401 (the constant rule, re-exported for the level-wise draws)
     FEATURE_THRESHOLD,
@@ -520,7 +521,7 @@ def threshold_scores(left, n_left, positive_left, node_stats, n_rows, n_positive
 
 
 def random_numeric_split(
-    X, Y, sample_weight, criterion, min_samples_leaf, thresholds, missing_left=None
+    X, Y, sample_weight, criterion, min_samples_leaf, thresholds, missing_left=None, monotonic=None
 ):
     """Best of one candidate per column of ``X``: rows with ``x <= thresholds[j]`` go left.
 
@@ -531,7 +532,9 @@ def random_numeric_split(
     side from its rows.  Among the allowed candidates the lowest score wins,
     the lowest column on ties (:func:`climbing_trees.choose_best`).  Returns
     a :class:`Split` (feature = column of ``X``) or ``None``; its
-    ``missing_go_to_left`` follows :func:`missing_directions`.
+    ``missing_go_to_left`` follows :func:`missing_directions`.  ``monotonic``
+    (:class:`climbing_trees._monotonic.NodeConstraints`, one constraint per
+    column) refuses the candidates that break a constraint (chapter 5).
     """
     n_samples, n_features = X.shape
     w = np.asarray(sample_weight, dtype=float)
@@ -552,6 +555,12 @@ def random_numeric_split(
         counts = np.array([n_samples]), np.array([np.count_nonzero(w > 0)])
         scores = threshold_scores(*sides, node_stats[None], *counts, criterion, min_samples_leaf)
         scores = scores[0]
+    if monotonic is not None:
+        for j in np.flatnonzero(monotonic.cst):
+            values = child_values(Y, w, below[:, j], criterion)
+            lower, upper = monotonic.lower, monotonic.upper
+            if not allowed_splits(monotonic.cst[j], *values, lower, upper):
+                scores[j] = np.inf
     best = choose_best(scores, parent)
     if best < 0:
         return None
@@ -625,12 +634,13 @@ def random_node_split(search, X, Y, w, impurity, key):
     cat = search.cat_features[drawn[search.cat_features]]
     splits = []
     if num.size:
+        monotonic = search.constraints(num)
         if spec.splitter == "best":
-            split = search.find_split(X[:, num], Y, w, criterion, msl)
+            split = search.numeric_split(X[:, num], Y, w, monotonic)
         else:
             t = random_thresholds(keys, lo, hi)[0, num]
             side = missing_sides(keys, lo, hi)[0, num]
-            split = random_numeric_split(X[:, num], Y, w, criterion, msl, t, side)
+            split = random_numeric_split(X[:, num], Y, w, criterion, msl, t, side, monotonic)
         if split is not None:
             splits.append(split._replace(feature=int(num[split.feature])))
     if cat.size:

@@ -47,14 +47,20 @@ def narrow_ranges(lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
 
     scikit-learn's trees hold ``X`` in float32 and compare there, so a range
     of one float32 step near 1 is constant too (``1 + 1e-7`` rounds up to it).
+    Values beyond float32's range (which scikit-learn refuses, and this
+    package keeps in float64) compare in float64: ``1e308`` and ``1.7e308``
+    both overflow float32, yet they differ.
 
-    >>> lo, hi = np.array([0.0, 0.0, 1.0]), np.array([1e-7, 2e-7, 1 + 2**-23])
+    >>> lo, hi = np.array([0.0, 0.0, 1.0, 1e308]), np.array([1e-7, 2e-7, 1 + 2**-23, 1.7e308])
     >>> narrow_ranges(lo, hi).tolist()
-    [True, False, True]
+    [True, False, True, False]
     """
+    lo, hi = np.asarray(lo, dtype=float), np.asarray(hi, dtype=float)
     with np.errstate(over="ignore", invalid="ignore"):
-        lo32, hi32 = np.asarray(lo, np.float32), np.asarray(hi, np.float32)
-        return hi32 <= lo32 + FEATURE_THRESHOLD
+        lo32, hi32 = lo.astype(np.float32), hi.astype(np.float32)
+        narrow = hi32 <= lo32 + FEATURE_THRESHOLD
+        beyond = np.isinf(lo32) | np.isinf(hi32)  # overflowed: compare in float64
+        return np.where(beyond, hi <= lo + float(FEATURE_THRESHOLD), narrow)
 
 
 def constant_features(lo: np.ndarray, hi: np.ndarray, missing: np.ndarray) -> np.ndarray:

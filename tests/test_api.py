@@ -34,6 +34,7 @@ PARAMS = {
     "splitter": "random",
     "max_features": "sqrt",
     "random_state": 3,
+    "monotonic_cst": None,
 }
 #: Parameters only the classifier has.
 CLASSIFIER_PARAMS = {

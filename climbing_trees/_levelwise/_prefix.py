@@ -320,7 +320,9 @@ class _Block:
                 idx, xs[..., :-1] < xs[..., 1:], shared.row_class, self.penalty, self.totals
             )
             if part is not None:
-                return part[:, :, None], idx
+                gains = part[:, :, None]
+                self.refuse_constant(gains, s, idx, fs)
+                return gains, idx
         gains = self.scanned_gains(s, idx)
         # A threshold never separates equal values (features with many ties).
         _refuse_equal(gains, refuse[fs], idx, fs, shared.values)

@@ -49,7 +49,13 @@ def levelwise_absolute_error(is_categorical, random_splits) -> bool:
 
 
 def builder_for(
-    criterion, is_categorical, random_splits, missing_values, max_leaf_nodes, max_surrogates=None
+    criterion,
+    is_categorical,
+    random_splits,
+    missing_values,
+    max_leaf_nodes,
+    max_surrogates=None,
+    monotonic_cst=None,
 ):
     """The builder that grows a tree with these options, and the options only it takes.
 
@@ -61,7 +67,9 @@ def builder_for(
     chapter 9; absolute error on categorical features or with random
     thresholds) the depth-first builder :func:`climbing_trees.grow_tree`
     grows the tree, with the surrogate options in ``extra_kwargs``; the
-    caller cuts that tree back to ``max_leaf_nodes`` afterwards.
+    caller cuts that tree back to ``max_leaf_nodes`` afterwards.  So does it
+    with monotonic constraints (chapter 5, :mod:`climbing_trees._monotonic`),
+    which only ``grow_tree`` enforces yet: ``extra_kwargs`` carries them.
 
     >>> builder, extra = builder_for("gini", None, None, "learn", 4)
     >>> builder.__name__, extra
@@ -73,6 +81,8 @@ def builder_for(
     from .._growth import grow_tree  # imported here: _growth is a sibling of this package
     from ._grow import grow_tree_levelwise  # imported here: _grow asks this module
 
+    if monotonic_cst is not None and np.any(monotonic_cst):  # depth first only (chapter 5)
+        return grow_tree, {"missing_values": missing_values, "monotonic_cst": monotonic_cst}
     if levelwise_refusal(criterion, is_categorical, random_splits, missing_values) is not None:
         extra = {}
         if missing_values == "surrogate":  # surrogate splits: depth first only (chapter 9)
