@@ -788,6 +788,15 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
         deterministic (and scikit-learn's on tie-free data).  The draws are
         per node (a hash of the node's path), so both builders grow the same
         tree; scikit-learn's own random sequence is not reproduced.
+    monotonic_cst : array-like of int of shape (n_features,), default=None
+        Monotonic constraints, scikit-learn's (chapter 5,
+        :mod:`climbing_trees._monotonic`): 1, the probability of the positive
+        class (``classes_[1]``) never decreases as the feature increases; -1,
+        never increases; 0, no constraint.  Two classes and one output only;
+        constrained features must be numerical and ``missing_values="learn"``.
+        Splits that would break a constraint are refused, and bounds passed
+        down the tree keep every leaf in order.  Constrained trees are grown
+        by :func:`climbing_trees.grow_tree`.
 
     Attributes
     ----------
@@ -1068,6 +1077,10 @@ class DecisionTreeRegressor(RegressorMixin, BaseDecisionTree):
         NaN in numerical columns: scikit-learn's learned direction
         (``"learn"``) or CART's surrogate splits (``"surrogate"``), as in
         :class:`DecisionTreeClassifier`.
+    monotonic_cst : array-like of int of shape (n_features,), default=None
+        Monotonic constraints (chapter 5): 1, the prediction never decreases
+        as the feature increases; -1, never increases; 0, no constraint; one
+        output only, as in scikit-learn.  See :class:`DecisionTreeClassifier`.
 
     Attributes
     ----------
@@ -1237,7 +1250,7 @@ class ExtraTreeClassifier(DecisionTreeClassifier):
     min_weight_fraction_leaf, random_state, max_leaf_nodes, \
     min_impurity_decrease, class_weight, ccp_alpha, ccp_risk, \
     categorical_features, categorical_split, min_samples_level, \
-    max_categorical_candidates, missing_values, max_surrogates
+    max_categorical_candidates, missing_values, max_surrogates, monotonic_cst
         As in :class:`DecisionTreeClassifier`.
 
     References
@@ -1322,7 +1335,8 @@ class ExtraTreeRegressor(DecisionTreeRegressor):
     criterion, max_depth, min_samples_split, min_samples_leaf, \
     min_weight_fraction_leaf, random_state, min_impurity_decrease, \
     max_leaf_nodes, ccp_alpha, categorical_features, categorical_split, \
-    min_samples_level, max_categorical_candidates, missing_values, max_surrogates
+    min_samples_level, max_categorical_candidates, missing_values, max_surrogates, \
+    monotonic_cst
         As in :class:`DecisionTreeRegressor`.
 
     References
