@@ -60,10 +60,12 @@ def test_threshold_is_lower_value_when_midpoint_rounds_up():
     a = np.nextafter(1.0, 2.0)
     b = np.nextafter(a, 2.0)
     assert a / 2 + b / 2 == b  # the midpoint rounds (half to even) onto b
-    X = np.array([[a], [b]])
-    Y = np.array([[0.0], [1.0]])
+    # A third value keeps the column from being constant (a and b alone are within
+    # FEATURE_THRESHOLD: rule 6 of the tie rules).
+    X = np.array([[a], [b], [3.0]])
+    Y = np.array([[0.0], [1.0], [1.0]])
     for search in [ct.naive_best_split, *FAST_SEARCHES]:
-        split = search(X, Y, np.ones(2), "squared_error")
+        split = search(X, Y, np.ones(3), "squared_error")
         assert split.threshold == a
 
 

@@ -13,8 +13,8 @@ from .._ties import (
     refused_weights,
 )
 from .._wavelet import absolute_error_scores, node_medians, split_absolute_errors
+from ._gains import _store
 from ._orders import _size_classes
-from ._prefix import _store
 
 
 def _absolute_error_summaries(Y_rows, w_rows, node_of_pos, starts, sizes, w_node):

@@ -15,7 +15,6 @@ from .._criteria import (
 from .._missing import allowed_candidates, candidate_bounds, missing_goes_left
 from .._ties import (
     choose_best_gains,
-    constant_features,
     first_within,
     gain_tolerance,
     midpoint_threshold,
@@ -25,21 +24,14 @@ from ._gains import (
     _block_gains,
     _impurity,
     _prefix_sums,
+    _refuse_constant,
     _refuse_equal,
     _run_gains,
+    _store,
     _sum_last,
     _Totals,
 )
 from ._orders import _feature_reader, _size_classes
-
-
-def _store(winners, found, nodes, feature, threshold, score, missing_left) -> None:
-    """Write the ``found`` ones of ``nodes``' winners into ``winners`` (a ``LevelSplits``)."""
-    at = nodes[found]
-    winners.feature[at] = feature[found]
-    winners.threshold[at] = threshold[found]
-    winners.score[at] = score[found]
-    winners.missing_left[at] = missing_left[found]
 
 
 @dataclass
@@ -321,26 +313,15 @@ class _Block:
             )
             if part is not None:
                 gains = part[:, :, None]
-                self.refuse_constant(gains, s, idx, fs)
+                counts = self.n_present[:, s], self.n_missing[:, s]
+                _refuse_constant(gains, idx, fs, *counts, shared.values)
                 return gains, idx
         gains = self.scanned_gains(s, idx)
         # A threshold never separates equal values (features with many ties).
         _refuse_equal(gains, refuse[fs], idx, fs, shared.values)
-        self.refuse_constant(gains, s, idx, fs)
+        # Nor splits a feature constant at the node (rule 6 of climbing_trees._ties).
+        _refuse_constant(gains, idx, fs, self.n_present[:, s], self.n_missing[:, s], shared.values)
         return gains, idx
-
-    def refuse_constant(self, gains, s, idx, fs) -> None:
-        """Refuse every candidate of the (node, slot) pairs whose feature is constant
-        at the node (rule 6 of :mod:`climbing_trees._ties`): its range is read at the
-        ends of the node's present rows, sorted (missing rows end each segment)."""
-        n_present, missing = self.n_present[:, s], self.n_missing[:, s] > 0
-        values = self.shared.values
-        lo = values(idx[:, :, 0], fs)
-        last = np.take_along_axis(idx, np.maximum(n_present - 1, 0)[..., None], axis=-1)
-        hi = values(last[..., 0], fs)
-        constant = constant_features(np.where(n_present > 0, lo, np.nan), hi, missing)
-        if constant.any():
-            gains[constant] = -np.inf
 
     def scanned_gains(self, s, idx):
         """Gains of the slots ``s`` from the prefix sums over ``idx``, in pieces."""
