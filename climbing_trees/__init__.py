@@ -19,6 +19,7 @@ module                      chapter  role
 ``_tree``                   5        ``Tree``: the fitted arrays, ``apply``, paths
 ``_classes``                5        the estimators (scikit-learn API)
 ``_validation``             5        checks on parameters and inputs, clear errors
+``_monotonic``              5        monotonic constraints: candidates, bounds, values
 ``_categorical_encoding``   6        DataFrame columns to level codes, and back
 ``_categorical``            6-7      categorical searches: one-vs-rest, partitions
 ``_category_sets``          7        compact storage of categorical sets

@@ -22,6 +22,7 @@ from ._criteria import CLASSIFICATION_CRITERIA, REGRESSION_CRITERIA, one_hot, ou
 from ._fractional import leaf_weights, mix
 from ._importance import surrogate_importances
 from ._levelwise._support import builder_for
+from ._monotonic import check_monotonic_cst
 from ._pruning import best_first_subtree, ccp_subtree, cost_complexity_path, node_risk, prune
 from ._random import random_splits, resolve_max_features
 from ._tree import Tree
@@ -247,6 +248,7 @@ class BaseDecisionTree(BaseEstimator):
         max_features=None,
         random_state=None,
         max_bins=255,
+        monotonic_cst=None,
     ):
         self.criterion = criterion
         self.max_depth = max_depth
@@ -266,6 +268,7 @@ class BaseDecisionTree(BaseEstimator):
         self.max_features = max_features
         self.random_state = random_state
         self.max_bins = max_bins
+        self.monotonic_cst = monotonic_cst
 
     def fit(self, X, y, sample_weight=None):
         """Grow a tree from the training set ``(X, y)``.
@@ -340,10 +343,12 @@ class BaseDecisionTree(BaseEstimator):
         n_categories = np.array([0 if c is None else len(c) for c in learner.categories_])
         # Which builder grows these options: one place says (builder_for).
         missing_values = params.pop("missing_values")
+        monotonic_cst = learner._checked_monotonic_cst(X.shape[1])
         builder, extra = builder_for(
             learner.criterion, learner.is_categorical_, randomness, missing_values,
             max_leaf_nodes, max_surrogates=params.pop("max_surrogates"),
             max_bins=learner._max_bins(),
+            monotonic_cst=monotonic_cst,
         )  # fmt: skip
         if "max_bins" in extra:  # splitter="hist": quantiles of a subsample drawn from it
             extra["bin_random_state"] = check_random_state(self.random_state)
@@ -393,6 +398,11 @@ class BaseDecisionTree(BaseEstimator):
         if self.splitter != "hist":
             return None
         return check_max_bins(self.max_bins)
+
+    def _checked_monotonic_cst(self, n_features: int):
+        """``monotonic_cst`` checked (scikit-learn's errors), or ``None`` (chapter 5)."""
+        classes = self._output_widths()[0] if isinstance(self, ClassifierMixin) else None
+        return check_monotonic_cst(self.monotonic_cst, n_features, self.n_outputs_, classes)
 
     def cost_complexity_pruning_path(self, X, y, sample_weight=None) -> Bunch:
         """The minimal cost-complexity pruning path of the tree grown on ``(X, y)``.
@@ -829,6 +839,15 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
         to 65,535 (scikit-learn's ``_BinMapper`` rule,
         :func:`climbing_trees._binning.fit_bins`); missing values get one
         bin more.  Codes are uint8 up to 255 bins, uint16 above.
+    monotonic_cst : array-like of int of shape (n_features,), default=None
+        Monotonic constraints, scikit-learn's (chapter 5,
+        :mod:`climbing_trees._monotonic`): 1, the probability of the positive
+        class (``classes_[1]``) never decreases as the feature increases; -1,
+        never increases; 0, no constraint.  Two classes and one output only;
+        constrained features must be numerical and ``missing_values="learn"``.
+        Splits that would break a constraint are refused, and bounds passed
+        down the tree keep every leaf in order.  Constrained trees are grown
+        by :func:`climbing_trees.grow_tree`.
 
     Attributes
     ----------
@@ -918,6 +937,7 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
         max_features=None,
         random_state=None,
         max_bins=255,
+        monotonic_cst=None,
         class_weight=None,
         loss_matrix=None,
     ):
@@ -940,6 +960,7 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
             max_features=max_features,
             random_state=random_state,
             max_bins=max_bins,
+            monotonic_cst=monotonic_cst,
         )
         self.ccp_risk = ccp_risk
         self.class_weight = class_weight
@@ -1135,6 +1156,10 @@ class DecisionTreeRegressor(RegressorMixin, BaseDecisionTree):
         fractional rows (``"fractional"``: ``predict`` is the weighted mean
         of the leaves' values a row reaches), as in
         :class:`DecisionTreeClassifier`.
+    monotonic_cst : array-like of int of shape (n_features,), default=None
+        Monotonic constraints (chapter 5): 1, the prediction never decreases
+        as the feature increases; -1, never increases; 0, no constraint; one
+        output only, as in scikit-learn.  See :class:`DecisionTreeClassifier`.
 
     Attributes
     ----------
@@ -1206,6 +1231,7 @@ class DecisionTreeRegressor(RegressorMixin, BaseDecisionTree):
         max_features=None,
         random_state=None,
         max_bins=255,
+        monotonic_cst=None,
     ):
         criterion = _friedman_mse_is_squared_error(criterion)
         super().__init__(
@@ -1227,6 +1253,7 @@ class DecisionTreeRegressor(RegressorMixin, BaseDecisionTree):
             max_features=max_features,
             random_state=random_state,
             max_bins=max_bins,
+            monotonic_cst=monotonic_cst,
         )
 
     def _encode_target(self, y) -> np.ndarray:
@@ -1308,7 +1335,7 @@ class ExtraTreeClassifier(DecisionTreeClassifier):
     min_weight_fraction_leaf, random_state, max_leaf_nodes, \
     min_impurity_decrease, class_weight, ccp_alpha, ccp_risk, \
     categorical_features, categorical_split, min_samples_level, \
-    max_categorical_candidates, missing_values, max_surrogates
+    max_categorical_candidates, missing_values, max_surrogates, monotonic_cst
         As in :class:`DecisionTreeClassifier`.
 
     References
@@ -1341,6 +1368,7 @@ class ExtraTreeClassifier(DecisionTreeClassifier):
         min_impurity_decrease=0.0,
         class_weight=None,
         ccp_alpha=0.0,
+        monotonic_cst=None,
         ccp_risk="impurity",
         categorical_features="auto",
         categorical_split="auto",
@@ -1359,6 +1387,7 @@ class ExtraTreeClassifier(DecisionTreeClassifier):
             max_features=max_features,
             random_state=random_state,
             max_bins=max_bins,
+            monotonic_cst=monotonic_cst,
             max_leaf_nodes=max_leaf_nodes,
             min_impurity_decrease=min_impurity_decrease,
             class_weight=class_weight,
@@ -1393,7 +1422,8 @@ class ExtraTreeRegressor(DecisionTreeRegressor):
     criterion, max_depth, min_samples_split, min_samples_leaf, \
     min_weight_fraction_leaf, random_state, min_impurity_decrease, \
     max_leaf_nodes, ccp_alpha, categorical_features, categorical_split, \
-    min_samples_level, max_categorical_candidates, missing_values, max_surrogates
+    min_samples_level, max_categorical_candidates, missing_values, max_surrogates, \
+    monotonic_cst
         As in :class:`DecisionTreeRegressor`.
 
     References
@@ -1425,6 +1455,7 @@ class ExtraTreeRegressor(DecisionTreeRegressor):
         min_impurity_decrease=0.0,
         max_leaf_nodes=None,
         ccp_alpha=0.0,
+        monotonic_cst=None,
         categorical_features="auto",
         categorical_split="auto",
         min_samples_level=1,
@@ -1442,6 +1473,7 @@ class ExtraTreeRegressor(DecisionTreeRegressor):
             max_features=max_features,
             random_state=random_state,
             max_bins=max_bins,
+            monotonic_cst=monotonic_cst,
             min_impurity_decrease=min_impurity_decrease,
             max_leaf_nodes=max_leaf_nodes,
             ccp_alpha=ccp_alpha,

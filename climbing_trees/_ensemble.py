@@ -355,7 +355,7 @@ class _Forest(_MissingValuesTag, BaseEstimator):
         -------
         self
         """
-        tree_params = self._tree_params()  # first: refuses monotonic_cst, if set
+        tree_params = self._tree_params()
         if issparse(y):
             raise ValueError("sparse multilabel-indicator for y is not supported.")
         if np.asarray(y).ndim == 2 and np.asarray(y).shape[1] == 1:
@@ -435,12 +435,6 @@ class _Forest(_MissingValuesTag, BaseEstimator):
         forest's splitter (``splitter=None``: the forest's kind's)."""
         own = self.get_params(deep=False)
         names = self._tree_class._get_param_names()
-        if self.monotonic_cst is not None and "monotonic_cst" not in names:
-            raise NotImplementedError(
-                f"monotonic_cst is not supported yet by {type(self).__name__}: the trees of "
-                "this package do not have monotonic constraints yet. Leave monotonic_cst="
-                "None (or use scikit-learn's forests for monotonic constraints)."
-            )
         params = {k: own[k] for k in names if k in own and k not in _SET_BY_THE_FOREST}
         return {**params, "splitter": self.splitter or self._splitter}
 
@@ -830,9 +824,12 @@ _PARAMETERS = """\
         ``n_samples``, or, when rows have weights, that fraction of the total
         draw weight (``sample_weight`` times the class weights), as in
         scikit-learn.
-    monotonic_cst : None
-        Not supported yet: the package's trees have no monotonic constraints,
-        and any other value than None raises ``NotImplementedError``.
+    monotonic_cst : array-like of int of shape (n_features,), default=None
+        Monotonic constraints passed to every tree (1: increasing, -1:
+        decreasing, 0: none; for a classifier, on the positive class's
+        probability, two classes only), scikit-learn's semantics (chapter 5,
+        :mod:`climbing_trees._monotonic`).  An average of monotone trees is
+        monotone.
     categorical_features, categorical_split, min_samples_level, \
 max_categorical_candidates, missing_values, max_surrogates, max_bins
         The package's tree options (categorical features, chapters 6 and 7;

@@ -19,9 +19,17 @@ from ._categorical import (
     categories_left_row,
 )
 from ._category_sets import encode_row, pack, pack_sides
-from ._criteria import node_impurity, node_value, value_by_output
+from ._criteria import CLASSIFICATION_CRITERIA, node_impurity, node_value, value_by_output
 from ._fractional import fractional_children
 from ._incremental import prefix_sum_best_split
+from ._monotonic import (
+    NodeConstraints,
+    builder_constraints,
+    check_constrained_fit,
+    child_bounds,
+    child_values,
+    clip_values,
+)
 from ._naive import Split
 from ._random import RandomSplits, child_keys, random_node_split
 from ._surrogates import best_present_split, route_with_surrogates
@@ -59,6 +67,7 @@ def grow_tree(
     min_weight_leaf: float = 0.0,
     random_splits: RandomSplits | None = None,
     surrogate_weight: np.ndarray | None = None,
+    monotonic_cst: np.ndarray | None = None,
 ) -> Tree:
     """Grow a tree depth first and return it as a :class:`Tree`.
 
@@ -139,6 +148,16 @@ def grow_tree(
         (``max_features``, ``splitter="random"``); every node draws from its
         own key, so :func:`grow_tree_levelwise` draws the same
         (:mod:`climbing_trees._random`).  ``None``: the deterministic search.
+    monotonic_cst : ndarray of int of shape (n_features,), optional
+        Monotonic constraints (chapter 5, :mod:`climbing_trees._monotonic`):
+        1, the value never decreases along the feature; -1, never increases;
+        0, free.  The value is the regression mean (median for absolute
+        error) or, with two classes, the second class's proportion.
+        Candidates that break a constraint are refused, bounds pass down the
+        tree and every node's value is clipped to its bounds, as in
+        scikit-learn.  Every criterion, with two classes for classification,
+        one output, numerical constrained features, ``missing_values="learn"``
+        and the default ``find_split``; anything else raises ``ValueError``.
 
     Notes
     -----
@@ -162,6 +181,13 @@ def grow_tree(
         find_split = default_split_search(criterion)
     if min_weight_leaf > 0:
         min_samples_leaf = LeafMinimum(min_samples_leaf, min_weight_leaf)
+    classifier = criterion in CLASSIFICATION_CRITERIA
+    cst = None
+    if monotonic_cst is not None:
+        check_constrained_fit(
+            monotonic_cst, criterion, Y, is_categorical, missing_values, find_split
+        )
+        cst = builder_constraints(np.asarray(monotonic_cst, dtype=np.int8), classifier)
     search = NodeSearch(
         X,
         criterion,
@@ -173,20 +199,22 @@ def grow_tree(
         min_samples_level,
         max_categorical_candidates,
         random_splits,
+        cst,
     )
     depth_limit = np.inf if max_depth is None else max_depth
     W = float(sample_weight.sum())
     nodes: list[dict] = []
     fractional = missing_values == "fractional"
     # Each stack entry: (row indices, their weights, depth, parent id, is it the
-    # left child?, key).  The weights are sample_weight[rows] but in fractional
-    # trees, where a row missing a split feature reaches both children.
+    # left child?, key, the node's bounds for monotonic constraints).  The weights
+    # are sample_weight[rows] but in fractional trees, where a row missing a split
+    # feature reaches both children.
     root_key = np.uint64(0 if random_splits is None else random_splits.key)
-    stack: list[tuple[np.ndarray, np.ndarray, int, int, bool, np.uint64]] = [
-        (np.arange(len(X)), sample_weight, 0, -1, True, root_key)
+    stack: list[tuple[np.ndarray, np.ndarray, int, int, bool, np.uint64, tuple]] = [
+        (np.arange(len(X)), sample_weight, 0, -1, True, root_key, (-np.inf, np.inf))
     ]
     while stack:
-        rows, w_t, depth, parent, is_left, key = stack.pop()
+        rows, w_t, depth, parent, is_left, key, bounds = stack.pop()
         node_id = len(nodes)
         if parent >= 0:
             nodes[parent]["left" if is_left else "right"] = node_id
@@ -205,6 +233,8 @@ def grow_tree(
             "missing_go_to_left": False,
             "fraction": np.nan,
         }
+        if cst is not None:  # rule 3 of _monotonic: the value within the bounds
+            node["value"] = clip_values(node["value"], *bounds, classifier)
         nodes.append(node)
         if (
             depth >= depth_limit
@@ -217,7 +247,7 @@ def grow_tree(
         if missing_values in ("surrogate", "fractional"):  # on the present rows
             split = best_present_split(search, rows, Y_t, w_t, impurity, key)
         else:
-            split = search.best_split(rows, Y_t, w_t, impurity, key)
+            split = search.best_split(rows, Y_t, w_t, impurity, key, bounds)
         if split is None or not enough_decrease(
             node["w"], W, impurity, split.score, min_impurity_decrease
         ):
@@ -243,10 +273,17 @@ def grow_tree(
                 search.X[rows, split.feature], split.threshold, w_t
             )
             node["missing_go_to_left"] = node["fraction"] > 0.5  # apply's heaviest branch
+        side_bounds = {True: bounds, False: bounds}
+        if cst is not None:  # rule 2 of _monotonic: the children's bounds
+            values = child_values(Y_t, w_t, goes_left, criterion)
+            medians = criterion == "absolute_error"
+            side_bounds[True], side_bounds[False] = child_bounds(
+                cst[split.feature], *bounds, *values, medians
+            )
         # Push the right child first so that the left child is numbered next.
         for (side, w_side), is_left in ((right, False), (left, True)):
-            child_key = child_keys(key, is_left)
-            stack.append((rows[side], w_side, depth + 1, node_id, is_left, child_key))
+            child = (rows[side], w_side, depth + 1, node_id, is_left, child_keys(key, is_left))
+            stack.append((*child, side_bounds[is_left]))
     k = max_surrogates if missing_values == "surrogate" else 0
     return _assemble(nodes, search.width, k, criterion, fractional)
 
@@ -356,8 +393,11 @@ class NodeSearch:
         min_samples_level=1,
         max_categorical_candidates=MAX_CATEGORICAL_CANDIDATES,
         random_splits=None,
+        monotonic_cst=None,
     ):
         self.random = random_splits
+        self.monotonic_cst = monotonic_cst  # the builders' sign (_monotonic)
+        self.bounds = (-np.inf, np.inf)  # the node's, set by best_split
         self.X, self.criterion, self.min_samples_leaf = X, criterion, min_samples_leaf
         self.find_split, self.method = find_split, method
         self.min_samples_level = min_samples_level
@@ -374,16 +414,21 @@ class NodeSearch:
         self.n_categories = n_categories
         self.width = int(max(np.max(n_categories, initial=0), 0)) + 1  # max_levels + 1
 
-    def best_split(self, rows, Y, w, impurity, key=0) -> Split | CategoricalSplit | None:
-        """The winning split of the node holding ``rows`` (its random ``key``), or ``None``."""
+    def best_split(
+        self, rows, Y, w, impurity, key=0, bounds=(-np.inf, np.inf)
+    ) -> Split | CategoricalSplit | None:
+        """The winning split of the node holding ``rows`` (its random ``key``, its
+        ``bounds`` for monotonic constraints), or ``None``."""
         X, criterion, msl = self.X[rows], self.criterion, self.min_samples_leaf
+        self.bounds = bounds
         if self.random is not None:
             return random_node_split(self, X, Y, w, impurity, key)
         if not self.cat_features.size:
-            return self.find_split(X, Y, w, criterion, msl)
+            return self.numeric_split(X, Y, w, self.constraints(slice(None)))
         splits = []
         if self.num_features.size:
-            split = self.find_split(X[:, self.num_features], Y, w, criterion, msl)
+            monotonic = self.constraints(self.num_features)
+            split = self.numeric_split(X[:, self.num_features], Y, w, monotonic)
             if split is not None:
                 splits.append(split._replace(feature=int(self.num_features[split.feature])))
         split = best_categorical_split(
@@ -400,6 +445,18 @@ class NodeSearch:
         if split is not None:
             splits.append(split)
         return best_of(splits, impurity)
+
+    def constraints(self, columns) -> NodeConstraints | None:
+        """The node's monotonic constraints for the searched ``columns`` (or ``None``)."""
+        if self.monotonic_cst is None or not self.monotonic_cst[columns].any():
+            return None
+        return NodeConstraints(self.monotonic_cst[columns], *self.bounds)
+
+    def numeric_split(self, X, Y, w, monotonic=None) -> Split | None:
+        """``find_split`` on numerical columns ``X``, under ``monotonic`` if given."""
+        if monotonic is None:
+            return self.find_split(X, Y, w, self.criterion, self.min_samples_leaf)
+        return self.find_split(X, Y, w, self.criterion, self.min_samples_leaf, monotonic)
 
     def route(self, rows, split, w):
         """``(threshold, goes_left, set)`` of a split of ``rows``.

@@ -33,6 +33,7 @@ from ._criteria import (
     total_weight,
 )
 from ._missing import column_candidates
+from ._monotonic import NodeConstraints, refused_candidates, value_statistics
 from ._naive import Split
 from ._ties import choose_best, refused_weights
 
@@ -95,13 +96,18 @@ def prefix_sum_best_split(
     sample_weight: np.ndarray,
     criterion: str,
     min_samples_leaf: int = 1,
+    monotonic: NodeConstraints | None = None,
 ) -> Split | None:
     """Best split with all left-child statistics from one cumulative sum.
 
     ``cumsum`` of the per-row statistics, in the feature's sorted order, gives
     the left child of every candidate at once; the right child is the node's
     total minus the left.  Same parameters, result and tie rules as
-    :func:`climbing_trees.naive_best_split`.
+    :func:`climbing_trees.naive_best_split`.  With ``monotonic`` (a
+    :class:`climbing_trees._monotonic.NodeConstraints`, one constraint per
+    column of ``X``), candidates on a constrained column whose children's
+    values break the constraint or the node's bounds are refused
+    (:func:`climbing_trees._monotonic.refused_candidates`, chapter 5).
 
     Examples
     --------
@@ -115,17 +121,21 @@ def prefix_sum_best_split(
     node_stats = phi.sum(axis=0)
     total = total_weight(node_stats, criterion)
     parent = float(impurity_from_statistics(node_stats, criterion))
+    if monotonic is not None:
+        v = value_statistics(Y, sample_weight)  # the children's values, for the constraints
+        v_total = v.sum(axis=0)
     candidates, all_scores = [], []
     for j in range(n_features):
         c = column_candidates(X[:, j], min_samples_leaf)
-        left = np.cumsum(phi[c.order], axis=0)[c.position]
-        if len(c.missing):
-            # One more statistic: the missing rows' sum, added where they go left.
-            missing = np.cumsum(phi[c.missing], axis=0)[-1]
-            left[c.missing_left] = left[c.missing_left] + missing
+        left = _prefix(phi, c)
         right = node_stats - left
         scores, w_left, w_right = children_score(left, right, criterion, total)
         scores[refused_weights(w_left, w_right, min_samples_leaf)] = np.nan
+        if monotonic is not None and monotonic.cst[j] != 0:
+            lower, upper = monotonic.lower, monotonic.upper
+            scores[refused_candidates(monotonic.cst[j], _prefix(v, c), v_total, lower, upper)] = (
+                np.nan
+            )
         candidates.append((j, c))
         all_scores.append(scores)
     scores = np.concatenate(all_scores) if all_scores else np.empty(0)
@@ -138,3 +148,13 @@ def prefix_sum_best_split(
     j, c = candidates[f]
     i = k - (sizes[f - 1] if f else 0)
     return Split(j, float(c.threshold[i]), float(scores[k]), bool(c.go_left[i]))
+
+
+def _prefix(phi: np.ndarray, c) -> np.ndarray:
+    """The left children's sums of ``phi`` for the candidates ``c`` of one column."""
+    left = np.cumsum(phi[c.order], axis=0)[c.position]
+    if len(c.missing):
+        # One more statistic: the missing rows' sum, added where they go left.
+        missing = np.cumsum(phi[c.missing], axis=0)[-1]
+        left[c.missing_left] = left[c.missing_left] + missing
+    return left

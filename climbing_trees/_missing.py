@@ -37,7 +37,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ._ties import midpoint_threshold, split_positions
+from ._ties import constant_features, midpoint_threshold, split_positions
 
 
 class ColumnCandidates(NamedTuple):
@@ -147,7 +147,10 @@ def column_candidates(x: np.ndarray, min_samples_leaf: int = 1) -> ColumnCandida
     """The candidates of a column ``x`` (NaN: missing), in tie-break order.
 
     Candidates leaving fewer than ``min_samples_leaf`` rows on a side are
-    dropped (:func:`allowed_candidates` says which exist).
+    dropped (:func:`allowed_candidates` says which exist), and a column
+    constant at the node offers none: without missing values, present values
+    within scikit-learn's ``FEATURE_THRESHOLD`` of each other (rule 6 of
+    :mod:`climbing_trees._ties`).
 
     Examples
     --------
@@ -158,6 +161,8 @@ def column_candidates(x: np.ndarray, min_samples_leaf: int = 1) -> ColumnCandida
     ([1.5, 2.5, inf, 1.5, 2.5], [False, False, False, True, True])
     >>> c.n_left.tolist()
     [1, 2, 3, 2, 3]
+    >>> column_candidates(np.array([0.0, 5e-8, 2e-8])).position.size  # constant
+    0
     """
     x = np.asarray(x, dtype=float)
     present = ~np.isnan(x)
@@ -169,7 +174,8 @@ def column_candidates(x: np.ndarray, min_samples_leaf: int = 1) -> ColumnCandida
     # Every present position, missing rows right then left (the tie-break order).
     grid = np.arange(n_present, dtype=np.intp)
     distinct = np.zeros(n_present, dtype=bool)
-    distinct[split_positions(x_sorted)] = True
+    if n_present and not constant_features(x_sorted[0], x_sorted[-1], n_missing > 0):
+        distinct[split_positions(x_sorted)] = True  # a constant feature: none (rule 6)
     position = np.concatenate([grid, grid])
     missing_left = np.repeat([False, True], n_present)
     distinct = np.tile(distinct, 2)

@@ -38,15 +38,20 @@ SplitMix64's finaliser (Steele, Lea and Flood 2014), vectorised in numpy.
 * Missing values (NaN, chapter 9) under a random threshold go to a side
   drawn by a fair coin from the node's key, one coin per feature
   (scikit-learn's ``RandomSplitter`` since 1.6 also draws the side, and
-  does not try "missing alone on one side").  Where the node has no missing
+  does not try "missing alone on one side").  Where the present values are
+  all equal, the threshold sends every present row left and the missing
+  rows go right, with no coin (:func:`missing_sides`): the one split of
+  such a feature.  scikit-learn flips its coin there too and, half the
+  time, sends every row left and finds no split.  Where the node has no missing
   value of the feature, rows missing it at predict time go to the child with
   more training rows, as with ``splitter="best"``.
 * A feature is *constant* in a node when it has no present value there, or
   when none is missing and its present values span at most
-  ``FEATURE_THRESHOLD`` (scikit-learn's rule, for both splitters, compared
-  in float32 as scikit-learn does: ``hi <= lo + 1e-7``).  A feature whose
-  present values are equal but which has missing values is not constant:
-  it can still split "present against missing".
+  ``FEATURE_THRESHOLD`` (scikit-learn's rule, for both splitters and both
+  builders: rule 6 of :mod:`climbing_trees._ties`,
+  :func:`climbing_trees._ties.constant_features`).  A feature whose present
+  values are equal but which has missing values is not constant: it can
+  still split "present against missing".
 * A categorical feature (chapter 6) draws a random split of its present
   levels: each goes left when its draw is below 1/2; if that leaves a side
   empty, the level with the smallest draw goes left (all were right) or the
@@ -86,16 +91,22 @@ from ._criteria import (
     total_weight,
 )
 from ._missing import missing_goes_left
+from ._monotonic import allowed_splits, child_values
 from ._naive import Split
-from ._ties import best_of, choose_best, refused_weights
+from ._ties import (  # noqa: F401 (the constant rule, re-exported for the level-wise draws)
+    FEATURE_THRESHOLD,
+    best_of,
+    choose_best,
+    constant_features,
+    narrow_ranges,
+    refused_weights,
+)
 
 #: Stream names: which random numbers a node draws (salts of the hash).
 FEATURES, THRESHOLDS, LEVELS, MISSING = 1, 2, 3, 4
 _LEFT, _RIGHT = 0x5851F42D4C957F2D, 0x14057B7EF767814F
 _GOLDEN = 0x9E3779B97F4A7C15
 _MASK = (1 << 64) - 1
-#: scikit-learn's ``FEATURE_THRESHOLD``: a range this narrow is constant (float32).
-FEATURE_THRESHOLD = np.float32(1e-7)
 
 
 def _mix(z: np.ndarray) -> np.ndarray:
@@ -163,21 +174,6 @@ class RandomSplits:
         return np.array([self.key], dtype=np.uint64)
 
 
-def narrow_ranges(lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
-    """Ranges scikit-learn calls constant: ``hi <= lo + FEATURE_THRESHOLD`` in float32.
-
-    scikit-learn's trees hold ``X`` in float32 and compare there, so a range
-    of one float32 step near 1 is constant too (``1 + 1e-7`` rounds up to it).
-
-    >>> lo, hi = np.array([0.0, 0.0, 1.0]), np.array([1e-7, 2e-7, 1 + 2**-23])
-    >>> narrow_ranges(lo, hi).tolist()
-    [True, False, True]
-    """
-    with np.errstate(over="ignore", invalid="ignore"):
-        lo32, hi32 = np.asarray(lo, np.float32), np.asarray(hi, np.float32)
-        return hi32 <= lo32 + FEATURE_THRESHOLD
-
-
 def feature_ranges(X_rows: np.ndarray, starts: np.ndarray, axis: int = 0):
     """Each node's range of every feature, and which features are constant there.
 
@@ -208,18 +204,25 @@ def feature_ranges(X_rows: np.ndarray, starts: np.ndarray, axis: int = 0):
     return lo, hi, missing, constant_features(lo, hi, missing)
 
 
-def constant_features(lo: np.ndarray, hi: np.ndarray, missing: np.ndarray) -> np.ndarray:
-    """Constant features: no present value (``lo`` NaN), or a narrow range and none missing.
+def missing_sides(keys: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
+    """Per node and feature: do missing rows go left of a random threshold?
 
-    scikit-learn's rule (:func:`narrow_ranges`); a feature whose present
-    values are equal but which has missing values can still split.
+    A fair coin drawn from the node's key, where the present values differ
+    (``lo < hi``, each ``(nodes, d)``).  Where they are all equal the drawn
+    threshold is ``lo`` and sends every present row left, so the missing
+    rows go right: the one side that splits the node ("present against
+    missing"; scikit-learn's coin sends them left half the time and then
+    finds no split there).
+
+    >>> keys = np.arange(400, dtype=np.uint64)
+    >>> lo, hi = np.zeros((400, 2)), np.array([[1.0, 0.0]] * 400)
+    >>> side = missing_sides(keys, lo, hi)
+    >>> bool(abs(side[:, 0].mean() - 0.5) < 0.1), bool(side[:, 1].any())
+    (True, False)
     """
-    return np.isnan(lo) | (narrow_ranges(lo, hi) & ~missing)
-
-
-def missing_sides(keys: np.ndarray, n_features: int) -> np.ndarray:
-    """Per node and feature: do missing rows go left of a random threshold?  A fair coin."""
-    return uniforms(keys, n_features, MISSING) < 0.5
+    coin = uniforms(keys, np.shape(lo)[1], MISSING) < 0.5
+    with np.errstate(invalid="ignore"):
+        return coin & (np.asarray(lo) < np.asarray(hi))
 
 
 def threshold_below(x: np.ndarray, threshold, missing_left) -> np.ndarray:
@@ -521,7 +524,7 @@ def threshold_scores(left, n_left, positive_left, node_stats, n_rows, n_positive
 
 
 def random_numeric_split(
-    X, Y, sample_weight, criterion, min_samples_leaf, thresholds, missing_left=None
+    X, Y, sample_weight, criterion, min_samples_leaf, thresholds, missing_left=None, monotonic=None
 ):
     """Best of one candidate per column of ``X``: rows with ``x <= thresholds[j]`` go left.
 
@@ -532,7 +535,9 @@ def random_numeric_split(
     side from its rows.  Among the allowed candidates the lowest score wins,
     the lowest column on ties (:func:`climbing_trees.choose_best`).  Returns
     a :class:`Split` (feature = column of ``X``) or ``None``; its
-    ``missing_go_to_left`` follows :func:`missing_directions`.
+    ``missing_go_to_left`` follows :func:`missing_directions`.  ``monotonic``
+    (:class:`climbing_trees._monotonic.NodeConstraints`, one constraint per
+    column) refuses the candidates that break a constraint (chapter 5).
     """
     n_samples, n_features = X.shape
     w = np.asarray(sample_weight, dtype=float)
@@ -553,6 +558,12 @@ def random_numeric_split(
         counts = np.array([n_samples]), np.array([np.count_nonzero(w > 0)])
         scores = threshold_scores(*sides, node_stats[None], *counts, criterion, min_samples_leaf)
         scores = scores[0]
+    if monotonic is not None:
+        for j in np.flatnonzero(monotonic.cst):
+            values = child_values(Y, w, below[:, j], criterion)
+            lower, upper = monotonic.lower, monotonic.upper
+            if not allowed_splits(monotonic.cst[j], *values, lower, upper):
+                scores[j] = np.inf
     best = choose_best(scores, parent)
     if best < 0:
         return None
@@ -626,12 +637,13 @@ def random_node_split(search, X, Y, w, impurity, key):
     cat = search.cat_features[drawn[search.cat_features]]
     splits = []
     if num.size:
+        monotonic = search.constraints(num)
         if spec.splitter == "best":
-            split = search.find_split(X[:, num], Y, w, criterion, msl)
+            split = search.numeric_split(X[:, num], Y, w, monotonic)
         else:
             t = random_thresholds(keys, lo, hi)[0, num]
-            side = missing_sides(keys, X.shape[1])[0, num]
-            split = random_numeric_split(X[:, num], Y, w, criterion, msl, t, side)
+            side = missing_sides(keys, lo, hi)[0, num]
+            split = random_numeric_split(X[:, num], Y, w, criterion, msl, t, side, monotonic)
         if split is not None:
             splits.append(split._replace(feature=int(num[split.feature])))
     if cat.size:

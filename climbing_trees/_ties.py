@@ -25,6 +25,11 @@ The rules:
    decrease that is zero in exact arithmetic (XOR: no single split helps)
    passes the default minimum of 0 whatever the scale of the target, and
    both builders, whose sums may round differently, decide alike.
+6. A feature is *constant* in a node, and offers no candidate there, when it
+   has no present value, or when none is missing and its present values span
+   at most ``FEATURE_THRESHOLD`` (scikit-learn's rule, compared in float32 as
+   scikit-learn compares: ``hi <= lo + 1e-7``; :func:`constant_features`).
+   Every search of both builders, best or random, asks this function.
 """
 
 from __future__ import annotations
@@ -33,6 +38,45 @@ import numpy as np
 
 #: Relative tolerance under which two split scores count as equal.
 TIE_RTOL = 1e-12
+#: scikit-learn's ``FEATURE_THRESHOLD``: a range this narrow is constant (float32).
+FEATURE_THRESHOLD = np.float32(1e-7)
+
+
+def narrow_ranges(lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
+    """Ranges scikit-learn calls constant: ``hi <= lo + FEATURE_THRESHOLD`` in float32.
+
+    scikit-learn's trees hold ``X`` in float32 and compare there, so a range
+    of one float32 step near 1 is constant too (``1 + 1e-7`` rounds up to it).
+    Values beyond float32's range (which scikit-learn refuses, and this
+    package keeps in float64) compare in float64: ``1e308`` and ``1.7e308``
+    both overflow float32, yet they differ.
+
+    >>> lo, hi = np.array([0.0, 0.0, 1.0, 1e308]), np.array([1e-7, 2e-7, 1 + 2**-23, 1.7e308])
+    >>> narrow_ranges(lo, hi).tolist()
+    [True, False, True, False]
+    """
+    lo, hi = np.asarray(lo, dtype=float), np.asarray(hi, dtype=float)
+    with np.errstate(over="ignore", invalid="ignore"):
+        lo32, hi32 = lo.astype(np.float32), hi.astype(np.float32)
+        narrow = hi32 <= lo32 + FEATURE_THRESHOLD
+        beyond = np.isinf(lo32) | np.isinf(hi32)  # overflowed: compare in float64
+        return np.where(beyond, hi <= lo + float(FEATURE_THRESHOLD), narrow)
+
+
+def constant_features(lo: np.ndarray, hi: np.ndarray, missing: np.ndarray) -> np.ndarray:
+    """Constant features (rule 6): no present value, or a narrow range and none missing.
+
+    ``lo`` and ``hi`` are a feature's smallest and largest present value in
+    a node, ``missing`` whether a value is missing there (elementwise, any
+    shape).  scikit-learn's rule (:func:`narrow_ranges`); a feature whose
+    present values are equal but which has missing values can still split
+    "present against missing".
+
+    >>> constant_features(np.array([0.0, 0.0, 0.0, np.nan]), np.array([5e-8, 5e-8, 1.0, np.nan]),
+    ...                   np.array([False, True, False, True])).tolist()
+    [True, False, False, True]
+    """
+    return np.isnan(lo) | (narrow_ranges(lo, hi) & ~np.asarray(missing, dtype=bool))
 
 
 def midpoint_threshold(lower: np.ndarray, upper: np.ndarray) -> np.ndarray:

@@ -58,6 +58,7 @@ import numpy as np
 
 from ._criteria import output_absolute_error
 from ._missing import column_candidates
+from ._monotonic import allowed_splits, prefix_medians
 from ._naive import Split
 from ._ties import choose_best, refused_weights
 
@@ -249,6 +250,7 @@ def wavelet_best_split(
     sample_weight: np.ndarray,
     criterion: str = "absolute_error",
     min_samples_leaf: int = 1,
+    monotonic=None,
 ) -> Split | None:
     """Best split for absolute error, every candidate scored through a wavelet matrix.
 
@@ -261,6 +263,9 @@ def wavelet_best_split(
     shifted by the node's middle value (the row of rank ``n_samples // 2``), which
     changes no absolute error but keeps the sums small;
     :func:`climbing_trees.grow_tree_levelwise` shifts by the same value.
+    ``monotonic`` (:class:`climbing_trees._monotonic.NodeConstraints`, one
+    constraint per column, one output) refuses the candidates whose
+    children's medians break a constraint (chapter 5).
 
     Examples
     --------
@@ -278,6 +283,7 @@ def wavelet_best_split(
     w = np.asarray(sample_weight, dtype=float)
     Y = np.asarray(Y, dtype=float)
     n_outputs = Y.shape[1]
+    Y_given = Y
     ranks = np.stack([node_ranks(Y[:, k]) for k in range(n_outputs)], axis=1)
     middle = np.argmax(ranks == n_samples // 2, axis=0)  # the row of rank n_samples // 2
     Y = Y - Y[middle, np.arange(n_outputs)]
@@ -315,6 +321,8 @@ def wavelet_best_split(
             left[scan, cut - 1 - lo], right[scan, cut - 1 - lo], n_outputs, total
         )
         score[refused_weights(w_left, total - w_left, min_samples_leaf)] = np.inf
+        if monotonic is not None and monotonic.cst[j] != 0:
+            score[_refused_medians(monotonic, j, c, Y_given[:, 0], w)] = np.inf
         features.append(np.full(len(score), j))
         thresholds.append(c.threshold)
         go_left.append(c.go_left)
@@ -354,3 +362,21 @@ def node_medians(y_sorted, w_sorted, starts, sizes):
         y_k, y_after = y_sorted[rows[at, k]], y_sorted[rows[at, after]]
         medians[group] = np.where(even, (y_k + y_after) / 2, y_k)
     return medians
+
+
+def _refused_medians(monotonic, j: int, c, y: np.ndarray, w: np.ndarray) -> np.ndarray:
+    """Candidates ``c`` of column ``j`` whose children's medians break its constraint."""
+    refused = np.zeros(len(c.position), dtype=bool)
+    for missing_left in (False, True):
+        at = np.flatnonzero(c.missing_left == missing_left)
+        if not at.size:
+            continue
+        scan = np.concatenate([c.missing, c.order] if missing_left else [c.order, c.missing])
+        left = prefix_medians(y[scan], w[scan])
+        right = prefix_medians(y[scan[::-1]], w[scan[::-1]])[::-1]  # right[i]: scan[i:]
+        cut = c.n_left[at]
+        ok = allowed_splits(
+            monotonic.cst[j], left[cut - 1], right[cut], monotonic.lower, monotonic.upper
+        )
+        refused[at] = ~ok
+    return refused

@@ -35,6 +35,7 @@ PARAMS = {
     "max_features": "sqrt",
     "random_state": 3,
     "max_bins": 64,
+    "monotonic_cst": None,
 }
 #: Parameters only the classifier has.
 CLASSIFIER_PARAMS = {

@@ -280,12 +280,12 @@ def test_verbose_reports_progress(tie_free, capsys):
 
 
 @pytest.mark.parametrize("Forest", FORESTS)
-def test_monotonic_cst_is_refused_until_the_trees_have_it(Forest):
+def test_monotonic_cst_reaches_every_tree(Forest):
     X, y = np.arange(20.0).reshape(10, 2), np.arange(10) % 2
-    model = Forest(n_estimators=2, monotonic_cst=[1, 0])
-    with pytest.raises(NotImplementedError, match=f"not supported yet by {Forest.__name__}"):
-        model.fit(X, y)
-    assert not hasattr(model, "estimators_")
+    model = Forest(n_estimators=2, monotonic_cst=[1, 0], random_state=0).fit(X, y)
+    assert [list(tree.monotonic_cst) for tree in model.estimators_] == [[1, 0], [1, 0]]
+    with pytest.raises(ValueError, match="has shape 3 but the input data X has 2"):
+        Forest(n_estimators=2, monotonic_cst=[1, 0, 0]).fit(X, y)
 
 
 @pytest.mark.parametrize("Forest", FORESTS)

@@ -60,10 +60,12 @@ def test_threshold_is_lower_value_when_midpoint_rounds_up():
     a = np.nextafter(1.0, 2.0)
     b = np.nextafter(a, 2.0)
     assert a / 2 + b / 2 == b  # the midpoint rounds (half to even) onto b
-    X = np.array([[a], [b]])
-    Y = np.array([[0.0], [1.0]])
+    # A third value keeps the column from being constant (a and b alone are within
+    # FEATURE_THRESHOLD: rule 6 of the tie rules).
+    X = np.array([[a], [b], [3.0]])
+    Y = np.array([[0.0], [1.0], [1.0]])
     for search in [ct.naive_best_split, *FAST_SEARCHES]:
-        split = search(X, Y, np.ones(2), "squared_error")
+        split = search(X, Y, np.ones(3), "squared_error")
         assert split.threshold == a
 
 
@@ -104,3 +106,50 @@ def test_constant_features_give_no_split():
     Y = ct.one_hot(np.array([0, 1, 0, 1, 1]), 2)
     for search in [ct.naive_best_split, *FAST_SEARCHES]:
         assert search(X, Y, np.ones(5), "gini") is None
+
+
+ALL_SEARCHES = [ct.naive_best_split, *FAST_SEARCHES, ct.wavelet_best_split]
+
+
+@pytest.mark.parametrize("search", ALL_SEARCHES, ids=lambda f: f.__name__)
+def test_almost_constant_features_give_no_split(search):
+    """Rule 6 of the tie rules: a range within FEATURE_THRESHOLD (float32) is constant."""
+    y = np.array([0, 1, 0, 1, 1, 0])
+    criterion = "absolute_error" if search is ct.wavelet_best_split else "gini"
+    Y = y[:, None].astype(float) if criterion == "absolute_error" else ct.one_hot(y, 2)
+    w = np.ones(6)
+    # A range of 0.9e-7, and one float32 step near 1 (2**-23 > 1e-7, yet 1 + 1e-7
+    # rounds onto it in float32): both constant, as in scikit-learn.
+    for x in (y * 0.9e-7, 1.0 + y * 2.0**-23):
+        assert search(x[:, None], Y, w, criterion) is None
+    # A feature just wider than the threshold still splits...
+    assert search((y * 2e-7)[:, None], Y, w, criterion) is not None
+    # ...and so does a narrow one with missing values: present against missing.
+    x = np.where(y == 1, np.nan, np.array([0.0, 0, 5e-8, 0, 0, 1e-8]))
+    split = search(x[:, None], Y, w, criterion)
+    assert split is not None and split.threshold == np.inf
+
+
+@pytest.mark.parametrize("criterion", ["gini", "squared_error", "absolute_error"])
+@pytest.mark.parametrize("splitter", ["best", "random"])
+def test_builders_never_split_an_almost_constant_feature(criterion, splitter):
+    """Both builders ask the one rule: a narrow feature is never split, at any node."""
+    from climbing_trees._levelwise import grow_tree_levelwise
+    from climbing_trees._random import RandomSplits
+
+    rng = np.random.default_rng(0)
+    n = 300
+    X = rng.normal(size=(n, 3))
+    X[:, 1] = 1.0 + rng.random(n) * 1e-7  # narrow everywhere: never split
+    y = X[:, 0] + 5 * X[:, 1] + rng.normal(size=n)  # (column 1 would help if it could)
+    Y = ct.one_hot((y > 5).astype(int), 2) if criterion == "gini" else y[:, None]
+    if splitter == "random" and criterion == "absolute_error":
+        pytest.skip("the level-wise builder leaves random absolute error to grow_tree")
+    spec = None if splitter == "best" else RandomSplits(3, "random", 7)
+    trees = [
+        build(X, Y, np.ones(n), criterion=criterion, random_splits=spec, max_depth=6)
+        for build in (ct.grow_tree, grow_tree_levelwise)
+    ]
+    assert 1 not in trees[0].feature and trees[0].node_count > 7
+    for name in ("children_left", "feature", "threshold", "n_node_samples"):
+        np.testing.assert_array_equal(getattr(trees[0], name), getattr(trees[1], name))

@@ -442,11 +442,24 @@ def test_extreme_feature_values_give_finite_thresholds(Estimator):
 @pytest.mark.parametrize("base", [0.0, 1.0, -1e308, 1e308, 5e-324])
 def test_adjacent_floats_are_separated(Estimator, base):
     up = np.nextafter(base, np.inf)
-    X = np.array([[base], [up], [base], [up]])
-    y = np.array([0, 1, 0, 1])
+    # A value far above keeps the feature from being constant (a range within
+    # FEATURE_THRESHOLD, rule 6 of the tie rules: scikit-learn's float32 rule).
+    far = base + max(1.0, abs(base) / 2)
+    X = np.array([[base], [up], [base], [up], [far]])
+    y = np.array([0, 1, 0, 1, 1])
     model = fit_without_float_warnings(Estimator(), X, y)
     assert model.tree_.threshold[0] == base  # the midpoint would round onto `up`
     np.testing.assert_array_equal(model.predict(X), y)
+
+
+@pytest.mark.parametrize("Estimator", ESTIMATORS)
+@pytest.mark.parametrize("base", [0.0, 1.0, 1e30])
+def test_adjacent_floats_alone_are_a_constant_feature(Estimator, base):
+    """Within FEATURE_THRESHOLD in float32: no split.  (Past float32's range the
+    comparison is in float64, where only equal values are that close.)"""
+    X = np.array([[base], [np.nextafter(base, np.inf)]] * 2)
+    model = fit_without_float_warnings(Estimator(), X, np.array([0, 1, 0, 1]))
+    assert model.tree_.node_count == 1
 
 
 @pytest.mark.parametrize("scale", [1e300, 1e-300, 5e-324, 2.0**-1074, 1e150])

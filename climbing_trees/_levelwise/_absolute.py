@@ -8,12 +8,13 @@ from .._criteria import n_outputs
 from .._missing import allowed_candidates, missing_goes_left
 from .._ties import (
     choose_best_rows,
+    constant_features,
     midpoint_threshold,
     refused_weights,
 )
 from .._wavelet import absolute_error_scores, node_medians, split_absolute_errors
+from ._gains import _store
 from ._orders import _size_classes
-from ._prefix import _store
 
 
 def _absolute_error_summaries(Y_rows, w_rows, node_of_pos, starts, sizes, w_node):
@@ -125,6 +126,9 @@ def _absolute_error_splits(fit, orders, level, winners):
             score_all[:, with_missing, 1] = np.where(ok, scores[:, d:], np.inf)
         if draws is not None:  # features a node did not draw: refused
             score_all[~draws.num_mask[nodes]] = np.inf
+        # Features constant at the node (rule 6 of climbing_trees._ties): refused.
+        last = np.take_along_axis(xs, np.maximum(n_present - 1, 0)[..., None], axis=-1)[..., 0]
+        score_all[constant_features(xs[..., 0], last, n_missing > 0)] = np.inf
         flat = score_all.reshape(c, -1)
         best, first = choose_best_rows(flat, impurity[nodes])
         found = np.isfinite(best)

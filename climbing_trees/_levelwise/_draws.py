@@ -105,7 +105,7 @@ def _node_draws(fit, orders, level) -> Draws:
         t[drawing] = random_thresholds(node_keys, lo[drawing], hi[drawing])[:, num_features]
         side = np.zeros(t.shape, dtype=bool)  # without missing values the coins decide nothing
         if has_missing.any():
-            side[drawing] = missing_sides(node_keys, d)[:, num_features]
+            side[drawing] = missing_sides(node_keys, lo[drawing], hi[drawing])[:, num_features]
         draws.thresholds, draws.missing_left, draws.values = t, side, values
         draws.missing = missing[:, num_features]
     return draws

@@ -15,7 +15,7 @@ from .._criteria import (
     poisson_impurity,
     total_weight,
 )
-from .._ties import refused_weights
+from .._ties import constant_features, refused_weights
 
 
 def _sum_last(parts: list) -> np.ndarray:
@@ -302,3 +302,28 @@ def _refuse_equal(gains, refuse, idx, features, values) -> None:
     sub = gains[refuse]  # (groups, passes, L - 1)
     np.copyto(sub, -np.inf, where=(xs[:, :-1] >= xs[:, 1:])[:, None])
     gains[refuse] = sub
+
+
+def _refuse_constant(gains, idx, features, n_present, n_missing, values) -> None:
+    """Refuse (gain ``-inf``) every candidate of the (node, feature) pairs whose
+    feature is constant at the node (rule 6 of :mod:`climbing_trees._ties`), in place.
+
+    ``idx`` holds each node's rows sorted by ``features`` ``(c, f)``, its
+    ``n_present`` present rows first and its ``n_missing`` missing rows next
+    (then the padding), so the range is read at the ends of the present rows.
+    """
+    lo = values(idx[:, :, 0], features)
+    last = np.take_along_axis(idx, np.maximum(n_present - 1, 0)[..., None], axis=-1)
+    hi = values(last[..., 0], features)
+    constant = constant_features(np.where(n_present > 0, lo, np.nan), hi, n_missing > 0)
+    if constant.any():
+        gains[constant] = -np.inf
+
+
+def _store(winners, found, nodes, feature, threshold, score, missing_left) -> None:
+    """Write the ``found`` ones of ``nodes``' winners into ``winners`` (a ``LevelSplits``)."""
+    at = nodes[found]
+    winners.feature[at] = feature[found]
+    winners.threshold[at] = threshold[found]
+    winners.score[at] = score[found]
+    winners.missing_left[at] = missing_left[found]

@@ -24,21 +24,14 @@ from ._gains import (
     _block_gains,
     _impurity,
     _prefix_sums,
+    _refuse_constant,
     _refuse_equal,
     _run_gains,
+    _store,
     _sum_last,
     _Totals,
 )
 from ._orders import _feature_reader, _size_classes
-
-
-def _store(winners, found, nodes, feature, threshold, score, missing_left) -> None:
-    """Write the ``found`` ones of ``nodes``' winners into ``winners`` (a ``LevelSplits``)."""
-    at = nodes[found]
-    winners.feature[at] = feature[found]
-    winners.threshold[at] = threshold[found]
-    winners.score[at] = score[found]
-    winners.missing_left[at] = missing_left[found]
 
 
 @dataclass
@@ -319,10 +312,15 @@ class _Block:
                 idx, xs[..., :-1] < xs[..., 1:], shared.row_class, self.penalty, self.totals
             )
             if part is not None:
-                return part[:, :, None], idx
+                gains = part[:, :, None]
+                counts = self.n_present[:, s], self.n_missing[:, s]
+                _refuse_constant(gains, idx, fs, *counts, shared.values)
+                return gains, idx
         gains = self.scanned_gains(s, idx)
         # A threshold never separates equal values (features with many ties).
         _refuse_equal(gains, refuse[fs], idx, fs, shared.values)
+        # Nor splits a feature constant at the node (rule 6 of climbing_trees._ties).
+        _refuse_constant(gains, idx, fs, self.n_present[:, s], self.n_missing[:, s], shared.values)
         return gains, idx
 
     def scanned_gains(self, s, idx):

@@ -52,7 +52,7 @@ def levelwise_absolute_error(is_categorical, random_splits) -> bool:
 
 def builder_for(
     criterion, is_categorical, random_splits, missing_values, max_leaf_nodes, max_surrogates=None,
-    max_bins=None,
+    max_bins=None, monotonic_cst=None,
 ):  # fmt: skip
     """The builder that grows a tree with these options, and the options only it takes.
 
@@ -70,9 +70,11 @@ def builder_for(
     features or with random thresholds) the depth-first builder
     :func:`climbing_trees.grow_tree` grows the tree, with the surrogate
     options in ``extra_kwargs``; the caller cuts that tree back to
-    ``max_leaf_nodes`` afterwards.  A
-    histogram tree (``max_bins``, ``splitter="hist"``) is grown level-wise
-    only: :func:`hist_refusal` says which options it cannot take.
+    ``max_leaf_nodes`` afterwards.  So does it with monotonic constraints
+    (chapter 5, :mod:`climbing_trees._monotonic`), which only ``grow_tree``
+    enforces yet: ``extra_kwargs`` carries them.  A histogram tree
+    (``max_bins``, ``splitter="hist"``) is grown level-wise only:
+    :func:`hist_refusal` says which options it cannot take.
 
     >>> builder, extra = builder_for("gini", None, None, "learn", 4)
     >>> builder.__name__, extra
@@ -89,6 +91,14 @@ def builder_for(
     from .._growth import grow_tree  # imported here: _growth is a sibling of this package
     from ._grow import grow_tree_levelwise  # imported here: _grow asks this module
 
+    constrained = monotonic_cst is not None and bool(np.any(monotonic_cst))
+    if constrained and max_bins is not None:
+        raise ValueError(
+            "splitter='hist' does not take monotonic_cst yet: only grow_tree enforces "
+            "monotonic constraints; use splitter='best' or 'random'."
+        )
+    if constrained:  # depth first only (chapter 5)
+        return grow_tree, {"missing_values": missing_values, "monotonic_cst": monotonic_cst}
     if max_bins is not None:  # splitter="hist": level-wise, or a clear error
         refusal = hist_refusal(criterion, is_categorical, missing_values)
         if refusal is not None:

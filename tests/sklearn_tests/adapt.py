@@ -27,6 +27,7 @@ FILES = {
     "test_tree.py": "test_sklearn_tree.py",
     "test_export.py": "test_sklearn_export.py",
     "test_split.py": "test_sklearn_split.py",
+    "test_monotonic_tree.py": "test_sklearn_monotonic_tree.py",
 }
 
 #: Public names that come from ``climbing_trees`` instead of ``sklearn.tree``.
@@ -38,6 +39,14 @@ PUBLIC = {
     "export_graphviz",
     "export_text",
     "plot_tree",
+}
+
+#: Public names that come from ``climbing_trees`` instead of ``sklearn.ensemble``.
+ENSEMBLES = {
+    "ExtraTreesClassifier",
+    "ExtraTreesRegressor",
+    "RandomForestClassifier",
+    "RandomForestRegressor",
 }
 
 SPARSE_X = (
@@ -62,6 +71,7 @@ SKIPS: dict[tuple[str, str], str] = {
     ("test_sklearn_tree.py", "test_memory_layout"): SPARSE_X
     + " (its dense layouts, C, F and strided, are fitted by the same loop)",
     ("test_sklearn_split.py", "test_split_impurity[sparse-*"): SPARSE_X,
+    ("test_sklearn_monotonic_tree.py", "test_monotonic_constraints_*sparse-without-*"): SPARSE_X,
     # scikit-learn's internals: the test never reaches this package
     ("test_sklearn_tree.py", "test_realloc"): INTERNALS,
     ("test_sklearn_tree.py", "test_criterion_copy"): INTERNALS,
@@ -92,34 +102,30 @@ SKIPS: dict[tuple[str, str], str] = {
 #: (copy, pattern) -> reason: parity gaps that wait for the work on the split
 #: searches (marked xfail, strict: a test that starts passing fails the run,
 #: so it must leave this list).
-XFAILS: dict[tuple[str, str], str] = {
-    ("test_sklearn_tree.py", "test_almost_constant_feature[Decision*"): "scikit-learn never "
-    "splits on a feature whose range in a node is below FEATURE_THRESHOLD (1e-7); "
-    "the split searches here still do (waits for the level-wise builder's restructuring)",
-    (
-        "test_sklearn_tree.py",
-        "test_random_splitter_missing_values_uses_non_missing_min_max[single-non-missing]",
-    ): "a node whose feature has one present value and missing ones: scikit-learn's "
-    "random splitter still splits present from missing; the random split search here "
-    "finds no threshold (waits for the work on the split searches)",
-}
+XFAILS: dict[tuple[str, str], str] = {}
 
 
 def adapt(source: str) -> str:
     """scikit-learn's test text with the public tree names imported from climbing_trees."""
 
-    def from_tree(match: re.Match) -> str:
-        names = [n.strip() for n in match.group(1).strip("()").split(",") if n.strip()]
-        ours = [n for n in names if n in PUBLIC]
-        theirs = [n for n in names if n not in PUBLIC]
-        lines = []
-        if ours:
-            lines.append(f"from climbing_trees import {', '.join(ours)}")
-        if theirs:
-            lines.append(f"from sklearn.tree import {', '.join(theirs)}")
-        return "\n".join(lines)
+    def from_module(module: str, public: set):
+        def rewrite(match: re.Match) -> str:
+            names = [n.strip() for n in match.group(1).strip("()").split(",") if n.strip()]
+            ours = [n for n in names if n in public]
+            theirs = [n for n in names if n not in public]
+            lines = []
+            if ours:
+                lines.append(f"from climbing_trees import {', '.join(ours)}")
+            if theirs:
+                lines.append(f"from {module} import {', '.join(theirs)}")
+            return "\n".join(lines)
 
-    text = re.sub(r"^from sklearn\.tree import (\([^)]*\)|[^\n]*)", from_tree, source, flags=re.M)
+        return rewrite
+
+    text = source
+    for module, public in (("sklearn.tree", PUBLIC), ("sklearn.ensemble", ENSEMBLES)):
+        pattern = rf"^from {re.escape(module)} import (\([^)]*\)|[^\n]*)"
+        text = re.sub(pattern, from_module(module, public), text, flags=re.M)
     text = text.replace(
         "from sklearn.tree._export import _rgb_to_hexstring",
         "from climbing_trees._export import _rgb_to_hexstring",
