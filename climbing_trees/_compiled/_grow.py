@@ -40,7 +40,6 @@ from ._choice import FEATURE, MISSING_LEFT, N_LEFT, SCORE, THRESHOLD, near_empty
 from ._rules import (
     child_key,
     enough_decrease,
-    inline,
     jit,
     narrow_range,
     random_threshold,
@@ -334,12 +333,6 @@ def _sorted_rows(rows, j, Xf, rs, cs, out, values):
     return n_present
 
 
-@inline
-def _swap(values, rows, a, b):
-    values[a], values[b] = values[b], values[a]
-    rows[a], rows[b] = rows[b], rows[a]
-
-
 @jit
 def _sort_pairs(values, rows, start, stop):
     """Sort ``values[start:stop]`` with ``rows`` alongside, in place.
@@ -364,13 +357,15 @@ def _sort_pairs(values, rows, start, stop):
             lt, i, gt = lo, lo, hi
             while i < gt:
                 v = values[i]
-                if v < pivot:
-                    _swap(values, rows, lt, i)
+                if v < pivot:  # swap i and lt (written out: no call per element)
+                    values[i], values[lt] = values[lt], v
+                    rows[i], rows[lt] = rows[lt], rows[i]
                     lt += 1
                     i += 1
-                elif v > pivot:
+                elif v > pivot:  # swap i and gt - 1
                     gt -= 1
-                    _swap(values, rows, i, gt)
+                    values[i], values[gt] = values[gt], v
+                    rows[i], rows[gt] = rows[gt], rows[i]
                 else:
                     i += 1
             # [lo, lt) below the pivot, [lt, gt) equal to it, [gt, hi) above
