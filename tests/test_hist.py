@@ -260,8 +260,10 @@ def test_thresholds_are_exact_midpoints_of_the_node():
     threshold skips the bins empty in the node: the midpoint of the values present."""
     a = 1.0
     b = np.nextafter(a, 2.0)
+    # a | b splits the root, whose range is wide: a node holding only a and b
+    # would be constant (rule 6 of _ties) and never split.
     x = np.array([a, a, b, b, 5.0, 5.0, 9.0, 9.0, 9.0])
-    y = np.array([0.0, 0.0, 1.0, 1.0, 7.0, 7.0, 3.0, 3.0, 3.0])
+    y = np.array([0.0, 0.0, 7.0, 7.0, 7.0, 7.0, 3.0, 3.0, 3.0])
     X = x[:, None]
     exact = ct.DecisionTreeRegressor().fit(X, y)
     hist = ct.DecisionTreeRegressor(splitter="hist").fit(X, y)
@@ -424,3 +426,22 @@ def test_compiled_partition_is_the_numpy_partition():
     _partition_index(mine[0], n, kept_rows, go_left, int(go_left.sum()))
     m = int(child_sizes.sum())
     np.testing.assert_array_equal(mine[0, : m + 1], expected[0, : m + 1])
+
+
+@pytest.mark.parametrize("criterion", ["squared_error", "poisson", "gini"])
+def test_hist_never_splits_an_almost_constant_feature(criterion):
+    """Rule 6 of _ties (scikit-learn's FEATURE_THRESHOLD): a feature whose values
+    span 1e-8 is constant for splitter="hist" as for "best" (the same tree)."""
+    rng = np.random.default_rng(3)
+    X = np.c_[1 + rng.integers(0, 2, 300) * 1e-8, rng.integers(0, 40, 300)]
+    signal = X[:, 0] > 1
+    if criterion == "gini":
+        y = (signal ^ (rng.random(300) < 0.1)).astype(int)
+        model = ct.DecisionTreeClassifier
+    else:
+        y = 1 + 3 * signal + rng.random(300)
+        model = ct.DecisionTreeRegressor
+    hist = model(criterion=criterion, splitter="hist", max_depth=3).fit(X, y).tree_
+    best = model(criterion=criterion, max_depth=3).fit(X, y).tree_
+    assert not np.any(hist.feature == 0)
+    assert_equivalent(hist, best)

@@ -172,11 +172,14 @@ def test_classifier_forest_is_monotone_in_the_positive_class():
 
 
 def test_constrained_trees_are_grown_depth_first():
-    """The level-wise builder does not enforce the constraints yet: builder_for says so."""
+    """Only grow_tree enforces the constraints yet: builder_for says so; no constraint
+    (all zeros) grows as an unconstrained tree does."""
     builder, extra = builder_for("gini", None, None, "learn", None, monotonic_cst=np.array([1]))
     assert builder is ct.grow_tree and extra["monotonic_cst"].tolist() == [1]
     builder, _ = builder_for("gini", None, None, "learn", None, monotonic_cst=np.array([0]))
-    assert builder is ct.grow_tree_levelwise
+    assert builder is builder_for("gini", None, None, "learn", None)[0]
+    with pytest.raises(ValueError, match="splitter='hist' does not take monotonic_cst"):
+        builder_for("gini", None, None, "learn", None, max_bins=255, monotonic_cst=np.array([1]))
 
 
 @pytest.mark.parametrize(

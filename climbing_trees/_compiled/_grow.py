@@ -582,7 +582,9 @@ def _grow_nodes(
                     drawn[n_drawn] = j
                     n_drawn += 1
                     t_drawn[j] = random_threshold(uniform(key, THRESHOLDS, j), lo[j], hi[j])
-                    s_drawn[j] = uniform(key, MISSING, j) < 0.5
+                    # missing_sides: the coin where the present values differ, else
+                    # right (every present row goes left of the threshold lo).
+                    s_drawn[j] = uniform(key, MISSING, j) < 0.5 and lo[j] < hi[j]
             near, n_near, best = drawn_thresholds(
                 here, drawn, n_drawn, t_drawn, s_drawn, has_missing, Xf, rs, cs, w, classes,
                 cls, offsets, phi, n_out, criterion, total, node_weight, n_positive,
@@ -603,8 +605,8 @@ def _grow_nodes(
             if n_present == 0:
                 continue
             first_x = Xf[piece[0] * rs + j * cs]
-            if n_present == size and first_x == Xf[piece[size - 1] * rs + j * cs]:
-                continue  # one value and none missing: no candidate (sorted: read at the ends)
+            if n_present == size and narrow_range(first_x, Xf[piece[size - 1] * rs + j * cs]):
+                continue  # constant (rule 6 of _ties) and none missing: no candidate
             near, n_near, best = scan_sorted(
                 piece, n_present, j, Xf, rs, cs, w, unit, classes, cls, offsets, phi, n_out,
                 criterion, total, node_weight, node_impurity, constant, scale, msl, mwl,

@@ -82,9 +82,12 @@ def random_threshold(u, lo, hi):
 
 @jit
 def narrow_range(lo, hi):
-    """scikit-learn's constant range, ``hi <= lo + 1e-7`` in float32
-    (:func:`climbing_trees._random.narrow_ranges`)."""
-    return np.float32(hi) <= np.float32(lo) + _FEATURE_THRESHOLD
+    """scikit-learn's constant range, ``hi <= lo + 1e-7`` in float32, and in
+    float64 where a value overflows float32 (:func:`climbing_trees._ties.narrow_ranges`)."""
+    lo32, hi32 = np.float32(lo), np.float32(hi)
+    if np.isinf(lo32) or np.isinf(hi32):
+        return hi <= lo + np.float64(_FEATURE_THRESHOLD)
+    return hi32 <= lo32 + _FEATURE_THRESHOLD
 
 
 @jit

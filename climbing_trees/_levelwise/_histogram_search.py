@@ -46,7 +46,13 @@ from .._histograms import (
     to_fixed_point,
 )
 from .._missing import candidate_bounds, missing_goes_left
-from .._ties import choose_best_gains, gain_tolerance, leaf_weight, midpoint_threshold
+from .._ties import (
+    choose_best_gains,
+    constant_features,
+    gain_tolerance,
+    leaf_weight,
+    midpoint_threshold,
+)
 from ._gains import _block_gains, _sum_last, _Totals
 from ._histogram_kernels import _partition_index, _squared_scan, _squared_summaries
 from ._searches import CategoricalSets, NumericalSearch
@@ -241,12 +247,14 @@ class Histograms(NumericalSearch):
             squares = [s for s in level.node_stats[nodes].T[1 + k_out :]]
             const = output_mean(_sum_last(squares), criterion)
         tie = (const, w_t, level.impurity[nodes])
+        searched = ~self.constant(hist, nodes)  # rule 6 of _ties
+        if draws is not None:
+            searched &= draws.num_mask[nodes]
         if criterion == "squared_error" and k_out == 1:
-            best, first = self.squared_choice(hist, nodes, draws, tie)
+            best, first = self.squared_choice(hist, nodes, searched, tie)
         else:
             gains = self.gains(hist[nodes], level, nodes)
-            if draws is not None:
-                gains[~draws.num_mask[nodes]] = -np.inf
+            gains[~searched] = -np.inf
             best, first = choose_best_gains(gains.reshape(nodes.size, -1), *tie)
         d, B = hist.shape[1], hist.shape[2] - 1
         j, side, b = np.unravel_index(first, (d, 2, B))
@@ -279,21 +287,42 @@ class Histograms(NumericalSearch):
             return _sum_last(layout[:first_width])
         return layout[0]
 
-    def squared_choice(self, hist, nodes, draws, tie):
+    def constant(self, hist, nodes) -> np.ndarray:
+        """The (node, feature) pairs that are constant at the node, ``(c, d)``.
+
+        Rule 6 of :mod:`climbing_trees._ties` (:func:`constant_features`): no
+        present value, or a range within ``FEATURE_THRESHOLD`` and none
+        missing.  The range is read from the values of the node's first and
+        last non-empty bins where each bin holds one value (then it is the
+        exact splitter's range); a feature binned by quantiles knows its
+        node's range only to the bins, and counts as constant only without a
+        present value (one non-empty bin has no candidate anyway).
+        """
+        counts = hist[nodes, :, :, 0]  # (c, d, B + 1)
+        present, missing = counts[:, :, :-1] > 0, counts[:, :, -1] > 0
+        B = present.shape[2]
+        first = np.argmax(present, axis=2)
+        last = B - 1 - np.argmax(present[:, :, ::-1], axis=2)
+        lo, hi = np.zeros(first.shape), np.ones(first.shape)  # quantile bins: wide
+        for j, values in enumerate(self.orders.bins.values):
+            if values is not None:
+                top = len(values) - 1
+                lo[:, j] = values[np.minimum(first[:, j], top)]
+                hi[:, j] = values[np.minimum(last[:, j], top)]
+        lo[~present.any(axis=2)] = np.nan
+        return constant_features(lo, hi, missing)
+
+    def squared_choice(self, hist, nodes, drawn, tie):
         """Squared error, one output: :meth:`gains`' numbers and choice, compiled.
 
         The same operations in the same order (:func:`_squared_gain`), without
         the level's arrays of every candidate: one pass finds each node's best
-        gain, a second its first candidate within the tie tolerance."""
+        gain, a second its first candidate within the tie tolerance.  ``drawn``:
+        the (node, feature) pairs searched."""
         fit, columns = self.fit, self.columns
         exponents = columns.exponents
         k_w = -1 if fit.unit else exponents[0]
         k_s = exponents[-1]
-        drawn = (
-            np.ones((nodes.size, hist.shape[1]), dtype=bool)
-            if draws is None
-            else draws.num_mask[nodes]
-        )
         msl = fit.min_samples_leaf
         low = leaf_weight(msl)
         best = _squared_scan(hist, nodes, drawn, int(msl), low, k_w, k_s, None)
