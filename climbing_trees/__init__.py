@@ -30,6 +30,7 @@ module                      chapter  role
 ``_costs``                  10       misclassification costs, altered priors
 ``_importance``             10       importance with surrogates, drop-column
 ``_levelwise``              11       ``grow_tree_levelwise``: the fast builder
+``_compiled``               11       ``grow_tree_compiled``: the loop compiled with numba
 ``_benchmark``              11       timings against scikit-learn
 ``_random``                 12       random thresholds and feature draws
 ``_weights``                12       class weights, minimum leaf weights
@@ -37,6 +38,15 @@ module                      chapter  role
 ``_gradient_boosting``      12       gradient boosting (regression, classification)
 =========================== =======  ==================================================
 """
+
+try:  # the compiled builder's loops (a dependency since the package compiles them)
+    import numba  # noqa: F401
+except ImportError as error:  # pragma: no cover - exercised in a subprocess by a test
+    raise ImportError(
+        "climbing_trees needs numba, which compiles its tree builder's loops, and it "
+        "could not be imported: install it with `pip install 'numba>=0.68'` (or "
+        "reinstall the package with `pip install .`, which installs its dependencies)."
+    ) from error
 
 from ._categorical import (
     CategoricalSplit,
@@ -60,6 +70,7 @@ from ._classes import (
     ExtraTreeClassifier,
     ExtraTreeRegressor,
 )
+from ._compiled import grow_tree_compiled
 from ._costs import prior_class_weight
 from ._criteria import (
     OutputLayout,
@@ -173,6 +184,7 @@ __all__ = [
     "grow_first_tree",
     "grow_tree",
     "grow_tree_levelwise",
+    "grow_tree_compiled",
     "impurity_from_statistics",
     "incremental_best_split",
     "is_pure",

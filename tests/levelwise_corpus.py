@@ -14,6 +14,7 @@ hash as it is; ``tests/test_levelwise_corpus.py`` checks it.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import hashlib
 import json
@@ -246,7 +247,33 @@ def estimator_problem(seed: int):
 
 def grow_estimator(seed: int) -> ct.Tree:
     model, X, y, weight = estimator_problem(seed)
-    return model.fit(X, y, sample_weight=weight).tree_
+    with levelwise_for_compiled():
+        return model.fit(X, y, sample_weight=weight).tree_
+
+
+@contextlib.contextmanager
+def levelwise_for_compiled():
+    """Estimators grow with ``grow_tree_levelwise`` where ``builder_for`` names
+    ``grow_tree_compiled``: the corpus pins the level-wise builder, and the
+    compiled one is compared with ``grow_tree`` in ``tests/test_compiled.py``."""
+    import climbing_trees._classes as classes
+
+    real = classes.builder_for
+
+    def builder_for(criterion, is_categorical, random_splits, missing_values, max_leaf_nodes,
+                    max_surrogates=None):  # fmt: skip
+        builder, extra = real(criterion, is_categorical, random_splits, missing_values,
+                              max_leaf_nodes, max_surrogates)  # fmt: skip
+        if builder is ct.grow_tree_compiled:
+            extra = {} if max_leaf_nodes is None else {"max_leaf_nodes": max_leaf_nodes}
+            return grow_tree_levelwise, extra
+        return builder, extra
+
+    classes.builder_for = builder_for
+    try:
+        yield
+    finally:
+        classes.builder_for = real
 
 
 N_DIRECT, N_ESTIMATOR = 300, 120

@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 
 import climbing_trees as ct
+from climbing_trees._compiled import compiled_refusal
 from climbing_trees._levelwise import _grow
 from climbing_trees._levelwise._support import builder_for, levelwise_refusal
 from climbing_trees._random import random_splits
@@ -18,6 +19,10 @@ def test_builder_for_follows_the_refusal(criterion, categorical, missing_values,
     builder, extra = builder_for(
         criterion, is_categorical, None, missing_values, max_leaf_nodes, max_surrogates=2
     )
+    compiled = compiled_refusal(criterion, is_categorical, None, missing_values) is None
+    if compiled:  # the whole tree, cut back to max_leaf_nodes by the caller
+        assert builder is ct.grow_tree_compiled and extra == {}
+        return
     refused = levelwise_refusal(criterion, is_categorical, None, missing_values) is not None
     assert builder is (ct.grow_tree if refused else ct.grow_tree_levelwise)
     if refused:
@@ -34,9 +39,12 @@ def test_random_thresholds_with_absolute_error_grow_depth_first():
     assert builder is ct.grow_tree
 
 
-@pytest.mark.parametrize("missing_values,levelwise", [("learn", True), ("surrogate", False)])
+@pytest.mark.parametrize(
+    "missing_values,criterion,levelwise",
+    [("learn", "gini", False), ("surrogate", "gini", False), ("learn", "absolute_error", True)],
+)
 def test_estimator_grows_with_the_builder_builder_for_names(
-    missing_values, levelwise, monkeypatch
+    missing_values, criterion, levelwise, monkeypatch
 ):
     rng = np.random.default_rng(0)
     X = rng.normal(size=(60, 3))
@@ -50,8 +58,46 @@ def test_estimator_grows_with_the_builder_builder_for_names(
         return real(*args, **kwargs)
 
     monkeypatch.setattr(_grow, "grow_tree_levelwise", spy)
-    ct.DecisionTreeClassifier(max_leaf_nodes=4, missing_values=missing_values).fit(X, y)
+    Model = ct.DecisionTreeRegressor if criterion == "absolute_error" else ct.DecisionTreeClassifier
+    model = Model(criterion=criterion, max_leaf_nodes=4, missing_values=missing_values)
+    model.fit(X, y)
     assert calls == ([4] if levelwise else [])
+    assert model.tree_.n_leaves <= 4
+
+
+@pytest.mark.parametrize("max_leaf_nodes", [None, 5])
+@pytest.mark.parametrize(
+    "options",
+    [{}, {"max_features": 2, "random_state": 1}, {"splitter": "random", "random_state": 2}],
+)
+def test_estimators_grow_numerical_trees_compiled_and_as_the_other_builders(
+    options, max_leaf_nodes, monkeypatch
+):
+    """builder_for sends these fits to grow_tree_compiled; the fitted tree is the one
+    grow_tree_levelwise grows for the same options (cut to max_leaf_nodes)."""
+    import climbing_trees._classes as classes
+
+    rng = np.random.default_rng(4)
+    X = rng.normal(size=(200, 4))
+    X[rng.random(X.shape) < 0.1] = np.nan
+    y = (np.nan_to_num(X[:, 0]) + rng.normal(size=200) > 0).astype(int)
+    w = rng.uniform(0.5, 2.0, 200)
+    params = dict(options, max_leaf_nodes=max_leaf_nodes, min_samples_leaf=2)
+    compiled = ct.DecisionTreeClassifier(**params).fit(X, y, sample_weight=w)
+    real = classes.builder_for
+
+    def levelwise_builder(*args, **kwargs):
+        builder, extra = real(*args, **kwargs)
+        assert builder is ct.grow_tree_compiled
+        max_leaf = args[4]
+        return ct.grow_tree_levelwise, ({} if max_leaf is None else {"max_leaf_nodes": max_leaf})
+
+    monkeypatch.setattr(classes, "builder_for", levelwise_builder)
+    levelwise = ct.DecisionTreeClassifier(**params).fit(X, y, sample_weight=w)
+    from conftest import assert_equivalent
+
+    assert_equivalent(compiled.tree_, levelwise.tree_)
+    assert compiled.tree_.node_count > 3
 
 
 def test_tree_default_missing_direction_is_missing_goes_left():

@@ -619,9 +619,11 @@ def test_x_is_read_in_place_in_c_and_fortran_order():
 
 
 def test_estimator_on_a_dataframe_fits_the_array_tree(monkeypatch):
-    """A DataFrame of float columns reaches the builder in Fortran order, uncopied."""
+    """A DataFrame of float columns reaches the builder in Fortran order, uncopied
+    (the compiled builder, which the estimator picks here, reads X as this one does)."""
     import pandas as pd
 
+    from climbing_trees._compiled import _grow
     from climbing_trees._levelwise import _state
 
     rng = np.random.default_rng(3)
@@ -638,6 +640,7 @@ def test_estimator_on_a_dataframe_fits_the_array_tree(monkeypatch):
         return read[-1]
 
     monkeypatch.setattr(_state, "_in_place", spy)
+    monkeypatch.setattr(_grow, "_in_place", spy)
     from_frame = ct.DecisionTreeRegressor(random_state=0).fit(frame, y)
     assert read[0][0].flags.f_contiguous and read[0][2:] == (1, 300)
     assert np.shares_memory(read[0][0], frame["x0"].to_numpy())

@@ -1,0 +1,34 @@
+"""Compiled depth-first growth with numba: :func:`grow_tree_compiled`.
+
+:func:`climbing_trees.grow_tree` is the book's loop in Python; this package
+is the same loop compiled (``numba.njit(cache=True, nogil=True)``), so that
+a tree fits at scikit-learn's speed and forests can grow trees in threads.
+It grows, node for node, :func:`climbing_trees.grow_tree`'s tree, and it
+follows the package's rules rather than restating them.
+
+The modules:
+
+- ``_grow``: the loop (:func:`grow_tree_compiled`): node summaries,
+  stopping rules, the search of each node's features, the stable partitions,
+  and the choice between presorted orders and sorting at each node.
+- ``_scan``: the search of one feature at one node: the sorted forward scan
+  with scalar sums (missing values both ways), and the random splitter's
+  drawn threshold.
+- ``_scores``: the criteria as gains ranked in the scan, and node impurities.
+- ``_choice``: the tie rule over all of a node's candidates, kept as a short
+  list of near-best candidates while they stream past.
+- ``_rules``: scalar numba ports of the package's rules (tie tolerance,
+  midpoints, candidate bounds, missing direction, the per-node random keys
+  and draws), each pinned equal to its numpy rule by a test.
+- ``_support``: which options this builder grows (:func:`compiled_refusal`).
+
+The random draws are the per-node keys of :mod:`climbing_trees._random`:
+every number a node draws depends only on its path from the root, so this
+builder, the level-wise one and :func:`climbing_trees.grow_tree` draw the
+same numbers in any visiting order.
+"""
+
+from ._grow import grow_tree_compiled, presorts
+from ._support import compiled_refusal
+
+__all__ = ["compiled_refusal", "grow_tree_compiled", "presorts"]

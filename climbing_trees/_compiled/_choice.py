@@ -1,0 +1,93 @@
+"""The tie rule over a node's candidates, kept as they stream past (compiled).
+
+:func:`climbing_trees._ties.choose_best` picks, among all of a node's
+candidates in tie-break order (feature, then missing side, then threshold),
+the first whose score is within :func:`climbing_trees._ties.tie_tolerance`
+of the lowest score: one choice over all candidates, never pairwise.  The
+compiled scan does not keep every score.  It keeps the *near list*: the
+candidates within twice the tolerance of the lowest score seen so far, each
+with its place in the tie-break order (``key``).  The tolerance only shrinks
+as the lowest score falls (scores are impurities, never below 0 but for
+rounding), so a candidate dropped from the list can never come back within
+it; at the end the rule itself runs on the list (:func:`near_winner`): the
+lowest key among the entries within one tolerance of the lowest score.  The
+candidates may therefore arrive in any order.
+
+An entry is a row of a float array: score, key, threshold, feature,
+``missing_go_to_left``, rows sent left.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ._rules import jit, tie_tolerance
+
+SCORE, KEY, THRESHOLD, FEATURE, MISSING_LEFT, N_LEFT = 0, 1, 2, 3, 4, 5
+N_FIELDS = 6
+
+
+@jit
+def near_empty():
+    """An empty near list (room for 16 entries; it grows when ties pile up)."""
+    return np.empty((16, N_FIELDS))
+
+
+@jit
+def gate(best, reference, constant, scale):
+    """The lowest gain ``g`` whose score ``(constant - g) / scale`` may enter the list.
+
+    A candidate with a smaller gain is surely farther than twice the tie
+    tolerance from the lowest score ``best``: the scan skips it without
+    working out its score.  A margin of four tolerances covers the rounding
+    of this bound itself.
+    """
+    if not np.isfinite(best):
+        return -np.inf
+    return constant - scale * (best + 4.0 * tie_tolerance(reference, best))
+
+
+@jit
+def near_add(near, count, best, reference, score, key, threshold, feature, missing_left, n_left):
+    """Offer a candidate; returns the list, its length and the lowest score seen.
+
+    The candidate enters when within twice the tolerance of the lowest
+    score; a new lowest score drops the entries now beyond that.
+    """
+    if not np.isfinite(score):  # refused (an infinite or undefined impurity)
+        return near, count, best
+    if not (score <= best + 2.0 * tie_tolerance(reference, best)) and np.isfinite(best):
+        return near, count, best
+    if score < best or not np.isfinite(best):
+        best = score
+        limit = best + 2.0 * tie_tolerance(reference, best)
+        kept = 0
+        for i in range(count):
+            if near[i, SCORE] <= limit:
+                near[kept] = near[i]
+                kept += 1
+        count = kept
+    if count == near.shape[0]:
+        bigger = np.empty((2 * count, N_FIELDS))
+        bigger[:count] = near
+        near = bigger
+    near[count, SCORE] = score
+    near[count, KEY] = key
+    near[count, THRESHOLD] = threshold
+    near[count, FEATURE] = feature
+    near[count, MISSING_LEFT] = 1.0 if missing_left else 0.0
+    near[count, N_LEFT] = n_left
+    return near, count + 1, best
+
+
+@jit
+def near_winner(near, count, best, reference):
+    """Row of the winner in the list (the tie rule), or -1 when it is empty."""
+    if count == 0:
+        return -1
+    limit = best + tie_tolerance(reference, best)
+    winner = -1
+    for i in range(count):
+        if near[i, SCORE] <= limit and (winner < 0 or near[i, KEY] < near[winner, KEY]):
+            winner = i
+    return winner

@@ -1,0 +1,558 @@
+"""The compiled depth-first builder: :func:`grow_tree_compiled`.
+
+One compiled loop (:func:`_grow_nodes`) pops a node, summarises its rows,
+stores it (ids in depth-first preorder, left child first, as
+:func:`climbing_trees.grow_tree` numbers them), searches it and partitions
+its rows.  The rows of every node are one contiguous piece of ``rows``,
+kept in index order by stable partitions, which is the order in which
+``grow_tree`` sums them.
+
+Two ways to search a node's features (chosen once per fit, by measurement;
+see :func:`presorts`):
+
+- *presorted*: every feature's rows are sorted once at the root
+  (``order[j]``, stable, NaN last) and each split partitions every feature's
+  piece stably, so a node's piece of ``order[j]`` is its rows sorted by
+  feature ``j`` and no feature is sorted again (chapter 11's orders);
+- *sorted per node*: each searched feature's rows are sorted at the node.
+  This wins when a node searches few of many features (``max_features``):
+  the presorted orders would move every feature's rows at every split.
+
+The random splitter sorts nothing: one drawn threshold per feature
+(:func:`._scan.drawn_threshold`).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .._criteria import (
+    CLASSIFICATION_CRITERIA,
+    n_outputs,
+    output_widths,
+    value_by_output,
+)
+from .._growth import check_training_rows
+from .._levelwise._orders import _in_place  # X read in place, one flat type for both orders
+from .._random import FEATURES, MISSING, THRESHOLDS, RandomSplits
+from .._tree import TREE_LEAF, TREE_UNDEFINED, Tree
+from ._choice import FEATURE, MISSING_LEFT, N_LEFT, SCORE, THRESHOLD, near_empty, near_winner
+from ._rules import (
+    child_key,
+    enough_decrease,
+    jit,
+    narrow_range,
+    random_threshold,
+    uniform,
+)
+from ._scan import drawn_threshold, scan_sorted
+from ._scores import (
+    CRITERION_CODES,
+    POISSON,
+    SQUARED_ERROR,
+    class_impurity,
+    score_constants,
+)
+from ._support import compiled_refusal
+
+
+def grow_tree_compiled(
+    X: np.ndarray,
+    Y: np.ndarray,
+    sample_weight: np.ndarray,
+    *,
+    criterion: str,
+    max_depth: int | None = None,
+    min_samples_split: int = 2,
+    min_samples_leaf: int = 1,
+    min_impurity_decrease: float = 0.0,
+    min_weight_leaf: float = 0.0,
+    random_splits: RandomSplits | None = None,
+    is_categorical: np.ndarray | None = None,
+    missing_values: str = "learn",
+    presort: bool | None = None,
+    **ignored,
+) -> Tree:
+    """Grow a tree depth first in compiled code; the result equals :func:`grow_tree`'s.
+
+    Parameters
+    ----------
+    X, Y, sample_weight, criterion, max_depth, min_samples_split, \
+    min_samples_leaf, min_impurity_decrease, min_weight_leaf, random_splits
+        As in :func:`climbing_trees.grow_tree`.  ``Y`` holds one-hot labels
+        (one block per output) for classification.
+    is_categorical, missing_values
+        Only numerical features with ``missing_values="learn"`` are grown
+        here (:func:`compiled_refusal` says what is not).
+    presort : bool or None
+        Search with presorted orders (``True``) or sort each searched feature
+        at each node (``False``); ``None`` chooses (:func:`presorts`).
+    ignored
+        Options of the other builders that change nothing here
+        (``n_categories``, ``categorical_split``, ``min_samples_level``,
+        ``max_categorical_candidates``).
+
+    Returns
+    -------
+    Tree
+        Node for node :func:`climbing_trees.grow_tree`'s tree: structure,
+        features, thresholds and missing sides bit for bit, values,
+        impurities and weights to rounding.
+
+    Examples
+    --------
+    >>> from climbing_trees import grow_tree
+    >>> X = np.array([[0.0, 3.0], [1.0, 2.0], [2.0, 1.0], [3.0, 0.0]])
+    >>> Y = np.array([[1.0], [1.0], [5.0], [7.0]])
+    >>> fast = grow_tree_compiled(X, Y, np.ones(4), criterion="squared_error")
+    >>> slow = grow_tree(X, Y, np.ones(4), criterion="squared_error")
+    >>> fast.threshold.tolist() == slow.threshold.tolist()
+    True
+    """
+    unknown = set(ignored) - {
+        "n_categories", "categorical_split", "min_samples_level", "max_categorical_candidates",
+    }  # fmt: skip
+    if unknown:
+        raise TypeError(f"grow_tree_compiled got unexpected options {sorted(unknown)}.")
+    refusal = compiled_refusal(criterion, is_categorical, random_splits, missing_values)
+    if refusal is not None:
+        raise ValueError(refusal)
+    check_training_rows(X)
+    X, Xf, row_step, column_step = _in_place(X)
+    n, d = X.shape
+    if n >= 2**31 - 1:
+        raise ValueError(f"X has {n} rows; grow_tree_compiled takes fewer than 2**31 - 1.")
+    Y = np.ascontiguousarray(Y, dtype=float)
+    w = np.ascontiguousarray(sample_weight, dtype=float)
+    code = CRITERION_CODES[str(criterion)]
+    k = n_outputs(criterion)
+    classes = criterion in CLASSIFICATION_CRITERIA
+    if classes:
+        widths = output_widths(criterion, Y.shape[1])
+        offsets = np.concatenate([[0], np.cumsum(widths)]).astype(np.int64)
+        cls = _class_codes(Y, offsets)
+        phi = np.zeros((1, 1))
+        n_stats = Y.shape[1]
+    else:
+        offsets = np.zeros(k + 1, dtype=np.int64)
+        cls = np.zeros((1, 1), dtype=np.int32)
+        if code == POISSON:
+            phi = _poisson_statistics(Y, w)
+            n_stats = 3 * k
+        else:
+            phi = np.zeros((n, k))  # centred at each node's mean, node by node
+            n_stats = k
+    if presort is None:
+        presort = presorts(n, d, random_splits)
+    order = np.zeros((1, 1), dtype=np.int32)
+    if presort and (random_splits is None or random_splits.splitter == "best"):
+        order = _presorted(X)
+    else:
+        presort = False
+    randomness = random_splits is not None
+    nodes = _grow_nodes(
+        Xf, row_step, column_step, n, d, code, k, classes, cls, offsets, Y, w, phi, n_stats,
+        -1 if max_depth is None else int(max_depth), int(min_samples_split),
+        int(min_samples_leaf), float(min_weight_leaf), float(min_impurity_decrease),
+        randomness, random_splits.max_features if randomness else d,
+        randomness and random_splits.splitter == "random",
+        np.uint64(random_splits.key if randomness else 0), bool(presort), order,
+    )  # fmt: skip
+    left, right, feature, threshold, value, impurity, n_node, w_node, missing_left = nodes
+    return Tree(
+        children_left=left,
+        children_right=right,
+        feature=feature,
+        threshold=threshold,
+        value=value_by_output(value, criterion),
+        impurity=impurity,
+        n_node_samples=n_node,
+        weighted_n_node_samples=w_node,
+        missing_go_to_left=missing_left,
+    )
+
+
+def presorts(n: int, d: int, random_splits: RandomSplits | None) -> bool:
+    """Whether to search with presorted orders rather than sorting at each node.
+
+    Presorted orders cost every feature's partition at every split, worth it
+    when the nodes search most features; with ``max_features`` below a half
+    of the features, sorting the drawn ones at each node costs less
+    (measured: digits with ``max_features="sqrt"``, 8 of 64 features).
+    The random splitter sorts nothing.
+    """
+    if random_splits is None:
+        return True
+    return random_splits.splitter == "best" and 2 * random_splits.max_features >= d
+
+
+def _class_codes(Y: np.ndarray, offsets: np.ndarray) -> np.ndarray:
+    """Each row's class in each output's block of one-hot ``Y``; an error if not one-hot."""
+    n_out = len(offsets) - 1
+    cls = np.empty((len(Y), n_out), dtype=np.int32)
+    for o in range(n_out):
+        block = Y[:, offsets[o] : offsets[o + 1]]
+        codes = block.argmax(axis=1)
+        if not (np.all(block.sum(axis=1) == 1.0) and np.all(block.max(axis=1) == 1.0)):
+            raise ValueError(
+                "grow_tree_compiled needs one-hot labels for classification (one 1.0 per "
+                "row in each output's columns); grow this tree with grow_tree instead."
+            )
+        cls[:, o] = codes
+    return cls
+
+
+def _poisson_statistics(Y: np.ndarray, w: np.ndarray) -> np.ndarray:
+    """Per row: ``w y``, ``w y ln y`` and ``[y > 0 and w > 0]`` of each output
+    (:func:`climbing_trees._criteria.node_statistics`'s Poisson columns)."""
+    from .._criteria import _xlogy
+
+    wc = w[:, None]
+    positive = ((Y > 0) & (wc > 0)).astype(float)
+    return np.ascontiguousarray(np.hstack([wc * Y, wc * _xlogy(Y, Y), positive]))
+
+
+def _presorted(X: np.ndarray) -> np.ndarray:
+    """Every feature's rows by increasing value (stable, NaN last), ``(d, n)`` int32."""
+    n, d = X.shape
+    order = np.empty((d, n), dtype=np.int32)
+    for j in range(d):
+        order[j] = np.argsort(X[:, j], kind="stable")
+    return order
+
+
+@jit
+def _feature_range(j, rows, Xf, rs, cs):
+    """Smallest and largest present value of feature ``j`` over ``rows``, and any missing.
+
+    :func:`climbing_trees._random.feature_ranges` for one node and feature
+    (NaN bounds when no value is present).
+    """
+    lo = np.inf
+    hi = -np.inf
+    missing = False
+    for i in range(rows.shape[0]):
+        x = Xf[rows[i] * rs + j * cs]
+        if np.isnan(x):
+            missing = True
+        else:
+            lo = min(lo, x)
+            hi = max(hi, x)
+    if lo > hi:
+        return np.nan, np.nan, missing
+    return lo, hi, missing
+
+
+@jit
+def _draw(key, d, max_features, rows, Xf, rs, cs, lo, hi, missing, known, mask):
+    """The features a node searches (:func:`climbing_trees._random.draw_features`).
+
+    Ranges are computed only for the features the rule looks at: the first
+    ``max_features`` in the order of the draws, and further ones only while
+    every feature looked at is constant.  Fills ``mask`` (and the ranges).
+    """
+    for j in range(d):
+        known[j] = False
+        mask[j] = False
+    if max_features >= d:
+        order = np.arange(d)
+    else:
+        u = np.empty(d)
+        for j in range(d):
+            u[j] = uniform(key, FEATURES, j)
+        order = np.argsort(u, kind="mergesort")
+    found = False
+    for r in range(d):
+        j = order[r]
+        if r >= max_features and found:
+            break
+        lo[j], hi[j], missing[j] = _feature_range(j, rows, Xf, rs, cs)
+        known[j] = True
+        constant = np.isnan(lo[j]) or (narrow_range(lo[j], hi[j]) and not missing[j])
+        if not constant:
+            mask[j] = True
+            found = True
+            if r >= max_features:  # every drawn feature was constant: the first after them
+                break
+
+
+@jit
+def _sorted_rows(rows, j, Xf, rs, cs, out, values):
+    """``rows`` with feature ``j`` present, sorted by it (ties in index order), then
+    the missing ones; returns how many are present."""
+    n = rows.shape[0]
+    n_present = 0
+    n_missing = 0
+    for i in range(n):
+        x = Xf[rows[i] * rs + j * cs]
+        if np.isnan(x):
+            n_missing += 1
+            out[n - n_missing] = rows[i]
+        else:
+            values[n_present] = x
+            out[n_present] = rows[i]
+            n_present += 1
+    # the missing rows were written backwards: restore their index order
+    out[n_present:n] = out[n_present:n][::-1].copy()
+    if n_present > 1:
+        perm = np.argsort(values[:n_present], kind="mergesort")
+        present = out[:n_present].copy()
+        for i in range(n_present):
+            out[i] = present[perm[i]]
+    return n_present
+
+
+@jit
+def _partition(piece, goes_left, buffer):
+    """Stable partition of ``piece`` (row ids): rows going left first; returns their count."""
+    n_left = 0
+    n_right = 0
+    for i in range(piece.shape[0]):
+        row = piece[i]
+        if goes_left[row]:
+            piece[n_left] = row
+            n_left += 1
+        else:
+            buffer[n_right] = row
+            n_right += 1
+    piece[n_left:] = buffer[:n_right]
+    return n_left
+
+
+@jit
+def _summarise(rows, criterion, classes, cls, offsets, Y, w, phi, n_out, total, value):
+    """A node's weight, impurity, purity, score constants and value (into ``value``).
+
+    As :func:`climbing_trees.grow_tree` computes them: sums in index order;
+    squared error centres the targets at the node's mean (at the constant
+    where a column is constant over the rows of positive weight,
+    :func:`climbing_trees._criteria.centring_means`) and writes each row's
+    centred ``w y`` into ``phi``.
+    """
+    n = rows.shape[0]
+    m = total.shape[0]
+    for c in range(m):
+        total[c] = 0.0
+    node_weight = 0.0
+    for i in range(n):
+        node_weight += w[rows[i]]
+    if classes:
+        for i in range(n):
+            row = rows[i]
+            for o in range(n_out):
+                total[offsets[o] + cls[row, o]] += w[row]
+        positive = 0
+        for c in range(m):
+            value[c] = total[c] / node_weight
+            if total[c] > 0.0:
+                positive += 1
+        impurity = class_impurity(criterion, total, offsets, n_out)
+        constant, scale = score_constants(criterion, total, node_weight, n_out, 0.0)
+        return node_weight, impurity, positive <= n_out, constant, scale
+    pure = True
+    impurity = 0.0
+    s2_all = 0.0
+    for o in range(n_out):
+        s = 0.0
+        lo = np.inf
+        hi = -np.inf
+        for i in range(n):
+            row = rows[i]
+            s += w[row] * Y[row, o]
+            if w[row] > 0.0:
+                lo = min(lo, Y[row, o])
+                hi = max(hi, Y[row, o])
+        mean = s / node_weight
+        value[o] = mean
+        if lo < hi:
+            pure = False
+        if criterion == SQUARED_ERROR:
+            centre = lo if lo == hi else mean
+            s1 = 0.0
+            s2 = 0.0
+            for i in range(n):
+                row = rows[i]
+                wy = w[row] * (Y[row, o] - centre)
+                phi[row, o] = wy
+                s1 += wy
+                s2 += wy * (Y[row, o] - centre)
+            total[o] = s1
+            s2_all += s2
+            impurity += max(s2 / node_weight - (s1 / node_weight) ** 2, 0.0)
+        else:  # Poisson: the statistics are fixed by row
+            t = 0.0
+            p = 0.0
+            s = 0.0
+            for i in range(n):
+                row = rows[i]
+                s += phi[row, o]
+                t += phi[row, n_out + o]
+                p += phi[row, 2 * n_out + o]
+            total[o], total[n_out + o], total[2 * n_out + o] = s, t, p
+            if p > 0.0:
+                impurity += max((t - s * np.log(s / node_weight)) / node_weight, 0.0)
+            else:
+                impurity += np.inf
+    impurity /= n_out
+    constant, scale = score_constants(criterion, total, node_weight, n_out, s2_all)
+    return node_weight, impurity, pure, constant, scale
+
+
+@jit
+def _grow_nodes(
+    Xf, rs, cs, n, d, criterion, n_out, classes, cls, offsets, Y, w, phi, n_stats,
+    max_depth, min_samples_split, msl, mwl, mid, randomness, max_features,
+    random_splitter, root_key, presorted, order,
+):  # fmt: skip
+    """The depth-first loop; returns the tree's arrays (see the module docstring)."""
+    n_values = offsets[n_out] if classes else n_out
+    capacity = 2 * (n // max(msl, 1)) - 1
+    if capacity < 1:
+        capacity = 1
+    if 0 <= max_depth < 40:
+        capacity = min(capacity, 2 ** (max_depth + 1) - 1)
+    left = np.full(capacity, TREE_LEAF, dtype=np.intp)
+    right = np.full(capacity, TREE_LEAF, dtype=np.intp)
+    feature = np.full(capacity, TREE_UNDEFINED, dtype=np.intp)
+    threshold = np.full(capacity, float(TREE_UNDEFINED))
+    value = np.empty((capacity, n_values))
+    impurity = np.empty(capacity)
+    n_node = np.empty(capacity, dtype=np.intp)
+    w_node = np.empty(capacity)
+    missing_left = np.zeros(capacity, dtype=np.bool_)
+    W = 0.0
+    for i in range(n):
+        W += w[i]
+    rows = np.arange(n).astype(np.int32)
+    goes_left = np.zeros(n, dtype=np.bool_)
+    buffer = np.empty(n, dtype=np.int32)
+    srows = np.empty(n, dtype=np.int32)
+    values = np.empty(n)
+    total = np.empty(n_stats)
+    acc = np.empty(n_stats)
+    extra = np.zeros(n_stats)
+    lo = np.empty(d)
+    hi = np.empty(d)
+    has_missing = np.zeros(d, dtype=np.bool_)
+    known = np.zeros(d, dtype=np.bool_)
+    mask = np.ones(d, dtype=np.bool_)
+    near = near_empty()
+    # The stack: start, stop, depth, parent, is-left, key.
+    stack_size = n + 2 if max_depth < 0 else min(n, max_depth) + 2
+    s_start = np.empty(stack_size, dtype=np.intp)
+    s_stop = np.empty(stack_size, dtype=np.intp)
+    s_depth = np.empty(stack_size, dtype=np.intp)
+    s_parent = np.empty(stack_size, dtype=np.intp)
+    s_left = np.empty(stack_size, dtype=np.bool_)
+    s_key = np.empty(stack_size, dtype=np.uint64)
+    s_start[0], s_stop[0], s_depth[0], s_parent[0], s_left[0] = 0, n, 0, -1, True
+    s_key[0] = root_key
+    top = 1
+    count = 0
+    while top > 0:
+        top -= 1
+        start, stop, depth = s_start[top], s_stop[top], s_depth[top]
+        parent, is_left, key = s_parent[top], s_left[top], s_key[top]
+        node = count
+        count += 1
+        if parent >= 0:
+            if is_left:
+                left[parent] = node
+            else:
+                right[parent] = node
+        here = rows[start:stop]
+        size = stop - start
+        node_weight, node_impurity, pure, constant, scale = _summarise(
+            here, criterion, classes, cls, offsets, Y, w, phi, n_out, total, value[node]
+        )
+        impurity[node] = node_impurity
+        n_node[node] = size
+        w_node[node] = node_weight
+        if (
+            (max_depth >= 0 and depth >= max_depth)
+            or size < min_samples_split
+            or size < 2 * msl
+            or node_weight < 2 * mwl
+            or pure
+        ):
+            continue
+        if randomness:
+            _draw(key, d, max_features, here, Xf, rs, cs, lo, hi, has_missing, known, mask)
+        n_near = 0
+        best = np.inf
+        n_positive = 0
+        if random_splitter:
+            for i in range(size):
+                if w[here[i]] > 0.0:
+                    n_positive += 1
+        for j in range(d):
+            if not mask[j]:
+                continue
+            if random_splitter:
+                t = random_threshold(uniform(key, THRESHOLDS, j), lo[j], hi[j])
+                side = uniform(key, MISSING, j) < 0.5
+                near, n_near, best = drawn_threshold(
+                    here, j, t, side, has_missing[j], Xf, rs, cs, w, classes, cls, offsets,
+                    phi, n_out, criterion, total, node_weight, n_positive, node_impurity,
+                    constant, scale, msl, mwl, acc, extra, near, n_near, best,
+                )  # fmt: skip
+                continue
+            if presorted:
+                piece = order[j, start:stop]
+                n_present = size
+                while n_present > 0 and np.isnan(Xf[piece[n_present - 1] * rs + j * cs]):
+                    n_present -= 1
+            else:
+                piece = srows[:size]
+                n_present = _sorted_rows(here, j, Xf, rs, cs, piece, values)
+            if n_present == 0:
+                continue
+            near, n_near, best = scan_sorted(
+                piece, n_present, j, Xf, rs, cs, w, classes, cls, offsets, phi, n_out,
+                criterion, total, node_weight, node_impurity, constant, scale, msl, mwl,
+                acc, extra, j * 2 * (n + 1), near, n_near, best,
+            )  # fmt: skip
+        winner = near_winner(near, n_near, best, node_impurity)
+        if winner < 0:
+            continue
+        score = near[winner, SCORE]
+        if not enough_decrease(node_weight, W, node_impurity, score, mid):
+            continue
+        f = int(near[winner, FEATURE])
+        t = near[winner, THRESHOLD]
+        to_left = near[winner, MISSING_LEFT] > 0.5
+        feature[node] = f
+        threshold[node] = t
+        missing_left[node] = to_left
+        for i in range(size):
+            row = here[i]
+            x = Xf[row * rs + f * cs]
+            goes_left[row] = to_left if np.isnan(x) else x <= t
+        n_left = _partition(here, goes_left, buffer)
+        if n_left != int(near[winner, N_LEFT]) or n_left == 0 or n_left == size:
+            raise RuntimeError("grow_tree_compiled routed rows unlike its search: a bug.")
+        if presorted:
+            for jj in range(d):
+                _partition(order[jj, start:stop], goes_left, buffer)
+        # Push the right child first, so that the left one is numbered next.
+        if top + 2 > stack_size:
+            raise RuntimeError("grow_tree_compiled's stack overflowed: a bug.")
+        s_start[top], s_stop[top], s_depth[top] = start + n_left, stop, depth + 1
+        s_parent[top], s_left[top] = node, False
+        s_key[top] = child_key(key, False)
+        top += 1
+        s_start[top], s_stop[top], s_depth[top] = start, start + n_left, depth + 1
+        s_parent[top], s_left[top] = node, True
+        s_key[top] = child_key(key, True)
+        top += 1
+    return (
+        left[:count].copy(),
+        right[:count].copy(),
+        feature[:count].copy(),
+        threshold[:count].copy(),
+        value[:count].copy(),
+        impurity[:count].copy(),
+        n_node[:count].copy(),
+        w_node[:count].copy(),
+        missing_left[:count].copy(),
+    )

@@ -1,0 +1,156 @@
+"""The compiled searches of one node and feature: the sorted scan and a drawn threshold.
+
+:func:`scan_sorted` is chapter 3's incremental scan, compiled: the node's
+rows sorted by one feature (present values first, missing ones last), one
+forward pass that moves a row at a time to the left side with scalar sums,
+and at each position between two distinct values (rule 1 of
+:mod:`climbing_trees._ties`) the candidates of
+:mod:`climbing_trees._missing`: missing rows right (and, at the last
+present row, "present left, missing right", threshold ``+inf``), then
+missing rows left.  The positions allowed by ``min_samples_leaf`` come from
+:func:`climbing_trees._missing.candidate_bounds` (its port
+:func:`._rules.bounds`); a side without weight or lighter than
+``min_weight_leaf`` is refused (:func:`climbing_trees._ties.refused_weights`).
+
+:func:`drawn_threshold` scores the random splitter's one candidate of a
+feature (:func:`climbing_trees._random.random_numeric_split`): rows with
+``x <= t`` go left, missing rows to the drawn side, summed in index order.
+
+Both offer their candidates to the near list (:mod:`._choice`), which
+applies the tie rule over all of a node's candidates.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ._choice import gate, near_add
+from ._rules import bounds, jit, midpoint, missing_left_of
+from ._scores import gain
+
+
+@jit
+def add_row(acc, row, weight, classes, cls, offsets, phi, n_out):
+    """Add one row's statistics to ``acc``."""
+    if classes:
+        for o in range(n_out):
+            acc[offsets[o] + cls[row, o]] += weight
+    else:
+        for c in range(acc.shape[0]):
+            acc[c] += phi[row, c]
+
+
+@jit
+def scan_sorted(
+    srows, n_present, j, Xf, rs, cs, w, classes, cls, offsets, phi, n_out, criterion,
+    total, node_weight, impurity, constant, scale, msl, mwl, acc, extra, key_base,
+    near, count, best,
+):  # fmt: skip
+    """Offer every candidate of feature ``j`` at a node whose rows, sorted, are ``srows``.
+
+    ``srows[:n_present]`` are sorted by ``X[:, j]`` (ties in index order),
+    ``srows[n_present:]`` miss it.  ``key_base`` numbers the feature's
+    candidates in the tie-break order.  Returns the near list, its length and
+    the lowest score seen.
+    """
+    n = srows.shape[0]
+    n_missing = n - n_present
+    m = acc.shape[0]
+    for c in range(m):
+        acc[c] = 0.0
+        extra[c] = 0.0
+    w_missing = 0.0
+    for i in range(n_present, n):
+        row = srows[i]
+        w_missing += w[row]
+        add_row(extra, row, w[row], classes, cls, offsets, phi, n_out)
+    lo_right, hi_right = bounds(n_present, n_missing, msl, False)
+    lo_left, hi_left = bounds(n_present, n_missing, msl, True)
+    last = max(hi_right, hi_left)
+    first = min(lo_right, lo_left)
+    floor = gate(best, impurity, constant, scale)
+    w_left = 0.0
+    x_next = Xf[srows[0] * rs + j * cs] if n_present > 0 else np.nan
+    for i in range(last + 1):
+        row = srows[i]
+        weight = w[row]
+        w_left += weight
+        add_row(acc, row, weight, classes, cls, offsets, phi, n_out)
+        x = x_next
+        if i + 1 < n_present:
+            x_next = Xf[srows[i + 1] * rs + j * cs]
+            distinct = x < x_next
+        else:
+            distinct = False
+        if i < first:
+            continue
+        if lo_right <= i <= hi_right and (distinct or i == n_present - 1):
+            w_right = node_weight - w_left
+            if w_left > 0.0 and w_right > 0.0 and w_left >= mwl and w_right >= mwl:
+                g = gain(criterion, acc, extra, False, total, w_left, w_right, n_out)
+                if g >= floor:
+                    threshold = midpoint(x, x_next) if distinct else np.inf
+                    score = (constant - g) / scale
+                    goes = missing_left_of(n_missing, False, i + 1, n)
+                    near, count, best = near_add(
+                        near, count, best, impurity, score, key_base + i, threshold, j,
+                        goes, i + 1,
+                    )  # fmt: skip
+                    floor = gate(best, impurity, constant, scale)
+        if distinct and lo_left <= i <= hi_left:
+            w_side = w_left + w_missing
+            w_right = node_weight - w_side
+            if w_side > 0.0 and w_right > 0.0 and w_side >= mwl and w_right >= mwl:
+                g = gain(criterion, acc, extra, True, total, w_side, w_right, n_out)
+                if g >= floor:
+                    score = (constant - g) / scale
+                    near, count, best = near_add(
+                        near, count, best, impurity, score, key_base + n + i,
+                        midpoint(x, x_next), j, True, i + 1 + n_missing,
+                    )  # fmt: skip
+                    floor = gate(best, impurity, constant, scale)
+    return near, count, best
+
+
+@jit
+def drawn_threshold(
+    rows, j, threshold, missing_left, has_missing, Xf, rs, cs, w, classes, cls, offsets,
+    phi, n_out, criterion, total, node_weight, n_positive, impurity, constant, scale,
+    msl, mwl, acc, extra, near, count, best,
+):  # fmt: skip
+    """Offer the one candidate of feature ``j`` under a drawn ``threshold``.
+
+    The rows are the node's, in index order (as ``grow_tree`` sums them).  A
+    candidate is refused when a side has fewer than ``msl`` rows, no row of
+    positive weight (counted), less weight than ``mwl``, or an infinite
+    score (:func:`climbing_trees._random.threshold_scores`).
+    """
+    n = rows.shape[0]
+    m = acc.shape[0]
+    for c in range(m):
+        acc[c] = 0.0
+    w_left = 0.0
+    n_left = 0
+    positive_left = 0
+    for i in range(n):
+        row = rows[i]
+        x = Xf[row * rs + j * cs]
+        below = missing_left if np.isnan(x) else x <= threshold
+        if below:
+            weight = w[row]
+            w_left += weight
+            n_left += 1
+            if weight > 0.0:
+                positive_left += 1
+            add_row(acc, row, weight, classes, cls, offsets, phi, n_out)
+    if n_left < msl or n - n_left < msl or positive_left == 0 or positive_left >= n_positive:
+        return near, count, best
+    w_right = node_weight - w_left
+    if not (w_left > 0.0 and w_right > 0.0 and w_left >= mwl and w_right >= mwl):
+        return near, count, best
+    g = gain(criterion, acc, extra, False, total, w_left, w_right, n_out)
+    score = (constant - g) / scale
+    if not np.isfinite(score):
+        return near, count, best
+    goes = missing_left_of(1 if has_missing else 0, missing_left, n_left, n)
+    return near_add(near, count, best, impurity, score, j, threshold, j, goes, n_left)

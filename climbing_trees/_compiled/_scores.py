@@ -1,0 +1,147 @@
+"""Criteria for the compiled builder: node summaries and the gains of candidates.
+
+The formulas are those of :mod:`climbing_trees._criteria` (the impurity of a
+node from its summed statistics; several outputs averaged as
+:func:`climbing_trees._criteria.output_mean` does) and of the level-wise
+builder's gains (:mod:`climbing_trees._levelwise._gains`, chapter 11): a
+candidate is ranked by a *gain* ``g`` with score ``(C - g) / D``, ``C`` and
+``D`` constants of the node, so that the scan does one division per side.
+
+=================  ==========================================  =====  ========
+criterion          gain of one output (left side + right side)  C      D
+=================  ==========================================  =====  ========
+gini               ``sum_k c_k**2 / W_side``                    k W    k W
+entropy            ``sum_k c_k ln c_k - W_side ln W_side``      0      k W ln 2
+squared error      ``S_side**2 / W_side`` (centred targets)     sum S2 k W
+Poisson            ``-W_side I_side`` (grow_tree's own score)   0      k W
+=================  ==========================================  =====  ========
+
+(``k`` outputs, ``W`` the node's weight.)  Poisson has no cheaper form whose
+rounding stays below the tie tolerance (see ``_gains``), so it is scored as
+:func:`climbing_trees._criteria.poisson_impurity` scores it, side by side.
+``tests/test_compiled.py`` compares every criterion's trees with
+:func:`climbing_trees.grow_tree`'s.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ._rules import jit
+
+GINI, ENTROPY, SQUARED_ERROR, POISSON = 0, 1, 2, 3
+CRITERION_CODES = {
+    "gini": GINI,
+    "entropy": ENTROPY,
+    "log_loss": ENTROPY,
+    "squared_error": SQUARED_ERROR,
+    "poisson": POISSON,
+}
+_LN2 = math.log(2.0)
+
+
+@jit
+def xlogx(x):
+    """``x ln x``, 0 at ``x <= 0`` (a class without weight)."""
+    return x * math.log(x) if x > 0.0 else 0.0
+
+
+@jit
+def poisson_side(w, s, t, positive):
+    """``W I`` of one side and output (:func:`climbing_trees._criteria.poisson_impurity`).
+
+    ``inf`` for a side without a positive target (refused), NaN where the
+    sum of targets rounds to zero or below (skipped, as ``choose_best`` does).
+    """
+    if positive <= 0.0:
+        return np.inf
+    if s <= 0.0:
+        return np.nan
+    impurity = max((t - s * math.log(s / w)) / w, 0.0)
+    return w * impurity
+
+
+@jit
+def gain(criterion, acc, extra, use_extra, total, w_left, w_right, n_out):
+    """The gain of a candidate whose left side sums ``acc`` (plus ``extra``).
+
+    ``total`` is the node's statistics; the right side is ``total`` minus the
+    left.  Statistics: classification, the class weights of each output side
+    by side; squared error, each output's sum of centred ``w y``; Poisson,
+    each output's ``w y``, then ``w y ln y``, then the count of positive
+    targets.  Returns ``-inf`` for a refused candidate (Poisson).
+    """
+    m = acc.shape[0]
+    g = 0.0
+    if criterion == GINI:
+        sq_left = 0.0
+        sq_right = 0.0
+        for c in range(m):
+            left = acc[c] + extra[c] if use_extra else acc[c]
+            right = total[c] - left
+            sq_left += left * left
+            sq_right += right * right
+        return sq_left / w_left + sq_right / w_right
+    if criterion == ENTROPY:
+        for c in range(m):
+            left = acc[c] + extra[c] if use_extra else acc[c]
+            g += xlogx(left) + xlogx(total[c] - left)
+        return g - n_out * (xlogx(w_left) + xlogx(w_right))
+    if criterion == SQUARED_ERROR:
+        for c in range(m):
+            left = acc[c] + extra[c] if use_extra else acc[c]
+            right = total[c] - left
+            g += left * left / w_left + right * right / w_right
+        return g
+    for o in range(n_out):  # Poisson
+        s_left = acc[o] + extra[o] if use_extra else acc[o]
+        t_left = acc[n_out + o] + extra[n_out + o] if use_extra else acc[n_out + o]
+        p_left = acc[2 * n_out + o] + extra[2 * n_out + o] if use_extra else acc[2 * n_out + o]
+        left = poisson_side(w_left, s_left, t_left, p_left)
+        right = poisson_side(
+            w_right, total[o] - s_left, total[n_out + o] - t_left, total[2 * n_out + o] - p_left
+        )
+        side = left + right
+        if not np.isfinite(side):
+            return -np.inf
+        g -= side
+    return g
+
+
+@jit
+def score_constants(criterion, total, node_weight, n_out, s2):
+    """``(C, D)`` of the node: a candidate's score is ``(C - gain) / D``."""
+    scale = n_out * node_weight
+    if criterion == GINI:
+        return scale, scale
+    if criterion == ENTROPY:
+        return 0.0, scale * _LN2
+    if criterion == SQUARED_ERROR:
+        return s2, scale
+    return 0.0, scale
+
+
+@jit
+def class_impurity(criterion, total, offsets, n_out):
+    """A classification node's impurity from its class weights (mean over outputs)."""
+    result = 0.0
+    for o in range(n_out):
+        start, stop = offsets[o], offsets[o + 1]
+        w = 0.0
+        for c in range(start, stop):
+            w += total[c]
+        part = 0.0
+        if criterion == GINI:
+            for c in range(start, stop):
+                p = total[c] / w
+                part += p * p
+            result += 1.0 - part
+        else:
+            for c in range(start, stop):
+                p = total[c] / w
+                if p > 0.0:
+                    part += p * math.log2(p)
+            result += 0.0 - part
+    return result / n_out

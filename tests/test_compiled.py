@@ -1,0 +1,196 @@
+"""The compiled builder grows exactly the tree of the depth-first oracle, grow_tree."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from conftest import assert_equivalent
+from sklearn.datasets import load_diabetes, load_digits, load_iris
+
+import climbing_trees as ct
+from climbing_trees._compiled import compiled_refusal, grow_tree_compiled
+from climbing_trees._criteria import output_criterion
+from climbing_trees._random import RandomSplits
+
+CRITERIA = ["gini", "entropy", "log_loss", "squared_error", "poisson"]
+STOPPING = [
+    {},
+    {"max_depth": 1},
+    {"max_depth": 3},
+    {"min_samples_split": 7},
+    {"min_samples_leaf": 3},
+    {"min_samples_leaf": 5, "max_depth": 4},
+    {"min_impurity_decrease": 0.01},
+    {"min_samples_split": 4, "min_samples_leaf": 2, "min_impurity_decrease": 0.001},
+    {"min_weight_leaf": 2.0},
+    {"min_weight_leaf": 5.0, "min_samples_leaf": 2},
+]
+
+
+def make_problem(seed, criterion, *, weights, ties, missing=0.0, n_outputs=1):
+    """Random (X, Y, w): 2-150 rows, ties (integer X) or not, constant columns,
+    zero weights, NaN in X at rate ``missing``, several outputs."""
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(2, 150))
+    d = int(rng.integers(1, 6))
+    if ties:
+        X = rng.integers(0, int(rng.integers(1, 5)), size=(n, d)).astype(float)
+    else:
+        X = rng.normal(size=(n, d))
+    if d > 1 and rng.random() < 0.3:
+        X[:, int(rng.integers(d))] = 1.5  # a constant feature
+    if missing:
+        X[rng.random(X.shape) < missing] = np.nan
+    if criterion == "squared_error":
+        if ties:
+            Y = rng.integers(0, 4, size=(n, n_outputs)).astype(float)
+        else:
+            Y = rng.normal(size=(n, n_outputs)) * 10 + 3
+    elif criterion == "poisson":
+        Y = rng.poisson(1.0, size=(n, n_outputs)) if ties else rng.gamma(2.0, 3.0, (n, n_outputs))
+        Y = np.where(rng.random((n, n_outputs)) < 0.3, 0.0, Y)
+        Y[0] = 1.0 + Y[0]
+    else:
+        blocks = [ct.one_hot(rng.integers(0, k, size=n), k) for k in (3, 2, 4)[:n_outputs]]
+        Y = np.hstack(blocks)
+    if weights == "unit":
+        w = np.ones(n)
+    elif weights == "float":
+        w = rng.uniform(0.1, 3.0, size=n)
+    else:  # some rows weigh nothing
+        w = rng.uniform(0.1, 3.0, size=n) * (rng.random(n) < 0.7)
+        w[0] = 1.0
+    if n_outputs > 1:
+        widths = (3, 2, 4)[:n_outputs] if criterion in ("gini", "entropy", "log_loss") else None
+        criterion = output_criterion(criterion, widths or [1] * n_outputs)
+    return X, Y, w, criterion
+
+
+def both(X, Y, w, criterion, **params):
+    slow = ct.grow_tree(X, Y, w, criterion=criterion, **params)
+    fast = grow_tree_compiled(X, Y, w, criterion=criterion, **params)
+    assert_equivalent(fast, slow)
+    return fast
+
+
+@pytest.mark.parametrize("seed", range(10))
+@pytest.mark.parametrize("criterion", CRITERIA)
+@pytest.mark.parametrize("weights", ["unit", "float", "zeros"])
+@pytest.mark.parametrize("ties", [True, False], ids=["ties", "no-ties"])
+def test_same_tree_on_random_problems(seed, criterion, weights, ties):
+    X, Y, w, criterion = make_problem(seed, criterion, weights=weights, ties=ties)
+    both(X, Y, w, criterion, **STOPPING[seed % len(STOPPING)])
+
+
+@pytest.mark.parametrize("presort", [True, False])
+@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("criterion", ["gini", "squared_error"])
+def test_presorted_and_per_node_sorting_grow_the_same_tree(seed, criterion, presort):
+    X, Y, w, criterion = make_problem(seed, criterion, weights="float", ties=seed % 2 == 0)
+    slow = ct.grow_tree(X, Y, w, criterion=criterion)
+    assert_equivalent(grow_tree_compiled(X, Y, w, criterion=criterion, presort=presort), slow)
+
+
+@pytest.mark.parametrize("params", STOPPING)
+@pytest.mark.parametrize("criterion", CRITERIA)
+def test_same_tree_under_each_stopping_rule(params, criterion):
+    X, Y, w, criterion = make_problem(99, criterion, weights="float", ties=True)
+    X, Y, w = np.vstack([X] * 3), np.vstack([Y] * 3), np.tile(w, 3)
+    both(X, Y, w, criterion, **params)
+
+
+@pytest.mark.parametrize("seed", range(8))
+@pytest.mark.parametrize("criterion", CRITERIA)
+@pytest.mark.parametrize("rate", [0.1, 0.4])
+def test_same_tree_with_missing_values(seed, criterion, rate):
+    weights = ["unit", "float", "zeros"][seed % 3]
+    X, Y, w, criterion = make_problem(seed, criterion, weights=weights, ties=seed % 2 == 0,
+                                      missing=rate)  # fmt: skip
+    both(X, Y, w, criterion, **STOPPING[seed % len(STOPPING)])
+
+
+@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("criterion", CRITERIA)
+@pytest.mark.parametrize("n_outputs", [2, 3])
+def test_same_tree_with_several_outputs(seed, criterion, n_outputs):
+    X, Y, w, criterion = make_problem(seed, criterion, weights=["unit", "float"][seed % 2],
+                                      ties=seed % 3 == 0, missing=0.1 * (seed % 2),
+                                      n_outputs=n_outputs)  # fmt: skip
+    both(X, Y, w, criterion, **STOPPING[seed % len(STOPPING)])
+
+
+@pytest.mark.parametrize("seed", range(8))
+@pytest.mark.parametrize("criterion", CRITERIA)
+@pytest.mark.parametrize("splitter", ["best", "random"])
+@pytest.mark.parametrize("max_features", [1, 2, 5])
+def test_same_tree_with_random_draws(seed, criterion, splitter, max_features):
+    weights = ["unit", "float", "zeros"][seed % 3]
+    X, Y, w, criterion = make_problem(seed, criterion, weights=weights, ties=seed % 2 == 0,
+                                      missing=0.15 * (seed % 3 == 2))  # fmt: skip
+    k = min(max_features, X.shape[1])
+    randomness = RandomSplits(k, splitter, 1000 + seed)
+    params = STOPPING[seed % len(STOPPING)]
+    fast = both(X, Y, w, criterion, random_splits=randomness, **params)
+    for presort in (True, False):  # either search of the drawn features
+        same = grow_tree_compiled(X, Y, w, criterion=criterion, random_splits=randomness,
+                                  presort=presort, **params)  # fmt: skip
+        assert_equivalent(same, fast)
+
+
+def test_float32_narrow_features_are_constant_under_draws():
+    rng = np.random.default_rng(3)
+    X = np.column_stack([1.0 + rng.integers(0, 2, 60) * 2e-8, rng.normal(size=60)])
+    Y = ct.one_hot((X[:, 0] > 1.0).astype(int), 2)
+    for splitter in ("best", "random"):
+        both(X, Y, np.ones(60), "gini", random_splits=RandomSplits(1, splitter, 5))
+
+
+@pytest.mark.parametrize("criterion", ["gini", "entropy"])
+def test_digits(criterion):
+    X, y = load_digits(return_X_y=True)
+    Y = ct.one_hot(y, 10)
+    w = np.ones(len(y))
+    both(X, Y, w, criterion)
+    both(X, Y, w, criterion, random_splits=RandomSplits(8, "best", 7), min_samples_leaf=2)
+    both(X, Y, w, criterion, random_splits=RandomSplits(8, "random", 7))
+
+
+def test_iris_with_weights():
+    X, y = load_iris(return_X_y=True)
+    w = np.random.default_rng(0).integers(0, 4, len(y)).astype(float)
+    both(X, ct.one_hot(y, 3), w, "gini")
+    both(X, ct.one_hot(y, 3), w, "entropy", max_depth=3)
+
+
+@pytest.mark.parametrize("criterion", ["squared_error", "poisson"])
+def test_diabetes(criterion):
+    X, y = load_diabetes(return_X_y=True)
+    both(X, y[:, None], np.ones(len(y)), criterion, max_depth=8)
+    both(X, y[:, None], np.ones(len(y)), criterion, min_samples_leaf=5)
+    randomness = RandomSplits(3, "random", 11)
+    both(X, y[:, None], np.ones(len(y)), criterion, random_splits=randomness)
+
+
+def test_fortran_and_c_ordered_X_grow_the_same_tree():
+    X, y = load_diabetes(return_X_y=True)
+    Y = y[:, None]
+    C = grow_tree_compiled(np.ascontiguousarray(X), Y, np.ones(len(y)), criterion="squared_error")
+    F = grow_tree_compiled(np.asfortranarray(X), Y, np.ones(len(y)), criterion="squared_error")
+    assert_equivalent(C, F)
+
+
+def test_refused_options_raise_with_the_reason():
+    X, Y = np.zeros((4, 1)), np.ones((4, 1))
+    with pytest.raises(ValueError, match="absolute_error"):
+        grow_tree_compiled(X, Y, np.ones(4), criterion="absolute_error")
+    with pytest.raises(ValueError, match="categorical"):
+        grow_tree_compiled(X, Y, np.ones(4), criterion="squared_error",
+                           is_categorical=np.array([True]))  # fmt: skip
+    assert compiled_refusal("gini", missing_values="surrogate") is not None
+
+
+def test_labels_that_are_not_one_hot_are_refused():
+    X = np.arange(4.0)[:, None]
+    Y = np.array([[0.5, 0.5], [1.0, 0.0], [0.0, 1.0], [1.0, 0.0]])
+    with pytest.raises(ValueError, match="one-hot"):
+        grow_tree_compiled(X, Y, np.ones(4), criterion="gini")

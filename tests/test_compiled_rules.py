@@ -1,0 +1,117 @@
+"""The compiled builder's scalar rules equal the package's numpy rules they port."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from climbing_trees import _missing, _random, _ties
+from climbing_trees._compiled import _choice, _rules
+
+RNG = np.random.default_rng(2026)
+KEYS = np.concatenate(
+    [RNG.integers(0, 2**63, size=500, dtype=np.uint64) * np.uint64(2) + np.uint64(1),
+     np.array([0, 1, 2**64 - 1, 2**63], dtype=np.uint64)]
+)  # fmt: skip
+
+
+def test_mix_and_child_keys_hash_bit_for_bit():
+    mixed = _random._mix(KEYS)
+    for side in (True, False):
+        children = _random.child_keys(KEYS, side)
+        for key, child, m in zip(KEYS, children, mixed, strict=True):
+            assert _rules.child_key(key, side) == child
+            assert _rules.mix(key) == m
+
+
+@pytest.mark.parametrize("stream", [_random.FEATURES, _random.THRESHOLDS, _random.MISSING])
+def test_uniforms_bit_for_bit(stream):
+    expected = _random.uniforms(KEYS, 13, stream)
+    for i, key in enumerate(KEYS):
+        got = [_rules.uniform(key, stream, j) for j in range(13)]
+        assert got == expected[i].tolist()
+
+
+def test_random_thresholds_bit_for_bit():
+    lo = RNG.normal(size=(len(KEYS), 4)) * 10.0 ** RNG.integers(-300, 300, size=(len(KEYS), 4))
+    hi = lo + np.abs(RNG.normal(size=lo.shape)) * 10.0 ** RNG.integers(-20, 5, size=lo.shape)
+    lo[:5], hi[:5] = -1e308, 1e308  # extremes
+    hi[5:10] = np.nextafter(lo[5:10], np.inf)  # adjacent floats: lands on hi -> lo
+    expected = _random.random_thresholds(KEYS, lo, hi)
+    for i, key in enumerate(KEYS):
+        for j in range(4):
+            u = _rules.uniform(key, _random.THRESHOLDS, j)
+            assert _rules.random_threshold(u, lo[i, j], hi[i, j]) == expected[i, j]
+
+
+def test_narrow_ranges_equal():
+    lo = RNG.normal(size=3000) * 10.0 ** RNG.integers(-10, 40, size=3000)
+    hi = lo + np.abs(RNG.normal(size=3000)) * 10.0 ** RNG.integers(-12, 0, size=3000)
+    lo[:3], hi[:3] = 1e39, 1e39 + 1e30  # past float32's range
+    expected = _random.narrow_ranges(lo, hi)
+    got = [_rules.narrow_range(a, b) for a, b in zip(lo, hi, strict=True)]
+    assert got == expected.tolist()
+    assert 0 < expected.sum() < len(expected)
+
+
+def test_midpoints_bit_for_bit():
+    a = RNG.normal(size=2000) * 10.0 ** RNG.integers(-300, 308, size=2000)
+    b = a + np.abs(a) * 10.0 ** RNG.integers(-17, 1, size=2000)
+    b[:100] = np.nextafter(a[:100], np.inf)  # adjacent: the midpoint rounds onto b
+    keep = b > a
+    a, b = a[keep], b[keep]
+    expected = _ties.midpoint_threshold(a, b)
+    got = np.array([_rules.midpoint(x, y) for x, y in zip(a, b, strict=True)])
+    np.testing.assert_array_equal(got, expected)
+    assert np.any(expected == a)
+
+
+def test_tie_tolerance_and_enough_decrease_equal():
+    ref, score = RNG.normal(size=1000), RNG.normal(size=1000)
+    got = [_rules.tie_tolerance(r, s) for r, s in zip(ref, score, strict=True)]
+    np.testing.assert_array_equal(got, _ties.tie_tolerance(ref, score))
+    node_w, total = RNG.uniform(0.1, 10, 1000), 10.0
+    impurity = RNG.uniform(0, 1, 1000)
+    decrease = RNG.choice([0.0, 1e-13, -1e-13, 0.1], size=1000) * impurity
+    mid = RNG.choice([0.0, 0.01, 0.05], size=1000)
+    expected = _ties.enough_decrease(node_w, total, impurity, impurity - decrease, mid)
+    got = [
+        _rules.enough_decrease(a, total, b, b - c, m)
+        for a, b, c, m in zip(node_w, impurity, decrease, mid, strict=True)
+    ]
+    assert got == expected.tolist()
+
+
+def test_candidate_bounds_and_missing_direction_equal():
+    for n_present in range(0, 9):
+        for n_missing in range(0, 5):
+            for msl in range(1, 6):
+                for left in (False, True):
+                    expected = _missing.candidate_bounds(n_present, n_missing, msl, left)
+                    assert _rules.bounds(n_present, n_missing, msl, left) == expected
+                    for n_left in range(0, n_present + n_missing + 1):
+                        rows = n_present + n_missing
+                        goes = _missing.missing_goes_left(n_missing, left, n_left, rows)
+                        assert _rules.missing_left_of(n_missing, left, n_left, rows) == goes
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_near_list_picks_choose_best_winner(seed):
+    """The streaming choice equals choose_best on the full list, in any arrival order."""
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(1, 60))
+    parent = float(rng.uniform(0.5, 2.0))
+    base = rng.uniform(0, 1, size=n)
+    base[rng.random(n) < 0.5] = base[0]  # exact ties
+    scores = base + rng.choice([0.0, 1e-14, -1e-14, 5e-13, 3e-12], size=n) * parent
+    scores[rng.random(n) < 0.1] = np.inf  # refused
+    expected = _ties.choose_best(np.where(np.isfinite(scores), scores, np.nan), parent)
+    arrival = rng.permutation(n)
+    near, count, best = _choice.near_empty(), 0, np.inf
+    for i in arrival:
+        near, count, best = _choice.near_add(
+            near, count, best, parent, scores[i], float(i), 0.0, 0, False, 0
+        )
+    winner = _choice.near_winner(near, count, best, parent)
+    got = -1 if winner < 0 else int(near[winner, _choice.KEY])
+    assert got == expected
