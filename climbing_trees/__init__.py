@@ -30,12 +30,13 @@ module                      chapter  role
 ``_costs``                  10       misclassification costs, altered priors
 ``_importance``             10       importance with surrogates, drop-column
 ``_levelwise``              11       ``grow_tree_levelwise``: the fast builder
-``_compiled``               11       ``grow_tree_compiled``: the loop compiled with numba
+``_compiled``               12       ``grow_tree_compiled``: the loop compiled with numba
 ``_benchmark``              11       timings against scikit-learn
-``_random``                 12       random thresholds and feature draws
-``_weights``                12       class weights, minimum leaf weights
-``_ensemble``               12       random forests and extra trees
-``_gradient_boosting``      12       gradient boosting (regression, classification)
+``_compiled_lesson``        12       chapter 3's scan of one feature, compiled (numba)
+``_random``                 13       random thresholds and feature draws
+``_weights``                13       class weights, minimum leaf weights
+``_ensemble``               13       random forests and extra trees
+``_gradient_boosting``      13       gradient boosting (regression, classification)
 =========================== =======  ==================================================
 """
 
