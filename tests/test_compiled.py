@@ -194,3 +194,26 @@ def test_labels_that_are_not_one_hot_are_refused():
     Y = np.array([[0.5, 0.5], [1.0, 0.0], [0.0, 1.0], [1.0, 0.0]])
     with pytest.raises(ValueError, match="one-hot"):
         grow_tree_compiled(X, Y, np.ones(4), criterion="gini")
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_sort_pairs_sorts_values_with_their_rows(seed):
+    from climbing_trees._compiled._grow import _sort_pairs
+
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(0, 3000))
+    values = rng.integers(0, [3, 50, 10**9][seed % 3], size=n).astype(float)
+    rows = np.arange(n, dtype=np.int32)
+    original = values.copy()
+    _sort_pairs(values, rows, 0, n)
+    np.testing.assert_array_equal(values, np.sort(original))
+    np.testing.assert_array_equal(original[rows], values)  # each value kept its row
+    assert sorted(rows.tolist()) == list(range(n))
+
+
+def test_presorts_chooses_by_the_share_of_features_drawn():
+    from climbing_trees._compiled import presorts
+
+    assert presorts(100, 64, None)
+    assert presorts(100, 8, RandomSplits(2, "best", 0))
+    assert not presorts(100, 64, RandomSplits(8, "best", 0))

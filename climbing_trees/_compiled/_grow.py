@@ -40,6 +40,7 @@ from ._choice import FEATURE, MISSING_LEFT, N_LEFT, SCORE, THRESHOLD, near_empty
 from ._rules import (
     child_key,
     enough_decrease,
+    inline,
     jit,
     narrow_range,
     random_threshold,
@@ -157,6 +158,7 @@ def grow_tree_compiled(
         randomness, random_splits.max_features if randomness else d,
         randomness and random_splits.splitter == "random",
         np.uint64(random_splits.key if randomness else 0), bool(presort), order,
+        bool(np.all(w == 1.0)),
     )  # fmt: skip
     left, right, feature, threshold, value, impurity, n_node, w_node, missing_left = nodes
     return Tree(
@@ -176,14 +178,17 @@ def presorts(n: int, d: int, random_splits: RandomSplits | None) -> bool:
     """Whether to search with presorted orders rather than sorting at each node.
 
     Presorted orders cost every feature's partition at every split, worth it
-    when the nodes search most features; with ``max_features`` below a half
-    of the features, sorting the drawn ones at each node costs less
-    (measured: digits with ``max_features="sqrt"``, 8 of 64 features).
-    The random splitter sorts nothing.
+    when the nodes search most features; when a node searches fewer than a
+    sixth of them (``max_features``), sorting the drawn ones at each node
+    costs less.  Measured, presorted against sorted per node: 20,000 x 8
+    regression with 2 features drawn, 236 against 331 ms; 20,000 x 20
+    classification, 4 drawn, 289 against 355 ms; digits (64 features), 8
+    drawn, 32 against 11 ms; 20,000 x 100 regression, 10 drawn, 1,002
+    against 844 ms.  The random splitter sorts nothing.
     """
     if random_splits is None:
         return True
-    return random_splits.splitter == "best" and 2 * random_splits.max_features >= d
+    return random_splits.splitter == "best" and d <= 6 * random_splits.max_features
 
 
 def _class_codes(Y: np.ndarray, offsets: np.ndarray) -> np.ndarray:
@@ -293,13 +298,70 @@ def _sorted_rows(rows, j, Xf, rs, cs, out, values):
             out[n_present] = rows[i]
             n_present += 1
     # the missing rows were written backwards: restore their index order
-    out[n_present:n] = out[n_present:n][::-1].copy()
-    if n_present > 1:
-        perm = np.argsort(values[:n_present], kind="mergesort")
-        present = out[:n_present].copy()
-        for i in range(n_present):
-            out[i] = present[perm[i]]
+    lo, hi = n_present, n - 1
+    while lo < hi:
+        out[lo], out[hi] = out[hi], out[lo]
+        lo += 1
+        hi -= 1
+    _sort_pairs(values, out, 0, n_present)
     return n_present
+
+
+@inline
+def _swap(values, rows, a, b):
+    values[a], values[b] = values[b], values[a]
+    rows[a], rows[b] = rows[b], rows[a]
+
+
+@jit
+def _sort_pairs(values, rows, start, stop):
+    """Sort ``values[start:stop]`` with ``rows`` alongside, in place.
+
+    Quicksort with three-way partitions (runs of equal values, common in
+    real features, are done in one pass; the median of three is the pivot;
+    the smaller part first, so the stack stays logarithmic) down to runs of
+    16, then insertion sort: no allocation.  Equal values may leave their
+    index order: only the order of additions of tied rows changes, by
+    rounding, which the tie rule's tolerance absorbs (the tests compare
+    these trees with the presorted ones and grow_tree's).
+    """
+    stack = np.empty((64, 2), dtype=np.intp)
+    stack[0, 0], stack[0, 1] = start, stop
+    top = 1
+    while top > 0:
+        top -= 1
+        lo, hi = stack[top, 0], stack[top, 1]
+        while hi - lo > 16:
+            a, b, c = values[lo], values[(lo + hi) // 2], values[hi - 1]
+            pivot = max(min(a, b), min(max(a, b), c))  # the median of three
+            lt, i, gt = lo, lo, hi
+            while i < gt:
+                v = values[i]
+                if v < pivot:
+                    _swap(values, rows, lt, i)
+                    lt += 1
+                    i += 1
+                elif v > pivot:
+                    gt -= 1
+                    _swap(values, rows, i, gt)
+                else:
+                    i += 1
+            # [lo, lt) below the pivot, [lt, gt) equal to it, [gt, hi) above
+            if lt - lo < hi - gt:  # keep the larger part, go on with the smaller
+                stack[top, 0], stack[top, 1] = gt, hi
+                hi = lt
+            else:
+                stack[top, 0], stack[top, 1] = lo, lt
+                lo = gt
+            top += 1
+        for a in range(lo + 1, hi):
+            v, r = values[a], rows[a]
+            b = a
+            while b > lo and values[b - 1] > v:
+                values[b] = values[b - 1]
+                rows[b] = rows[b - 1]
+                b -= 1
+            values[b], rows[b] = v, r
 
 
 @jit
@@ -402,7 +464,7 @@ def _summarise(rows, criterion, classes, cls, offsets, Y, w, phi, n_out, total, 
 def _grow_nodes(
     Xf, rs, cs, n, d, criterion, n_out, classes, cls, offsets, Y, w, phi, n_stats,
     max_depth, min_samples_split, msl, mwl, mid, randomness, max_features,
-    random_splitter, root_key, presorted, order,
+    random_splitter, root_key, presorted, order, unit,
 ):  # fmt: skip
     """The depth-first loop; returns the tree's arrays (see the module docstring)."""
     n_values = offsets[n_out] if classes else n_out
@@ -507,8 +569,11 @@ def _grow_nodes(
                 n_present = _sorted_rows(here, j, Xf, rs, cs, piece, values)
             if n_present == 0:
                 continue
+            first_x = Xf[piece[0] * rs + j * cs]
+            if n_present == size and first_x == Xf[piece[size - 1] * rs + j * cs]:
+                continue  # one value and none missing: no candidate (sorted: read at the ends)
             near, n_near, best = scan_sorted(
-                piece, n_present, j, Xf, rs, cs, w, classes, cls, offsets, phi, n_out,
+                piece, n_present, j, Xf, rs, cs, w, unit, classes, cls, offsets, phi, n_out,
                 criterion, total, node_weight, node_impurity, constant, scale, msl, mwl,
                 acc, extra, j * 2 * (n + 1), near, n_near, best,
             )  # fmt: skip

@@ -26,12 +26,13 @@ import numpy as np
 
 from ._choice import gate, near_add
 from ._rules import bounds, jit, midpoint, missing_left_of
-from ._scores import gain
+from ._scores import ENTROPY, POISSON, gain, poisson_side, xlogx
 
 
 @jit
 def add_row(acc, row, weight, classes, cls, offsets, phi, n_out):
-    """Add one row's statistics to ``acc``."""
+    """Add one row's statistics to ``acc`` (the drawn threshold's pass; the
+    sorted scan adds them in its own body)."""
     if classes:
         for o in range(n_out):
             acc[offsets[o] + cls[row, o]] += weight
@@ -42,7 +43,7 @@ def add_row(acc, row, weight, classes, cls, offsets, phi, n_out):
 
 @jit
 def scan_sorted(
-    srows, n_present, j, Xf, rs, cs, w, classes, cls, offsets, phi, n_out, criterion,
+    srows, n_present, j, Xf, rs, cs, w, unit, classes, cls, offsets, phi, n_out, criterion,
     total, node_weight, impurity, constant, scale, msl, mwl, acc, extra, key_base,
     near, count, best,
 ):  # fmt: skip
@@ -50,8 +51,12 @@ def scan_sorted(
 
     ``srows[:n_present]`` are sorted by ``X[:, j]`` (ties in index order),
     ``srows[n_present:]`` miss it.  ``key_base`` numbers the feature's
-    candidates in the tie-break order.  Returns the near list, its length and
-    the lowest score seen.
+    candidates in the tie-break order.  ``unit``: every weight is 1 (not
+    read).  Returns the near list, its length and the lowest score seen.
+
+    The loop calls no function with array arguments (each such call costs
+    more than a candidate): the statistics and gains (:func:`._scores.gain`'s
+    loop) are written out here, with scalar helpers only.
     """
     n = srows.shape[0]
     n_missing = n - n_present
@@ -69,13 +74,23 @@ def scan_sorted(
     last = max(hi_right, hi_left)
     first = min(lo_right, lo_left)
     floor = gate(best, impurity, constant, scale)
+    single_class = classes and n_out == 1
+    poisson = criterion == POISSON
+    entropy = criterion == ENTROPY
     w_left = 0.0
     x_next = Xf[srows[0] * rs + j * cs] if n_present > 0 else np.nan
     for i in range(last + 1):
         row = srows[i]
-        weight = w[row]
+        weight = 1.0 if unit else w[row]
         w_left += weight
-        add_row(acc, row, weight, classes, cls, offsets, phi, n_out)
+        if single_class:
+            acc[cls[row, 0]] += weight
+        elif classes:
+            for o in range(n_out):
+                acc[offsets[o] + cls[row, o]] += weight
+        else:
+            for c in range(m):
+                acc[c] += phi[row, c]
         x = x_next
         if i + 1 < n_present:
             x_next = Xf[srows[i + 1] * rs + j * cs]
@@ -84,31 +99,63 @@ def scan_sorted(
             distinct = False
         if i < first:
             continue
-        if lo_right <= i <= hi_right and (distinct or i == n_present - 1):
-            w_right = node_weight - w_left
-            if w_left > 0.0 and w_right > 0.0 and w_left >= mwl and w_right >= mwl:
-                g = gain(criterion, acc, extra, False, total, w_left, w_right, n_out)
-                if g >= floor:
-                    threshold = midpoint(x, x_next) if distinct else np.inf
-                    score = (constant - g) / scale
-                    goes = missing_left_of(n_missing, False, i + 1, n)
-                    near, count, best = near_add(
-                        near, count, best, impurity, score, key_base + i, threshold, j,
-                        goes, i + 1,
-                    )  # fmt: skip
-                    floor = gate(best, impurity, constant, scale)
-        if distinct and lo_left <= i <= hi_left:
-            w_side = w_left + w_missing
+        for side in range(2):  # missing rows right, then left
+            if side == 0:
+                if not (lo_right <= i <= hi_right and (distinct or i == n_present - 1)):
+                    continue
+                w_side = w_left
+                share = 0.0
+            else:
+                if not (distinct and lo_left <= i <= hi_left):
+                    continue
+                w_side = w_left + w_missing
+                share = 1.0
             w_right = node_weight - w_side
-            if w_side > 0.0 and w_right > 0.0 and w_side >= mwl and w_right >= mwl:
-                g = gain(criterion, acc, extra, True, total, w_side, w_right, n_out)
-                if g >= floor:
-                    score = (constant - g) / scale
-                    near, count, best = near_add(
-                        near, count, best, impurity, score, key_base + n + i,
-                        midpoint(x, x_next), j, True, i + 1 + n_missing,
+            if not (w_side > 0.0 and w_right > 0.0 and w_side >= mwl and w_right >= mwl):
+                continue
+            g = 0.0
+            if poisson:
+                for o in range(n_out):
+                    s_left = acc[o] + share * extra[o]
+                    t_left = acc[n_out + o] + share * extra[n_out + o]
+                    p_left = acc[2 * n_out + o] + share * extra[2 * n_out + o]
+                    part = poisson_side(w_side, s_left, t_left, p_left) + poisson_side(
+                        w_right, total[o] - s_left, total[n_out + o] - t_left,
+                        total[2 * n_out + o] - p_left,
                     )  # fmt: skip
-                    floor = gate(best, impurity, constant, scale)
+                    if not np.isfinite(part):
+                        g = -np.inf
+                        break
+                    g -= part
+            elif entropy:
+                for c in range(m):
+                    left = acc[c] + share * extra[c]
+                    g += xlogx(left) + xlogx(total[c] - left)
+                g -= n_out * (xlogx(w_side) + xlogx(w_right))
+            else:
+                sq_left = 0.0
+                sq_right = 0.0
+                for c in range(m):
+                    left = acc[c] + share * extra[c]
+                    right = total[c] - left
+                    sq_left += left * left
+                    sq_right += right * right
+                g = sq_left / w_side + sq_right / w_right
+            if g < floor:
+                continue
+            score = (constant - g) / scale
+            if side == 0:
+                threshold = midpoint(x, x_next) if distinct else np.inf
+                goes = missing_left_of(n_missing, False, i + 1, n)
+                key, n_left = key_base + i, i + 1
+            else:
+                threshold = midpoint(x, x_next)
+                goes = True
+                key, n_left = key_base + n + i, i + 1 + n_missing
+            near, count, best = near_add(
+                near, count, best, impurity, score, key, threshold, j, goes, n_left
+            )
+            floor = gate(best, impurity, constant, scale)
     return near, count, best
 
 
@@ -136,13 +183,19 @@ def drawn_threshold(
         row = rows[i]
         x = Xf[row * rs + j * cs]
         below = missing_left if np.isnan(x) else x <= threshold
-        if below:
-            weight = w[row]
-            w_left += weight
-            n_left += 1
-            if weight > 0.0:
-                positive_left += 1
-            add_row(acc, row, weight, classes, cls, offsets, phi, n_out)
+        # Without a branch on the side (a random threshold's sides are unpredictable):
+        # a row going right adds 0.0, which leaves every sum as it was.
+        b = 1.0 if below else 0.0
+        weight = w[row]
+        w_left += b * weight
+        n_left += 1 if below else 0
+        positive_left += 1 if below and weight > 0.0 else 0
+        if classes:  # written out: a call with array arguments per row costs more
+            for o in range(n_out):
+                acc[offsets[o] + cls[row, o]] += b * weight
+        else:
+            for c in range(m):
+                acc[c] += b * phi[row, c]
     if n_left < msl or n - n_left < msl or positive_left == 0 or positive_left >= n_positive:
         return near, count, best
     w_right = node_weight - w_left

@@ -29,7 +29,7 @@ import math
 
 import numpy as np
 
-from ._rules import jit
+from ._rules import inline, jit
 
 GINI, ENTROPY, SQUARED_ERROR, POISSON = 0, 1, 2, 3
 CRITERION_CODES = {
@@ -42,13 +42,13 @@ CRITERION_CODES = {
 _LN2 = math.log(2.0)
 
 
-@jit
+@inline
 def xlogx(x):
     """``x ln x``, 0 at ``x <= 0`` (a class without weight)."""
     return x * math.log(x) if x > 0.0 else 0.0
 
 
-@jit
+@inline
 def poisson_side(w, s, t, positive):
     """``W I`` of one side and output (:func:`climbing_trees._criteria.poisson_impurity`).
 
@@ -72,33 +72,40 @@ def gain(criterion, acc, extra, use_extra, total, w_left, w_right, n_out):
     by side; squared error, each output's sum of centred ``w y``; Poisson,
     each output's ``w y``, then ``w y ln y``, then the count of positive
     targets.  Returns ``-inf`` for a refused candidate (Poisson).
+
+    The sorted scan (:func:`climbing_trees._compiled._scan.scan_sorted`)
+    runs this same loop in its own body (a call with array arguments per
+    candidate costs more than the candidate); ``tests/test_compiled.py``
+    checks that both grow ``grow_tree``'s trees.
     """
     m = acc.shape[0]
-    g = 0.0
-    if criterion == GINI:
-        sq_left = 0.0
-        sq_right = 0.0
-        for c in range(m):
-            left = acc[c] + extra[c] if use_extra else acc[c]
-            right = total[c] - left
-            sq_left += left * left
-            sq_right += right * right
-        return sq_left / w_left + sq_right / w_right
+    share = 1.0 if use_extra else 0.0
+    if criterion == POISSON:
+        return poisson_gain(acc, extra, share, total, w_left, w_right, n_out)
     if criterion == ENTROPY:
+        g = 0.0
         for c in range(m):
-            left = acc[c] + extra[c] if use_extra else acc[c]
+            left = acc[c] + share * extra[c]
             g += xlogx(left) + xlogx(total[c] - left)
         return g - n_out * (xlogx(w_left) + xlogx(w_right))
-    if criterion == SQUARED_ERROR:
-        for c in range(m):
-            left = acc[c] + extra[c] if use_extra else acc[c]
-            right = total[c] - left
-            g += left * left / w_left + right * right / w_right
-        return g
-    for o in range(n_out):  # Poisson
-        s_left = acc[o] + extra[o] if use_extra else acc[o]
-        t_left = acc[n_out + o] + extra[n_out + o] if use_extra else acc[n_out + o]
-        p_left = acc[2 * n_out + o] + extra[2 * n_out + o] if use_extra else acc[2 * n_out + o]
+    sq_left = 0.0  # Gini and squared error: sums of squares over each side's weight
+    sq_right = 0.0
+    for c in range(m):
+        left = acc[c] + share * extra[c]
+        right = total[c] - left
+        sq_left += left * left
+        sq_right += right * right
+    return sq_left / w_left + sq_right / w_right
+
+
+@jit
+def poisson_gain(acc, extra, extra_share, total, w_left, w_right, n_out):
+    """Poisson's gain, ``-(W_L I_L + W_R I_R)`` summed over outputs (``-inf``: refused)."""
+    g = 0.0
+    for o in range(n_out):
+        s_left = acc[o] + extra_share * extra[o]
+        t_left = acc[n_out + o] + extra_share * extra[n_out + o]
+        p_left = acc[2 * n_out + o] + extra_share * extra[2 * n_out + o]
         left = poisson_side(w_left, s_left, t_left, p_left)
         right = poisson_side(
             w_right, total[o] - s_left, total[n_out + o] - t_left, total[2 * n_out + o] - p_left
