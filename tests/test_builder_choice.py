@@ -20,7 +20,7 @@ def test_builder_for_follows_the_refusal(criterion, categorical, missing_values,
         criterion, is_categorical, None, missing_values, max_leaf_nodes, max_surrogates=2
     )
     compiled = compiled_refusal(criterion, is_categorical, None, missing_values) is None
-    if compiled:  # the whole tree, cut back to max_leaf_nodes by the caller
+    if compiled and max_leaf_nodes is None:
         assert builder is ct.grow_tree_compiled and extra == {}
         return
     refused = levelwise_refusal(criterion, is_categorical, None, missing_values) is not None
@@ -41,7 +41,7 @@ def test_random_thresholds_with_absolute_error_grow_depth_first():
 
 @pytest.mark.parametrize(
     "missing_values,criterion,levelwise",
-    [("learn", "gini", False), ("surrogate", "gini", False), ("learn", "absolute_error", True)],
+    [("learn", "gini", True), ("surrogate", "gini", False), ("learn", "absolute_error", True)],
 )
 def test_estimator_grows_with_the_builder_builder_for_names(
     missing_values, criterion, levelwise, monkeypatch
@@ -65,16 +65,15 @@ def test_estimator_grows_with_the_builder_builder_for_names(
     assert model.tree_.n_leaves <= 4
 
 
-@pytest.mark.parametrize("max_leaf_nodes", [None, 5])
 @pytest.mark.parametrize(
     "options",
     [{}, {"max_features": 2, "random_state": 1}, {"splitter": "random", "random_state": 2}],
 )
 def test_estimators_grow_numerical_trees_compiled_and_as_the_other_builders(
-    options, max_leaf_nodes, monkeypatch
+    options, monkeypatch
 ):
     """builder_for sends these fits to grow_tree_compiled; the fitted tree is the one
-    grow_tree_levelwise grows for the same options (cut to max_leaf_nodes)."""
+    grow_tree_levelwise grows for the same options."""
     import climbing_trees._classes as classes
 
     rng = np.random.default_rng(4)
@@ -82,15 +81,14 @@ def test_estimators_grow_numerical_trees_compiled_and_as_the_other_builders(
     X[rng.random(X.shape) < 0.1] = np.nan
     y = (np.nan_to_num(X[:, 0]) + rng.normal(size=200) > 0).astype(int)
     w = rng.uniform(0.5, 2.0, 200)
-    params = dict(options, max_leaf_nodes=max_leaf_nodes, min_samples_leaf=2)
+    params = dict(options, min_samples_leaf=2)
     compiled = ct.DecisionTreeClassifier(**params).fit(X, y, sample_weight=w)
     real = classes.builder_for
 
     def levelwise_builder(*args, **kwargs):
         builder, extra = real(*args, **kwargs)
         assert builder is ct.grow_tree_compiled
-        max_leaf = args[4]
-        return ct.grow_tree_levelwise, ({} if max_leaf is None else {"max_leaf_nodes": max_leaf})
+        return ct.grow_tree_levelwise, {}
 
     monkeypatch.setattr(classes, "builder_for", levelwise_builder)
     levelwise = ct.DecisionTreeClassifier(**params).fit(X, y, sample_weight=w)

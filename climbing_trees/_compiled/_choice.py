@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._rules import inline, jit, tie_tolerance
+from ._rules import jit, tie_tolerance
 
 SCORE, KEY, THRESHOLD, FEATURE, MISSING_LEFT, N_LEFT = 0, 1, 2, 3, 4, 5
 N_FIELDS = 6
@@ -33,7 +33,7 @@ def near_empty():
     return np.empty((16, N_FIELDS))
 
 
-@inline
+@jit
 def gate(best, reference, constant, scale):
     """The lowest gain ``g`` whose score ``(constant - g) / scale`` may enter the list.
 

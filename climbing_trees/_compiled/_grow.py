@@ -40,13 +40,12 @@ from ._choice import FEATURE, MISSING_LEFT, N_LEFT, SCORE, THRESHOLD, near_empty
 from ._rules import (
     child_key,
     enough_decrease,
-    inline,
     jit,
     narrow_range,
     random_threshold,
     uniform,
 )
-from ._scan import drawn_threshold, scan_sorted
+from ._scan import drawn_thresholds, scan_sorted
 from ._scores import (
     CRITERION_CODES,
     POISSON,
@@ -249,6 +248,28 @@ def _feature_range(j, rows, Xf, rs, cs):
 
 
 @jit
+def _all_ranges(rows, d, Xf, rs, cs, lo, hi, missing):
+    """:func:`_feature_range` of every feature, in one pass over the rows."""
+    for j in range(d):
+        lo[j] = np.inf
+        hi[j] = -np.inf
+        missing[j] = False
+    for i in range(rows.shape[0]):
+        base = rows[i] * rs
+        for j in range(d):
+            x = Xf[base + j * cs]
+            if np.isnan(x):
+                missing[j] = True
+            else:
+                lo[j] = min(lo[j], x)
+                hi[j] = max(hi[j], x)
+    for j in range(d):
+        if lo[j] > hi[j]:
+            lo[j] = np.nan
+            hi[j] = np.nan
+
+
+@jit
 def _draw(key, d, max_features, rows, Xf, rs, cs, lo, hi, missing, known, mask):
     """The features a node searches (:func:`climbing_trees._random.draw_features`).
 
@@ -259,8 +280,13 @@ def _draw(key, d, max_features, rows, Xf, rs, cs, lo, hi, missing, known, mask):
     for j in range(d):
         known[j] = False
         mask[j] = False
-    if max_features >= d:
-        order = np.arange(d)
+    if max_features >= d:  # every range: one pass over the rows reads them all
+        _all_ranges(rows, d, Xf, rs, cs, lo, hi, missing)
+        for j in range(d):
+            known[j] = True
+            constant = np.isnan(lo[j]) or (narrow_range(lo[j], hi[j]) and not missing[j])
+            mask[j] = not constant
+        return
     else:
         u = np.empty(d)
         for j in range(d):
@@ -307,12 +333,6 @@ def _sorted_rows(rows, j, Xf, rs, cs, out, values):
     return n_present
 
 
-@inline
-def _swap(values, rows, a, b):
-    values[a], values[b] = values[b], values[a]
-    rows[a], rows[b] = rows[b], rows[a]
-
-
 @jit
 def _sort_pairs(values, rows, start, stop):
     """Sort ``values[start:stop]`` with ``rows`` alongside, in place.
@@ -337,13 +357,15 @@ def _sort_pairs(values, rows, start, stop):
             lt, i, gt = lo, lo, hi
             while i < gt:
                 v = values[i]
-                if v < pivot:
-                    _swap(values, rows, lt, i)
+                if v < pivot:  # swap i and lt (written out: no call per element)
+                    values[i], values[lt] = values[lt], v
+                    rows[i], rows[lt] = rows[lt], rows[i]
                     lt += 1
                     i += 1
-                elif v > pivot:
+                elif v > pivot:  # swap i and gt - 1
                     gt -= 1
-                    _swap(values, rows, i, gt)
+                    values[i], values[gt] = values[gt], v
+                    rows[i], rows[gt] = rows[gt], rows[i]
                 else:
                     i += 1
             # [lo, lt) below the pivot, [lt, gt) equal to it, [gt, hi) above
@@ -498,6 +520,13 @@ def _grow_nodes(
     has_missing = np.zeros(d, dtype=np.bool_)
     known = np.zeros(d, dtype=np.bool_)
     mask = np.ones(d, dtype=np.bool_)
+    drawn = np.empty(d, dtype=np.intp)  # the random splitter's drawn features
+    t_drawn = np.empty(d)
+    s_drawn = np.zeros(d, dtype=np.bool_)
+    sums = np.zeros((d if random_splitter else 1, n_stats))
+    w_sides = np.zeros(d)
+    n_sides = np.zeros(d, dtype=np.intp)
+    p_sides = np.zeros(d, dtype=np.intp)
     near = near_empty()
     # The stack: start, stop, depth, parent, is-left, key.
     stack_size = n + 2 if max_depth < 0 else min(n, max_depth) + 2
@@ -547,17 +576,21 @@ def _grow_nodes(
             for i in range(size):
                 if w[here[i]] > 0.0:
                     n_positive += 1
+            n_drawn = 0
+            for j in range(d):
+                if mask[j]:
+                    drawn[n_drawn] = j
+                    n_drawn += 1
+                    t_drawn[j] = random_threshold(uniform(key, THRESHOLDS, j), lo[j], hi[j])
+                    s_drawn[j] = uniform(key, MISSING, j) < 0.5
+            near, n_near, best = drawn_thresholds(
+                here, drawn, n_drawn, t_drawn, s_drawn, has_missing, Xf, rs, cs, w, classes,
+                cls, offsets, phi, n_out, criterion, total, node_weight, n_positive,
+                node_impurity, constant, scale, msl, mwl, sums, w_sides, n_sides, p_sides,
+                extra, near, n_near, best,
+            )  # fmt: skip
         for j in range(d):
-            if not mask[j]:
-                continue
-            if random_splitter:
-                t = random_threshold(uniform(key, THRESHOLDS, j), lo[j], hi[j])
-                side = uniform(key, MISSING, j) < 0.5
-                near, n_near, best = drawn_threshold(
-                    here, j, t, side, has_missing[j], Xf, rs, cs, w, classes, cls, offsets,
-                    phi, n_out, criterion, total, node_weight, n_positive, node_impurity,
-                    constant, scale, msl, mwl, acc, extra, near, n_near, best,
-                )  # fmt: skip
+            if random_splitter or not mask[j]:
                 continue
             if presorted:
                 piece = order[j, start:stop]

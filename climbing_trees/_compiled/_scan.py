@@ -12,8 +12,8 @@ missing rows left.  The positions allowed by ``min_samples_leaf`` come from
 :func:`._rules.bounds`); a side without weight or lighter than
 ``min_weight_leaf`` is refused (:func:`climbing_trees._ties.refused_weights`).
 
-:func:`drawn_threshold` scores the random splitter's one candidate of a
-feature (:func:`climbing_trees._random.random_numeric_split`): rows with
+:func:`drawn_thresholds` scores the random splitter's one candidate of each
+drawn feature (:func:`climbing_trees._random.random_numeric_split`): rows with
 ``x <= t`` go left, missing rows to the drawn side, summed in index order.
 
 Both offer their candidates to the near list (:mod:`._choice`), which
@@ -160,50 +160,65 @@ def scan_sorted(
 
 
 @jit
-def drawn_threshold(
-    rows, j, threshold, missing_left, has_missing, Xf, rs, cs, w, classes, cls, offsets,
-    phi, n_out, criterion, total, node_weight, n_positive, impurity, constant, scale,
-    msl, mwl, acc, extra, near, count, best,
+def drawn_thresholds(
+    rows, features, n_drawn, thresholds, sides, has_missing, Xf, rs, cs, w, classes, cls,
+    offsets, phi, n_out, criterion, total, node_weight, n_positive, impurity, constant,
+    scale, msl, mwl, sums, w_left, n_left, positive_left, extra, near, count, best,
 ):  # fmt: skip
-    """Offer the one candidate of feature ``j`` under a drawn ``threshold``.
+    """Offer the one candidate of each drawn feature under its drawn threshold.
 
-    The rows are the node's, in index order (as ``grow_tree`` sums them).  A
-    candidate is refused when a side has fewer than ``msl`` rows, no row of
-    positive weight (counted), less weight than ``mwl``, or an infinite
-    score (:func:`climbing_trees._random.threshold_scores`).
+    ``features[:n_drawn]`` are the drawn features in increasing order, each
+    with its ``thresholds[j]`` and the side drawn for its missing rows
+    (``sides[j]``).  One pass over the node's rows, in index order (as
+    ``grow_tree`` sums them), reads every drawn feature of a row (a C-ordered
+    ``X`` row is contiguous) and adds the row to the left sums of the features
+    that send it left: without a branch on the side (a random threshold's
+    sides are unpredictable), a row going right adds 0.0, which leaves every
+    sum as it was.  A candidate is refused when a side has fewer than ``msl``
+    rows, no row of positive weight (counted), less weight than ``mwl``, or
+    an infinite score (:func:`climbing_trees._random.threshold_scores`).
     """
     n = rows.shape[0]
-    m = acc.shape[0]
-    for c in range(m):
-        acc[c] = 0.0
-    w_left = 0.0
-    n_left = 0
-    positive_left = 0
+    m = sums.shape[1]
+    for f in range(n_drawn):
+        j = features[f]
+        w_left[j] = 0.0
+        n_left[j] = 0
+        positive_left[j] = 0
+        for c in range(m):
+            sums[j, c] = 0.0
     for i in range(n):
         row = rows[i]
-        x = Xf[row * rs + j * cs]
-        below = missing_left if np.isnan(x) else x <= threshold
-        # Without a branch on the side (a random threshold's sides are unpredictable):
-        # a row going right adds 0.0, which leaves every sum as it was.
-        b = 1.0 if below else 0.0
         weight = w[row]
-        w_left += b * weight
-        n_left += 1 if below else 0
-        positive_left += 1 if below and weight > 0.0 else 0
-        if classes:  # written out: a call with array arguments per row costs more
-            for o in range(n_out):
-                acc[offsets[o] + cls[row, o]] += b * weight
-        else:
-            for c in range(m):
-                acc[c] += b * phi[row, c]
-    if n_left < msl or n - n_left < msl or positive_left == 0 or positive_left >= n_positive:
-        return near, count, best
-    w_right = node_weight - w_left
-    if not (w_left > 0.0 and w_right > 0.0 and w_left >= mwl and w_right >= mwl):
-        return near, count, best
-    g = gain(criterion, acc, extra, False, total, w_left, w_right, n_out)
-    score = (constant - g) / scale
-    if not np.isfinite(score):
-        return near, count, best
-    goes = missing_left_of(1 if has_missing else 0, missing_left, n_left, n)
-    return near_add(near, count, best, impurity, score, j, threshold, j, goes, n_left)
+        positive = weight > 0.0
+        for f in range(n_drawn):
+            j = features[f]
+            x = Xf[row * rs + j * cs]
+            below = sides[j] if np.isnan(x) else x <= thresholds[j]
+            b = 1.0 if below else 0.0
+            w_left[j] += b * weight
+            n_left[j] += 1 if below else 0
+            positive_left[j] += 1 if below and positive else 0
+            if classes:  # written out: a call with array arguments per row costs more
+                for o in range(n_out):
+                    sums[j, offsets[o] + cls[row, o]] += b * weight
+            else:
+                for c in range(m):
+                    sums[j, c] += b * phi[row, c]
+    for f in range(n_drawn):
+        j = features[f]
+        nl, pl, wl = n_left[j], positive_left[j], w_left[j]
+        if nl < msl or n - nl < msl or pl == 0 or pl >= n_positive:
+            continue
+        w_right = node_weight - wl
+        if not (wl > 0.0 and w_right > 0.0 and wl >= mwl and w_right >= mwl):
+            continue
+        g = gain(criterion, sums[j], extra, False, total, wl, w_right, n_out)
+        score = (constant - g) / scale
+        if not np.isfinite(score):
+            continue
+        goes = missing_left_of(1 if has_missing[j] else 0, sides[j], nl, n)
+        near, count, best = near_add(
+            near, count, best, impurity, score, j, thresholds[j], j, goes, nl
+        )
+    return near, count, best

@@ -29,7 +29,7 @@ import math
 
 import numpy as np
 
-from ._rules import inline, jit
+from ._rules import jit
 
 GINI, ENTROPY, SQUARED_ERROR, POISSON = 0, 1, 2, 3
 CRITERION_CODES = {
@@ -42,13 +42,13 @@ CRITERION_CODES = {
 _LN2 = math.log(2.0)
 
 
-@inline
+@jit
 def xlogx(x):
     """``x ln x``, 0 at ``x <= 0`` (a class without weight)."""
     return x * math.log(x) if x > 0.0 else 0.0
 
 
-@inline
+@jit
 def poisson_side(w, s, t, positive):
     """``W I`` of one side and output (:func:`climbing_trees._criteria.poisson_impurity`).
 

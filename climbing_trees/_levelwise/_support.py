@@ -56,10 +56,9 @@ def builder_for(
     Returns ``(builder, extra_kwargs)``.  The compiled builder
     (:func:`climbing_trees.grow_tree_compiled`) grows every tree it can
     (:func:`climbing_trees._compiled.compiled_refusal`: numerical features,
-    the criteria of sums, ``missing_values="learn"``): the same trees,
-    fastest.  With ``max_leaf_nodes`` it grows the whole tree, which the
-    caller cuts back, as after :func:`climbing_trees.grow_tree`.  Otherwise
-    the level-wise builder (:func:`grow_tree_levelwise`) grows every tree it
+    the criteria of sums, ``missing_values="learn"``) without
+    ``max_leaf_nodes``: the same trees, fastest.  Otherwise the level-wise
+    builder (:func:`grow_tree_levelwise`) grows every tree it
     can: it grows the same trees faster than ``grow_tree``, and with
     ``max_leaf_nodes`` it leaves unsearched what the cut to that many leaves
     surely removes (``extra_kwargs`` carries it).
@@ -71,10 +70,9 @@ def builder_for(
 
     >>> builder, extra = builder_for("gini", None, None, "learn", 4)
     >>> builder.__name__, extra
-    ('grow_tree_compiled', {})
-    >>> builder, extra = builder_for("absolute_error", None, None, "learn", 4)
-    >>> builder.__name__, extra
     ('grow_tree_levelwise', {'max_leaf_nodes': 4})
+    >>> builder_for("gini", None, None, "learn", None)[0].__name__
+    'grow_tree_compiled'
     >>> builder, extra = builder_for("gini", None, None, "surrogate", 4, max_surrogates=5)
     >>> builder.__name__, extra
     ('grow_tree', {'missing_values': 'surrogate', 'max_surrogates': 5})
@@ -83,8 +81,12 @@ def builder_for(
     from .._growth import grow_tree  # imported here: _growth is a sibling of this package
     from ._grow import grow_tree_levelwise  # imported here: _grow asks this module
 
-    if compiled_refusal(criterion, is_categorical, random_splits, missing_values) is None:
-        return grow_tree_compiled, {}  # a whole tree: the caller cuts it to max_leaf_nodes
+    # With max_leaf_nodes the level-wise builder leaves unsearched what the cut
+    # removes: faster than growing the whole tree compiled (20,000 x 8, 64 leaves:
+    # 144 ms against 296 ms).
+    compiled = compiled_refusal(criterion, is_categorical, random_splits, missing_values) is None
+    if compiled and max_leaf_nodes is None:
+        return grow_tree_compiled, {}
 
     if levelwise_refusal(criterion, is_categorical, random_splits, missing_values) is not None:
         extra = {}
