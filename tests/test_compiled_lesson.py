@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import multiprocessing
+import os
+from concurrent.futures import ProcessPoolExecutor
+
 import numpy as np
 import pytest
 
 from climbing_trees import incremental_best_split
-from climbing_trees._compiled_lesson import squared_error_scan
+from climbing_trees._compiled_lesson import first_call_seconds, squared_error_scan
 
 
 def scan(x, y, w):
@@ -80,3 +84,26 @@ def test_compiled_and_interpreted_give_the_same_bits():
 def test_compiled_without_the_gil_and_cached():
     assert squared_error_scan.targetoptions["nogil"] is True
     assert squared_error_scan._cache.__class__.__name__ == "FunctionCache"
+
+
+def in_a_fresh_process(**environment):
+    """first_call_seconds() in a new interpreter (spawned) with ``environment`` set."""
+    saved = {name: os.environ.get(name) for name in environment}
+    os.environ.update(environment)
+    try:
+        context = multiprocessing.get_context("spawn")
+        with ProcessPoolExecutor(1, mp_context=context) as pool:
+            return pool.submit(first_call_seconds).result()
+    finally:
+        for name, value in saved.items():
+            if value is None:
+                os.environ.pop(name)
+            else:
+                os.environ[name] = value
+
+
+def test_a_fresh_process_loads_the_cache_and_compiles_without_it(tmp_path):
+    squared_error_scan(np.ones(2), np.ones(2), np.ones(2))  # the cache exists now
+    seconds, hits = in_a_fresh_process()
+    assert hits == 1 and seconds > 0
+    assert in_a_fresh_process(NUMBA_CACHE_DIR=str(tmp_path))[1] == 0
