@@ -42,7 +42,7 @@ module                      chapter  role
 
 try:  # the compiled builder's loops (a dependency since the package compiles them)
     import numba  # noqa: F401
-except ImportError as error:  # pragma: no cover - exercised in a subprocess by a test
+except ImportError as error:  # tests/test_compiled.py runs this in a subprocess
     raise ImportError(
         "climbing_trees needs numba, which compiles its tree builder's loops, and it "
         "could not be imported: install it with `pip install 'numba>=0.68'` (or "

@@ -217,3 +217,15 @@ def test_presorts_chooses_by_the_share_of_features_drawn():
     assert presorts(100, 64, None)
     assert presorts(100, 8, RandomSplits(2, "best", 0))
     assert not presorts(100, 64, RandomSplits(8, "best", 0))
+
+
+def test_import_without_numba_says_how_to_install_it():
+    import subprocess
+    import sys
+
+    code = (
+        "import sys; sys.modules['numba'] = None\n"  # import numba now raises ImportError
+        "try:\n    import climbing_trees\nexcept ImportError as e:\n    print(e)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert "climbing_trees needs numba" in out.stdout and "pip install" in out.stdout

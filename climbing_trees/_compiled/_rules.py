@@ -43,10 +43,6 @@ _FEATURE_THRESHOLD = np.float32(FEATURE_THRESHOLD)
 _TIE_RTOL = float(TIE_RTOL)
 
 jit = numba.njit(cache=True, nogil=True)
-#: For the small helpers of the inner loops: inlined into their caller by numba
-#: itself, so that a call per row or candidate costs no call and no reference
-#: counting of its array arguments.
-inline = numba.njit(cache=True, nogil=True, inline="always")
 
 
 @jit
