@@ -5,8 +5,9 @@ Run from the repository root::
     python -m benchmarks                 # every case: scikit-learn's small data sets,
                                          # synthetic ones, pruning (chapter 8), criteria,
                                          # missing values (chapter 9), randomised trees
-                                         # (chapter 12), two outputs; medians of 5 runs,
-                                         # then the median and maximum ratios
+                                         # ("From one tree to many"), two outputs;
+                                         # medians of 5 runs, then the median and
+                                         # maximum ratios
     python -m benchmarks --repeats 9     # more runs per case
     python -m benchmarks --scaling       # 1,000 to 1,000,000 rows, exponent and peak memory
     python -m benchmarks --memory        # peak extra memory of a fit, both libraries,

@@ -32,14 +32,15 @@ module                      chapter  role
 ``_costs``                  10       misclassification costs, altered priors
 ``_importance``             10       importance with surrogates, drop-column
 ``_levelwise``              11       ``grow_tree_levelwise``: the fast builder
-``_compiled``               11       ``grow_tree_compiled``: the loop compiled with numba
+``_compiled``               12       ``grow_tree_compiled``: the loop compiled with numba
 ``_benchmark``              11       timings against scikit-learn
-``_binning``                11       bins of ``splitter="hist"`` (scikit-learn's rule)
-``_histograms``             11       exact integer histograms, sibling subtraction
-``_random``                 12       random thresholds and feature draws
-``_weights``                12       class weights, minimum leaf weights
-``_ensemble``               12       random forests and extra trees
-``_gradient_boosting``      12       gradient boosting (regression, classification)
+``_compiled_lesson``        12       chapter 3's scan of one feature, compiled (numba)
+``_binning``                13       bins of ``splitter="hist"`` (scikit-learn's rule)
+``_histograms``             13       exact integer histograms, sibling subtraction
+``_random``                 14       random thresholds and feature draws
+``_weights``                14       class weights, minimum leaf weights
+``_ensemble``               14       random forests and extra trees
+``_gradient_boosting``      14       gradient boosting (regression, classification)
 =========================== =======  ==================================================
 """
 

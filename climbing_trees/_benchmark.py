@@ -134,11 +134,12 @@ def benchmark_cases(
     With ``missing``, the synthetic regression and classification with 20 % of
     their values missing completely at random (chapter 9), against
     scikit-learn's own support for missing values.
-    With ``randomised``, the trees of chapter 12: ``max_features="sqrt"`` on
-    the synthetic regression and classification (random forests' trees), and
-    ``splitter="random"`` on the synthetic regression (extra trees'), each
-    with ``random_state=0`` (the two libraries draw differently, so the trees
-    differ; the ratios compare the cost of equally random trees).
+    With ``randomised``, the trees of "From one tree to many":
+    ``max_features="sqrt"`` on the synthetic regression and classification
+    (random forests' trees), and ``splitter="random"`` on the synthetic
+    regression (extra trees'), each with ``random_state=0`` (the two
+    libraries draw differently, so the trees differ; the ratios compare the
+    cost of equally random trees).
     With ``outputs``, two outputs (``y`` of shape ``(n, 2)``): the synthetic
     regression with a second noisy target, and the synthetic classification
     with a second label, both ``max_depth=8, min_samples_leaf=16``.

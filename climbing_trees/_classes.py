@@ -811,7 +811,7 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
         ``"random"``: one threshold per searched feature, drawn uniformly
         between the node's smallest and largest present value (extra
         trees); a categorical feature draws a random split of its levels
-        instead (:mod:`climbing_trees._random` states the rule, chapter 12).
+        instead (:mod:`climbing_trees._random` states the rule).
         With ``missing_values="learn"``, the rows missing the feature go to
         a side drawn at random for each node and feature, as in
         scikit-learn's random splitter.
@@ -1322,13 +1322,13 @@ class ExtraTreeClassifier(DecisionTreeClassifier):
     threshold per feature tried) and ``max_features="sqrt"``.  Every other
     parameter, attribute and method is :class:`DecisionTreeClassifier`'s.
     Forests of them are :class:`climbing_trees.ExtraTreesClassifier`
-    (chapter 12).
+    (the chapter "From one tree to many").
 
     Parameters
     ----------
     splitter : {"random", "best"}, default="random"
         One random threshold per feature tried, between its smallest and
-        largest value in the node (chapter 12).
+        largest value in the node (the chapter "From one tree to many").
     max_features : int, float, {"sqrt", "log2"} or None, default="sqrt"
         Features tried at each node.
     criterion, max_depth, min_samples_split, min_samples_leaf, \
@@ -1410,13 +1410,13 @@ class ExtraTreeRegressor(DecisionTreeRegressor):
     ``max_features=1.0`` (every feature tried, each at one random
     threshold).  Every other parameter, attribute and method is
     :class:`DecisionTreeRegressor`'s.  Forests of them are
-    :class:`climbing_trees.ExtraTreesRegressor` (chapter 12).
+    :class:`climbing_trees.ExtraTreesRegressor` (the chapter "From one tree to many").
 
     Parameters
     ----------
     splitter : {"random", "best"}, default="random"
         One random threshold per feature tried, between its smallest and
-        largest value in the node (chapter 12).
+        largest value in the node (the chapter "From one tree to many").
     max_features : int, float, {"sqrt", "log2"} or None, default=1.0
         Features tried at each node (all of them by default).
     criterion, max_depth, min_samples_split, min_samples_leaf, \

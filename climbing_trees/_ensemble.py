@@ -1,6 +1,6 @@
 """Ensembles of the package's trees: random forests and extra trees.
 
-Chapter 12 of the book ("From one tree to many") builds and measures them.
+The book's chapter "From one tree to many" builds and measures them.
 Each is a thin layer on top of :class:`DecisionTreeClassifier` and
 :class:`DecisionTreeRegressor`, which do the work (categorical features
 included): the forest draws the seeds and the samples, grows the trees and
@@ -924,7 +924,7 @@ class RandomForestClassifier(_ForestClassifier):
     ``max_features`` random features per node; the forest averages the
     trees' class probabilities.  The parameters, seeds and bootstrap samples
     are scikit-learn's: where the trees are equal (tie-free data), so are
-    the predictions and the out-of-bag score.  Chapter 12 of the book
+    the predictions and the out-of-bag score.  The book's chapter "From one tree to many"
     explains it.
 
     {parameters}
@@ -960,7 +960,7 @@ class RandomForestRegressor(_ForestRegressor):
     the forest averages the trees' predictions.  The parameters, seeds and
     bootstrap samples are scikit-learn's: where the trees are equal
     (tie-free data), so are the predictions and the out-of-bag score.
-    Chapter 12 of the book explains it.
+    The book's chapter "From one tree to many" explains it.
 
     {parameters}
 
@@ -992,7 +992,7 @@ class ExtraTreesClassifier(_ForestClassifier):
 
     Each tree draws one random threshold per searched feature
     (``splitter="random"``) and, by default, sees every row; the forest
-    averages the trees' class probabilities.  Chapter 12 of the book
+    averages the trees' class probabilities.  The book's chapter "From one tree to many"
     explains it.
 
     {parameters}
@@ -1028,7 +1028,7 @@ class ExtraTreesRegressor(_ForestRegressor):
 
     Each tree draws one random threshold per searched feature
     (``splitter="random"``) and, by default, sees every row; the forest
-    averages the trees' predictions.  Chapter 12 of the book explains it.
+    averages the trees' predictions.  The book's chapter "From one tree to many" explains it.
 
     {parameters}
 

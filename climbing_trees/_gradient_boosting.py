@@ -1,6 +1,6 @@
 """Gradient boosting (Friedman 2001) on the package's regression trees.
 
-Chapter 12 of the book ("From one tree to many") introduces it.  Each stage
+The book's chapter "From one tree to many" introduces it.  Each stage
 fits a :class:`DecisionTreeRegressor` to the negative gradient of the loss at
 the current predictions ``F`` (the *pseudo-residuals*), then replaces each
 leaf's value by one step that lowers the loss of the leaf's rows (Friedman's
@@ -803,7 +803,7 @@ class GradientBoostingRegressor(RegressorMixin, _GradientBoosting):
     the robust losses); stage ``m`` fits a :class:`DecisionTreeRegressor` to
     the negative gradient at ``F_{m-1}``, replaces each leaf's value by the
     loss's step on the leaf's rows, and adds ``learning_rate`` times it.
-    Chapter 12 of the book builds it.
+    The book's chapter "From one tree to many" builds it.
 
     Parameters
     ----------
@@ -980,8 +980,8 @@ class GradientBoostingClassifier(ClassifierMixin, _GradientBoosting):
     takes one Newton step ``sum(w (y - p)) / sum(w p (1 - p))``.  ``K > 2``
     classes: ``K`` trees per stage, tree ``k`` on ``1[y = k] - p_k`` with
     ``p = softmax(F)``, its leaves stepped by ``(K - 1) / K`` times the
-    same ratio (Friedman's factor, kept by scikit-learn).  Chapter 12 of the
-    book introduces it.
+    same ratio (Friedman's factor, kept by scikit-learn).  The book's chapter
+    "From one tree to many" introduces it.
 
     Parameters
     ----------

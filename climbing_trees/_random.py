@@ -1,6 +1,6 @@
 """Randomised trees: a feature subset per node, and random thresholds.
 
-Chapter 12 of the book ("From one tree to many") explains this module.
+The book's chapter "From one tree to many" explains this module.
 
 Two knobs of scikit-learn's trees make a tree random, and a forest needs them:
 

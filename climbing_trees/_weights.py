@@ -1,6 +1,6 @@
 """Class weights and the weighted leaf minimum, as scikit-learn defines them.
 
-Chapter 12 of the book ("From one tree to many") uses these knobs; chapter 1
+The book's chapter "From one tree to many" uses these knobs; chapter 1
 explains why a weight is a row count.  Both reach the builders as sample
 weights and a weight threshold, so no split search needs to know about them:
 

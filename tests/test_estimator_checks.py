@@ -74,8 +74,8 @@ ESTIMATORS = [
     # C4.5's fractional rows (chapter 9): grown depth first, predictions mixed.
     DecisionTreeClassifier(missing_values="fractional"),
     DecisionTreeRegressor(missing_values="fractional", max_depth=6),
-    # Randomised trees (chapter 12): the draws depend on each node's path and rows'
-    # values only, so weights still equal repetitions.
+    # Randomised trees ("From one tree to many"): the draws depend on each node's path
+    # and rows' values only, so weights still equal repetitions.
     DecisionTreeClassifier(max_features="sqrt", splitter="random", random_state=0),
     DecisionTreeRegressor(max_features=0.5, min_weight_fraction_leaf=0.05, random_state=0),
     # scikit-learn's single extremely randomised trees: the same, other defaults.

@@ -9,7 +9,7 @@ the package the first by its tie rule (chapter 4).  And with ``subsample``
 the out-of-bag rows are new rows to a tree: two features that cut a small
 node's in-bag rows alike send them different ways.  So the cases either give
 each row a continuous random weight (no two splits tie) or keep nodes of at
-least 25 rows (``min_samples_leaf=25``), as chapter 12 does.
+least 25 rows (``min_samples_leaf=25``), as the chapter "From one tree to many" does.
 """
 
 from __future__ import annotations

@@ -336,7 +336,7 @@ def test_max_features_resolution_is_sklearns(max_features, expected):
     assert ours.max_features_ == expected
 
 
-# --- randomness with missing values (chapter 9 meets chapter 12) -------------------------
+# --- randomness with missing values (chapter 9 meets "From one tree to many") ----
 
 
 def with_holes(X, seed, rate, columns=None):
