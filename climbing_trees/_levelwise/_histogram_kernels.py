@@ -14,6 +14,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 
+from .._compiled._rules import bounds  # candidate_bounds, compiled once
 from .._criteria import impurity_from_statistics
 
 
@@ -119,7 +120,7 @@ def _squared_scan(hist, nodes, drawn, msl, low, k_w, k_s, within):
             wm = float(n_missing) if k_w < 0 else w_miss
             s_miss = np.ldexp(float(hist[node, j, B, width_column(k_w)]), -k_s) - mean * wm
             for side in range(2):
-                lo, hi = _bounds(n_present, n_missing, msl, side == 1)
+                lo, hi = bounds(n_present, n_missing, msl, side == 1)
                 count, w_q, s_q = 0, 0, 0
                 for b in range(B):
                     here = hist[node, j, b, 0]
@@ -155,20 +156,6 @@ def _squared_scan(hist, nodes, drawn, msl, low, k_w, k_s, within):
 def width_column(k_w):
     """The target sum's column in the histogram: after the count and (weighted) the weight."""
     return 1 if k_w < 0 else 2
-
-
-@numba.njit(cache=True, nogil=True)
-def _bounds(n_present, n_missing, msl, missing_left):
-    """:func:`climbing_trees._missing.candidate_bounds` of one node and feature."""
-    has_missing = n_missing > 0
-    most = n_present + n_missing - msl - 1
-    if missing_left:
-        lo = max(msl - 1 - n_missing, 0)
-        hi = min(n_present - 2, most - n_missing) if has_missing else -1
-    else:
-        lo = max(msl - 1, 0)
-        hi = min(n_present - 2 + (1 if has_missing else 0), most)
-    return lo, hi
 
 
 @numba.njit(cache=True, nogil=True, error_model="numpy")
