@@ -311,6 +311,7 @@ def test_row_order_does_not_change_the_tree(seed, criterion):
     [
         ({"criterion": "absolute_error"}, "criterion='absolute_error'"),
         ({"missing_values": "surrogate"}, "surrogate"),
+        ({"missing_values": "fractional"}, "fractional"),
     ],
 )
 def test_refused_options(options, message):
@@ -445,3 +446,16 @@ def test_hist_never_splits_an_almost_constant_feature(criterion):
     best = model(criterion=criterion, max_depth=3).fit(X, y).tree_
     assert not np.any(hist.feature == 0)
     assert_equivalent(hist, best)
+
+
+def test_a_feature_with_no_present_value_is_constant():
+    """A column missing in every row has no bin of present values: constant (rule 6),
+    as for splitter="best", whose tree hist grows."""
+    rng = np.random.default_rng(4)
+    X = np.c_[np.full(60, np.nan), rng.integers(0, 9, 60)]
+    y = X[:, 1] + rng.random(60)
+    hist = ct.DecisionTreeRegressor(splitter="hist", max_depth=3).fit(X, y).tree_
+    best = ct.DecisionTreeRegressor(max_depth=3).fit(X, y).tree_
+    assert_equivalent(hist, best)
+    alone = ct.DecisionTreeRegressor(splitter="hist").fit(X[:, :1], y).tree_
+    assert alone.node_count == 1

@@ -305,7 +305,7 @@ class Histograms(NumericalSearch):
         last = B - 1 - np.argmax(present[:, :, ::-1], axis=2)
         lo, hi = np.zeros(first.shape), np.ones(first.shape)  # quantile bins: wide
         for j, values in enumerate(self.orders.bins.values):
-            if values is not None:
+            if values is not None and len(values):  # none: no present value (NaN below)
                 top = len(values) - 1
                 lo[:, j] = values[np.minimum(first[:, j], top)]
                 hi[:, j] = values[np.minimum(last[:, j], top)]

@@ -134,10 +134,10 @@ def hist_refusal(criterion, is_categorical=None, missing_values="learn"):
     >>> hist_refusal("squared_error") is None
     True
     """
-    if missing_values == "surrogate":
+    if missing_values != "learn":
         return (
-            "splitter='hist' learns where missing values go; surrogate splits need "
-            "splitter='best'."
+            "splitter='hist' learns where missing values go (missing_values='learn'); "
+            f"missing_values={missing_values!r} needs splitter='best'."
         )
     if criterion not in STATISTICS_CRITERIA:
         return (
