@@ -806,8 +806,12 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
         ``"hist"``: the best boundary between the bins of every searched
         numerical feature (``max_bins``; histograms of exact integer sums,
         :mod:`climbing_trees._histograms`): the tree of ``"best"`` wherever
-        every feature has at most ``max_bins`` distinct values; categorical
-        features, surrogate splits and absolute error are refused.
+        every feature has at most ``max_bins`` distinct values and the fixed
+        point holds the statistics exactly (integer or dyadic targets and
+        weights; targets spanning many orders of magnitude can rank near
+        ties otherwise); categorical features are searched as with
+        ``"best"``; other ``missing_values`` than ``"learn"``, monotonic
+        constraints and absolute error are refused.
         ``"random"``: one threshold per searched feature, drawn uniformly
         between the node's smallest and largest present value (extra
         trees); a categorical feature draws a random split of its levels

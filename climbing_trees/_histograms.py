@@ -6,21 +6,26 @@ bins in order instead of the sorted rows.  Of two siblings only the smaller
 one's histogram is summed from its rows; the other's is the parent's minus
 it (:func:`sibling_histograms`).
 
-Subtraction must leave no residue: a float residue of ``1e-13`` in a bin
-that should be empty is enough to make "missing values left" and "missing
-values right" score differently where they tie exactly, and to change the
-tree.  So every statistic that is summed is an integer (``int64``): row
-counts as they are, and every other per-row statistic ``v`` in *fixed
-point*, ``q = rint(v * 2**k)``, with one exponent ``k`` per statistic column
-and fit (:func:`fixed_point_exponent`): ``k = 62 - e`` where the column's
-``sum |v|`` is ``m * 2**e`` with ``1/2 <= m < 1``, so ``sum |v| * 2**k <
-2**62``.  Any sum of a subset of the rows then fits in ``int64`` with room
-for one subtraction; integer addition is associative, so the histograms do
-not depend on the order of the rows, on how the sums are chunked, or on
-which sibling was summed.  Where ``v * 2**k`` is an integer (integer
-targets, unit or dyadic weights) the sums are the exact sums; elsewhere
-each row is rounded once, by at most ``2**-(k+1)``, about ``2**-63`` of the
-column's total per row: below the float rounding of a sum of the same rows.
+Subtraction must leave no residue: a float residue makes a derived histogram
+depend on which sibling was summed and in what order, so two candidates that
+tie exactly can be ranked differently from one fit (or one machine, or one
+partition of the rows) to another. So every statistic that is summed is an
+integer (``int64``): row counts as they are, and every other per-row
+statistic ``v`` in *fixed point*, ``q = rint(v * 2**k)``, with one exponent
+``k`` per statistic column and fit (:func:`fixed_point_exponent`): ``k = 62
+- e`` where the column's ``sum |v|`` is ``m * 2**e`` with ``1/2 <= m < 1``,
+so ``sum |v| * 2**k < 2**62``. Any sum of a subset of the rows then fits in
+``int64`` with room for one subtraction; integer addition is associative, so
+the histograms do not depend on the order of the rows, on how the sums are
+chunked, or on which sibling was summed. Where ``v * 2**k`` is an integer
+(integer targets, unit or dyadic weights) the sums are the exact sums;
+elsewhere each row is rounded once, by at most ``2**-(k+1)``, about
+``2**-63`` of the column's total per row. That is relative to the whole
+column, not to a node: where the values span many orders of magnitude (a
+log-normal target, one huge weight), a node holding only small values keeps
+few of their bits, its gains move by more than the tie tolerance, and the
+tree can differ from the exact splitter's (still the same tree in any row
+order or chunking).
 The scan converts the sums back to floats (one rounding each) and scores
 them with the exact search's gains.
 """

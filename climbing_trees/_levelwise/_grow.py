@@ -75,8 +75,10 @@ def grow_tree_levelwise(
         binned into at most ``max_bins`` bins (quantiles of at most 200,000
         rows drawn from ``bin_random_state``), searched by
         :class:`~climbing_trees._levelwise._histogram_search.Histograms`.
-        Where every feature has at most ``max_bins`` distinct values the
-        tree is the one grown without.
+        Where every feature has at most ``max_bins`` distinct values and
+        the fixed point holds the statistics exactly
+        (:mod:`climbing_trees._histograms`), the tree is the one grown
+        without.
 
     Returns
     -------

@@ -21,8 +21,9 @@ Thresholds: where a feature has one bin per value
 exact splitter's threshold, :func:`~climbing_trees._ties.midpoint_threshold`
 of ``b``'s value and the next non-empty bin's value in the node; elsewhere
 the bin's upper edge (``x <= edge`` exactly when the code is ``<= b``).
-So where every feature has at most ``max_bins`` distinct values the tree is
-the exact splitter's.
+So where every feature has at most ``max_bins`` distinct values, and the
+fixed point holds the statistics exactly (:mod:`climbing_trees._histograms`),
+the tree is the exact splitter's.
 """
 
 from __future__ import annotations
