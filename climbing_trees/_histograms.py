@@ -12,8 +12,8 @@ tie exactly can be ranked differently from one fit (or one machine, or one
 partition of the rows) to another. So every statistic that is summed is an
 integer (``int64``): row counts as they are, and every other per-row
 statistic ``v`` in *fixed point*, ``q = rint(v * 2**k)``, with one exponent
-``k`` per statistic column and fit (:func:`fixed_point_exponent`): ``k = 62
-- e`` where the column's ``sum |v|`` is ``m * 2**e`` with ``1/2 <= m < 1``,
+``k`` per statistic column and fit (:func:`fixed_point_exponent`):
+``k = 62 - e`` where the column's ``sum |v|`` is ``m * 2**e`` with ``1/2 <= m < 1``,
 so ``sum |v| * 2**k < 2**62``. Any sum of a subset of the rows then fits in
 ``int64`` with room for one subtraction; integer addition is associative, so
 the histograms do not depend on the order of the rows, on how the sums are
@@ -25,8 +25,7 @@ column, not to a node: where the values span many orders of magnitude (a
 log-normal target, one huge weight), a node holding only small values keeps
 few of their bits, its gains move by more than the tie tolerance, and the
 tree can differ from the exact splitter's (still the same tree in any row
-order or chunking).
-The scan converts the sums back to floats (one rounding each) and scores
+order or chunking).  The scan converts the sums back to floats (one rounding each) and scores
 them with the exact search's gains.
 """
 
