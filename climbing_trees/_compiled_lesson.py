@@ -9,8 +9,9 @@ error, written over plain arrays and floats so that numba compiles it
 to the left at a time, three running sums for the left child and the node's
 totals minus them for the right.  It skips positions between equal values
 (rule 1 of :mod:`climbing_trees._ties`), places the threshold by rule 2, and
-keeps the first lowest score.  It has no ``min_samples_leaf`` and no missing
-values, and it takes the first *exact* minimum, not the first score within the
+keeps the first lowest score.  It has no ``min_samples_leaf``, no missing
+values and no constant-feature rule (rule 6: a range within ``1e-7``),
+and it takes the first *exact* minimum, not the first score within the
 tie tolerance of chapter 4: the package's compiled builder
 (:mod:`climbing_trees._compiled`) applies the full rules.  The function is
 short on purpose; the tests check it against

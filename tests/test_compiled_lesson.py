@@ -62,9 +62,11 @@ def test_never_splits_between_equal_values():
 def test_threshold_between_adjacent_floats_is_the_lower_value():
     a = np.nextafter(1.0, 2.0)
     b = np.nextafter(a, 2.0)
-    x, y = np.array([a, b]), np.array([0.0, 1.0])
-    assert squared_error_scan(x, y, np.ones(2))[0] == a
-    assert_same_as_loop(x, y, np.ones(2))
+    # A far value keeps the range wide: a and b alone are constant (rule 6, which
+    # the lesson leaves out and incremental_best_split applies).
+    x, y = np.array([a, a, b, 9.0]), np.array([0.0, 0.0, 5.0, 5.0])
+    assert squared_error_scan(x, y, np.ones(4))[0] == a
+    assert_same_as_loop(x, y, np.ones(4))
 
 
 def test_a_constant_feature_has_no_split():

@@ -18,8 +18,11 @@ The modules:
 - ``_choice``: the tie rule over all of a node's candidates, kept as a short
   list of near-best candidates while they stream past.
 - ``_rules``: scalar numba ports of the package's rules (tie tolerance,
-  midpoints, candidate bounds, missing direction, the per-node random keys
-  and draws), each pinned equal to its numpy rule by a test.
+  midpoints, candidate bounds, missing direction, narrow ranges, the
+  per-node random keys and draws), each pinned equal to its numpy rule by a
+  test.  The constant-feature test, the drawn missing side, the refused
+  sides and purity are restated in ``_grow`` and ``_scan``, checked through
+  whole trees against :func:`climbing_trees.grow_tree`.
 - ``_support``: which options this builder grows (:func:`compiled_refusal`).
 
 The random draws are the per-node keys of :mod:`climbing_trees._random`:

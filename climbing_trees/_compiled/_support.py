@@ -12,9 +12,10 @@ def compiled_refusal(criterion, is_categorical=None, random_splits=None, missing
 
     It grows numerical features with the criteria of sums (Gini, entropy,
     squared error, Poisson; one output or several), sample weights, every
-    stopping rule, ``max_features``, both splitters and missing values
-    learned as scikit-learn learns them.  Categorical features, absolute
-    error and surrogate splits are left to the other builders
+    stopping rule (``builder_for`` leaves ``max_leaf_nodes`` to the
+    level-wise builder, which is faster there), ``max_features``, both
+    splitters and missing values learned as scikit-learn learns them.
+    Categorical features, absolute error and surrogate splits are left to the other builders
     (:func:`climbing_trees._levelwise._support.builder_for` chooses).
 
     >>> compiled_refusal("gini") is None
