@@ -249,52 +249,49 @@ def _feature_range(j, rows, Xf, rs, cs):
 
 @jit
 def _all_ranges(rows, d, Xf, rs, cs, lo, hi, missing):
-    """:func:`_feature_range` of every feature, in one pass over the rows."""
+    """:func:`_feature_range` of every feature.
+
+    One feature at a time, with scalar bounds: a pass over the rows per
+    feature costs less than one pass that updates ``d`` bounds in memory
+    for each row.
+    """
     for j in range(d):
-        lo[j] = np.inf
-        hi[j] = -np.inf
-        missing[j] = False
-    for i in range(rows.shape[0]):
-        base = rows[i] * rs
-        for j in range(d):
-            x = Xf[base + j * cs]
-            if np.isnan(x):
-                missing[j] = True
-            else:
-                lo[j] = min(lo[j], x)
-                hi[j] = max(hi[j], x)
-    for j in range(d):
-        if lo[j] > hi[j]:
-            lo[j] = np.nan
-            hi[j] = np.nan
+        lo[j], hi[j], missing[j] = _feature_range(j, rows, Xf, rs, cs)
 
 
 @jit
-def _draw(key, d, max_features, rows, Xf, rs, cs, lo, hi, missing, known, mask):
+def _draw(key, d, max_features, rows, Xf, rs, cs, lo, hi, missing, known, mask, u, taken):
     """The features a node searches (:func:`climbing_trees._random.draw_features`).
 
     Ranges are computed only for the features the rule looks at: the first
     ``max_features`` in the order of the draws, and further ones only while
     every feature looked at is constant.  Fills ``mask`` (and the ranges).
+    The order of the draws is :func:`climbing_trees._random.draw_order`'s
+    (increasing draw, ties by feature): each next feature is the smallest
+    draw not yet taken, found when needed, so a node that looks at ``k``
+    features costs ``k * d`` comparisons and no sort or allocation
+    (``u`` and ``taken`` are work arrays of length ``d``).
     """
     for j in range(d):
         known[j] = False
         mask[j] = False
-    if max_features >= d:  # every range: one pass over the rows reads them all
+    if max_features >= d:  # every range
         _all_ranges(rows, d, Xf, rs, cs, lo, hi, missing)
         for j in range(d):
             known[j] = True
             constant = np.isnan(lo[j]) or (narrow_range(lo[j], hi[j]) and not missing[j])
             mask[j] = not constant
         return
-    else:
-        u = np.empty(d)
-        for j in range(d):
-            u[j] = uniform(key, FEATURES, j)
-        order = np.argsort(u, kind="mergesort")
+    for j in range(d):
+        u[j] = uniform(key, FEATURES, j)
+        taken[j] = False
     found = False
     for r in range(d):
-        j = order[r]
+        j = -1
+        for jj in range(d):  # the smallest draw not taken (the lowest feature on ties)
+            if not taken[jj] and (j < 0 or u[jj] < u[j]):
+                j = jj
+        taken[j] = True
         if r >= max_features and found:
             break
         lo[j], hi[j], missing[j] = _feature_range(j, rows, Xf, rs, cs)
@@ -520,6 +517,8 @@ def _grow_nodes(
     has_missing = np.zeros(d, dtype=np.bool_)
     known = np.zeros(d, dtype=np.bool_)
     mask = np.ones(d, dtype=np.bool_)
+    u_draws = np.empty(d)  # a node's draws of the features, and which are taken
+    taken = np.zeros(d, dtype=np.bool_)
     drawn = np.empty(d, dtype=np.intp)  # the random splitter's drawn features
     t_drawn = np.empty(d)
     s_drawn = np.zeros(d, dtype=np.bool_)
@@ -568,7 +567,10 @@ def _grow_nodes(
         ):
             continue
         if randomness:
-            _draw(key, d, max_features, here, Xf, rs, cs, lo, hi, has_missing, known, mask)
+            _draw(
+                key, d, max_features, here, Xf, rs, cs, lo, hi, has_missing, known, mask,
+                u_draws, taken,
+            )  # fmt: skip
         n_near = 0
         best = np.inf
         n_positive = 0

@@ -169,42 +169,50 @@ def drawn_thresholds(
 
     ``features[:n_drawn]`` are the drawn features in increasing order, each
     with its ``thresholds[j]`` and the side drawn for its missing rows
-    (``sides[j]``).  One pass over the node's rows, in index order (as
-    ``grow_tree`` sums them), reads every drawn feature of a row (a C-ordered
-    ``X`` row is contiguous) and adds the row to the left sums of the features
-    that send it left: without a branch on the side (a random threshold's
-    sides are unpredictable), a row going right adds 0.0, which leaves every
-    sum as it was.  A candidate is refused when a side has fewer than ``msl``
-    rows, no row of positive weight (counted), less weight than ``mwl``, or
-    an infinite score (:func:`climbing_trees._random.threshold_scores`).
+    (``sides[j]``).  One pass over the node's rows per feature, in index
+    order (as ``grow_tree`` sums them), with scalar sums (regression with
+    one output) or the feature's row of ``sums`` (classes): a row going
+    left adds its statistics, a row going right adds 0.0 (no branch on an
+    unpredictable side), which leaves every sum as it was.  A candidate is
+    refused when a side has fewer than ``msl`` rows, no row of positive
+    weight (counted), less weight than ``mwl``, or an infinite score
+    (:func:`climbing_trees._random.threshold_scores`).
     """
     n = rows.shape[0]
     m = sums.shape[1]
+    scalar = not classes and m == 1
     for f in range(n_drawn):
         j = features[f]
-        w_left[j] = 0.0
-        n_left[j] = 0
-        positive_left[j] = 0
+        t = thresholds[j]
+        side = sides[j]
+        wl = 0.0
+        nl = 0
+        pl = 0
+        s0 = 0.0
         for c in range(m):
             sums[j, c] = 0.0
-    for i in range(n):
-        row = rows[i]
-        weight = w[row]
-        positive = weight > 0.0
-        for f in range(n_drawn):
-            j = features[f]
+        for i in range(n):
+            row = rows[i]
+            weight = w[row]
             x = Xf[row * rs + j * cs]
-            below = sides[j] if np.isnan(x) else x <= thresholds[j]
+            below = side if np.isnan(x) else x <= t
             b = 1.0 if below else 0.0
-            w_left[j] += b * weight
-            n_left[j] += 1 if below else 0
-            positive_left[j] += 1 if below and positive else 0
-            if classes:  # written out: a call with array arguments per row costs more
+            wl += b * weight
+            nl += 1 if below else 0
+            pl += 1 if below and weight > 0.0 else 0
+            if scalar:
+                s0 += b * phi[row, 0]
+            elif classes:  # written out: a call with array arguments per row costs more
                 for o in range(n_out):
                     sums[j, offsets[o] + cls[row, o]] += b * weight
             else:
                 for c in range(m):
                     sums[j, c] += b * phi[row, c]
+        if scalar:
+            sums[j, 0] = s0
+        w_left[j] = wl
+        n_left[j] = nl
+        positive_left[j] = pl
     for f in range(n_drawn):
         j = features[f]
         nl, pl, wl = n_left[j], positive_left[j], w_left[j]
