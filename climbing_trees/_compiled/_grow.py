@@ -401,22 +401,25 @@ def _partition(piece, goes_left, buffer):
 
 
 @jit
-def _summarise(rows, criterion, classes, cls, offsets, Y, w, phi, n_out, total, value):
+def _summarise(rows, criterion, classes, cls, offsets, Y, w, unit, phi, n_out, total, value):
     """A node's weight, impurity, purity, score constants and value (into ``value``).
 
     As :func:`climbing_trees.grow_tree` computes them: sums in index order;
     squared error centres the targets at the node's mean (at the constant
     where a column is constant over the rows of positive weight,
     :func:`climbing_trees._criteria.centring_means`) and writes each row's
-    centred ``w y`` into ``phi``.
+    centred ``w y`` into ``phi``.  ``unit``: every weight is 1.
     """
     n = rows.shape[0]
     m = total.shape[0]
     for c in range(m):
         total[c] = 0.0
     node_weight = 0.0
-    for i in range(n):
-        node_weight += w[rows[i]]
+    if unit:  # the same sum: n ones added in any order are n
+        node_weight = float(n)
+    else:
+        for i in range(n):
+            node_weight += w[rows[i]]
     if classes:
         for i in range(n):
             row = rows[i]
@@ -553,7 +556,7 @@ def _grow_nodes(
         here = rows[start:stop]
         size = stop - start
         node_weight, node_impurity, pure, constant, scale = _summarise(
-            here, criterion, classes, cls, offsets, Y, w, phi, n_out, total, value[node]
+            here, criterion, classes, cls, offsets, Y, w, unit, phi, n_out, total, value[node]
         )
         impurity[node] = node_impurity
         n_node[node] = size
@@ -575,9 +578,12 @@ def _grow_nodes(
         best = np.inf
         n_positive = 0
         if random_splitter:
-            for i in range(size):
-                if w[here[i]] > 0.0:
-                    n_positive += 1
+            if unit:
+                n_positive = size
+            else:
+                for i in range(size):
+                    if w[here[i]] > 0.0:
+                        n_positive += 1
             n_drawn = 0
             for j in range(d):
                 if mask[j]:
@@ -588,8 +594,8 @@ def _grow_nodes(
                     # right (every present row goes left of the threshold lo).
                     s_drawn[j] = uniform(key, MISSING, j) < 0.5 and lo[j] < hi[j]
             near, n_near, best = drawn_thresholds(
-                here, drawn, n_drawn, t_drawn, s_drawn, has_missing, Xf, rs, cs, w, classes,
-                cls, offsets, phi, n_out, criterion, total, node_weight, n_positive,
+                here, drawn, n_drawn, t_drawn, s_drawn, has_missing, Xf, rs, cs, w, unit,
+                classes, cls, offsets, phi, n_out, criterion, total, node_weight, n_positive,
                 node_impurity, constant, scale, msl, mwl, sums, w_sides, n_sides, p_sides,
                 extra, near, n_near, best,
             )  # fmt: skip

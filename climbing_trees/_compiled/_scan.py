@@ -161,8 +161,8 @@ def scan_sorted(
 
 @jit
 def drawn_thresholds(
-    rows, features, n_drawn, thresholds, sides, has_missing, Xf, rs, cs, w, classes, cls,
-    offsets, phi, n_out, criterion, total, node_weight, n_positive, impurity, constant,
+    rows, features, n_drawn, thresholds, sides, has_missing, Xf, rs, cs, w, unit, classes,
+    cls, offsets, phi, n_out, criterion, total, node_weight, n_positive, impurity, constant,
     scale, msl, mwl, sums, w_left, n_left, positive_left, extra, near, count, best,
 ):  # fmt: skip
     """Offer the one candidate of each drawn feature under its drawn threshold.
@@ -173,7 +173,8 @@ def drawn_thresholds(
     order (as ``grow_tree`` sums them), with scalar sums (regression with
     one output) or the feature's row of ``sums`` (classes): a row going
     left adds its statistics, a row going right adds 0.0 (no branch on an
-    unpredictable side), which leaves every sum as it was.  A candidate is
+    unpredictable side), which leaves every sum as it was.  ``unit``: every
+    weight is 1 (not read).  A candidate is
     refused when a side has fewer than ``msl`` rows, no row of positive
     weight (counted), less weight than ``mwl``, or an infinite score
     (:func:`climbing_trees._random.threshold_scores`).
@@ -181,6 +182,7 @@ def drawn_thresholds(
     n = rows.shape[0]
     m = sums.shape[1]
     scalar = not classes and m == 1
+    single_class = classes and n_out == 1
     for f in range(n_drawn):
         j = features[f]
         t = thresholds[j]
@@ -193,7 +195,7 @@ def drawn_thresholds(
             sums[j, c] = 0.0
         for i in range(n):
             row = rows[i]
-            weight = w[row]
+            weight = 1.0 if unit else w[row]
             x = Xf[row * rs + j * cs]
             below = side if np.isnan(x) else x <= t
             b = 1.0 if below else 0.0
@@ -202,6 +204,8 @@ def drawn_thresholds(
             pl += 1 if below and weight > 0.0 else 0
             if scalar:
                 s0 += b * phi[row, 0]
+            elif single_class:
+                sums[j, cls[row, 0]] += b * weight
             elif classes:  # written out: a call with array arguments per row costs more
                 for o in range(n_out):
                     sums[j, offsets[o] + cls[row, o]] += b * weight
