@@ -226,17 +226,20 @@ def _presorted(X: np.ndarray) -> np.ndarray:
 
 
 @jit
-def _feature_range(j, rows, Xf, rs, cs):
+def _feature_range(j, rows, Xf, rs, cs, values, slot):
     """Smallest and largest present value of feature ``j`` over ``rows``, and any missing.
 
     :func:`climbing_trees._random.feature_ranges` for one node and feature
-    (NaN bounds when no value is present).
+    (NaN bounds when no value is present).  The values read are kept in
+    ``values[slot]``, in the order of ``rows``: the random splitter's sums
+    read them there, contiguous, instead of reading ``X`` again.
     """
     lo = np.inf
     hi = -np.inf
     missing = False
     for i in range(rows.shape[0]):
         x = Xf[rows[i] * rs + j * cs]
+        values[slot, i] = x
         if np.isnan(x):
             missing = True
         else:
@@ -248,19 +251,10 @@ def _feature_range(j, rows, Xf, rs, cs):
 
 
 @jit
-def _all_ranges(rows, d, Xf, rs, cs, lo, hi, missing):
-    """:func:`_feature_range` of every feature.
-
-    One feature at a time, with scalar bounds: a pass over the rows per
-    feature costs less than one pass that updates ``d`` bounds in memory
-    for each row.
-    """
-    for j in range(d):
-        lo[j], hi[j], missing[j] = _feature_range(j, rows, Xf, rs, cs)
-
-
-@jit
-def _draw(key, d, max_features, rows, Xf, rs, cs, lo, hi, missing, known, mask, u, taken):
+def _draw(
+    key, d, max_features, rows, Xf, rs, cs, lo, hi, missing, known, mask, u, taken, values,
+    slot_of, keep,
+):  # fmt: skip
     """The features a node searches (:func:`climbing_trees._random.draw_features`).
 
     Ranges are computed only for the features the rule looks at: the first
@@ -270,17 +264,24 @@ def _draw(key, d, max_features, rows, Xf, rs, cs, lo, hi, missing, known, mask, 
     (increasing draw, ties by feature): each next feature is the smallest
     draw not yet taken, found when needed, so a node that looks at ``k``
     features costs ``k * d`` comparisons and no sort or allocation
-    (``u`` and ``taken`` are work arrays of length ``d``).
+    (``u`` and ``taken`` are work arrays of length ``d``).  With ``keep``,
+    the values of each searched feature ``j`` stay in ``values[slot_of[j]]``
+    (at most ``min(max_features, d)`` rows: a node searches no more);
+    without, ``values`` has one row, overwritten.
     """
+    slot = 0
     for j in range(d):
         known[j] = False
         mask[j] = False
-    if max_features >= d:  # every range
-        _all_ranges(rows, d, Xf, rs, cs, lo, hi, missing)
+    if max_features >= d:  # every range, one feature at a time (scalar bounds)
         for j in range(d):
+            lo[j], hi[j], missing[j] = _feature_range(j, rows, Xf, rs, cs, values, slot)
             known[j] = True
             constant = np.isnan(lo[j]) or (narrow_range(lo[j], hi[j]) and not missing[j])
             mask[j] = not constant
+            slot_of[j] = slot
+            if keep and not constant:
+                slot += 1
         return
     for j in range(d):
         u[j] = uniform(key, FEATURES, j)
@@ -294,11 +295,14 @@ def _draw(key, d, max_features, rows, Xf, rs, cs, lo, hi, missing, known, mask, 
         taken[j] = True
         if r >= max_features and found:
             break
-        lo[j], hi[j], missing[j] = _feature_range(j, rows, Xf, rs, cs)
+        lo[j], hi[j], missing[j] = _feature_range(j, rows, Xf, rs, cs, values, slot)
         known[j] = True
         constant = np.isnan(lo[j]) or (narrow_range(lo[j], hi[j]) and not missing[j])
         if not constant:
             mask[j] = True
+            slot_of[j] = slot
+            if keep:
+                slot += 1
             found = True
             if r >= max_features:  # every drawn feature was constant: the first after them
                 break
@@ -521,6 +525,9 @@ def _grow_nodes(
     known = np.zeros(d, dtype=np.bool_)
     mask = np.ones(d, dtype=np.bool_)
     u_draws = np.empty(d)  # a node's draws of the features, and which are taken
+    # The random splitter's values of each searched feature at a node (see _draw).
+    kept = np.empty((min(max_features, d) if random_splitter else 1, n))
+    slot_of = np.zeros(d, dtype=np.intp)
     taken = np.zeros(d, dtype=np.bool_)
     drawn = np.empty(d, dtype=np.intp)  # the random splitter's drawn features
     t_drawn = np.empty(d)
@@ -572,7 +579,7 @@ def _grow_nodes(
         if randomness:
             _draw(
                 key, d, max_features, here, Xf, rs, cs, lo, hi, has_missing, known, mask,
-                u_draws, taken,
+                u_draws, taken, kept, slot_of, random_splitter,
             )  # fmt: skip
         n_near = 0
         best = np.inf
@@ -594,7 +601,7 @@ def _grow_nodes(
                     # right (every present row goes left of the threshold lo).
                     s_drawn[j] = uniform(key, MISSING, j) < 0.5 and lo[j] < hi[j]
             near, n_near, best = drawn_thresholds(
-                here, drawn, n_drawn, t_drawn, s_drawn, has_missing, Xf, rs, cs, w, unit,
+                here, drawn, n_drawn, t_drawn, s_drawn, has_missing, kept, slot_of, w, unit,
                 classes, cls, offsets, phi, n_out, criterion, total, node_weight, n_positive,
                 node_impurity, constant, scale, msl, mwl, sums, w_sides, n_sides, p_sides,
                 extra, near, n_near, best,

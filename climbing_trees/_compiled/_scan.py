@@ -160,9 +160,10 @@ def scan_sorted(
 
 
 @jit
-def _left_sums_one(rows, j, t, side, Xf, rs, cs, w, read_w, phi):
+def _left_sums_one(rows, values, s, t, side, w, read_w, phi):
     """Weight, rows, rows of positive weight and ``phi`` sum sent left by threshold ``t``
-    of feature ``j`` (one statistic; :func:`drawn_thresholds`)."""
+    of the feature whose values (in the order of ``rows``) are ``values[s]`` (one
+    statistic; :func:`drawn_thresholds`)."""
     wl = 0.0
     nl = 0
     pl = 0
@@ -170,7 +171,7 @@ def _left_sums_one(rows, j, t, side, Xf, rs, cs, w, read_w, phi):
     for i in range(rows.shape[0]):
         row = rows[i]
         weight = w[row] if read_w else 1.0
-        x = Xf[row * rs + j * cs]
+        x = values[s, i]
         below = side if np.isnan(x) else x <= t
         b = 1.0 if below else 0.0
         nb = 1 if below else 0
@@ -182,7 +183,7 @@ def _left_sums_one(rows, j, t, side, Xf, rs, cs, w, read_w, phi):
 
 
 @jit
-def _left_sums(rows, j, t, side, Xf, rs, cs, w, classes, cls, offsets, phi, n_out, out):
+def _left_sums(rows, values, s, t, side, w, classes, cls, offsets, phi, n_out, out):
     """:func:`_left_sums_one` for classes or several statistics, summed into ``out``."""
     wl = 0.0
     nl = 0
@@ -192,7 +193,7 @@ def _left_sums(rows, j, t, side, Xf, rs, cs, w, classes, cls, offsets, phi, n_ou
     for i in range(rows.shape[0]):
         row = rows[i]
         weight = w[row]
-        x = Xf[row * rs + j * cs]
+        x = values[s, i]
         below = side if np.isnan(x) else x <= t
         b = 1.0 if below else 0.0
         nb = 1 if below else 0
@@ -212,7 +213,7 @@ def _left_sums(rows, j, t, side, Xf, rs, cs, w, classes, cls, offsets, phi, n_ou
 
 @jit
 def drawn_thresholds(
-    rows, features, n_drawn, thresholds, sides, has_missing, Xf, rs, cs, w, unit, classes,
+    rows, features, n_drawn, thresholds, sides, has_missing, values, slot_of, w, unit, classes,
     cls, offsets, phi, n_out, criterion, total, node_weight, n_positive, impurity, constant,
     scale, msl, mwl, sums, w_left, n_left, positive_left, extra, near, count, best,
 ):  # fmt: skip
@@ -220,14 +221,16 @@ def drawn_thresholds(
 
     ``features[:n_drawn]`` are the drawn features in increasing order, each
     with its ``thresholds[j]`` and the side drawn for its missing rows
-    (``sides[j]``).  One pass over the node's rows per feature, in index
-    order (as ``grow_tree`` sums them), with scalar sums (regression with
-    one output) or the feature's row of ``sums`` (classes): a row going
-    left adds its statistics, a row going right adds 0.0 (no branch on an
+    (``sides[j]``); ``values[slot_of[j]]`` holds its values at the node's
+    rows, kept by the pass that found its range (contiguous: ``X`` is not
+    read again).  One pass over the node's rows per feature, in index order
+    (as ``grow_tree`` sums them), with scalar sums (regression with one
+    output) or the feature's row of ``sums`` (classes): a row going left
+    adds its statistics, a row going right adds 0.0 (no branch on an
     unpredictable side), which leaves every sum as it was.  ``unit``: every
-    weight is 1 (not read).  A candidate is
-    refused when a side has fewer than ``msl`` rows, no row of positive
-    weight (counted), less weight than ``mwl``, or an infinite score
+    weight is 1 (not read).  A candidate is refused when a side has fewer
+    than ``msl`` rows, no row of positive weight (counted), less weight than
+    ``mwl``, or an infinite score
     (:func:`climbing_trees._random.threshold_scores`).
     """
     n = rows.shape[0]
@@ -241,12 +244,12 @@ def drawn_thresholds(
         for c in range(m):
             sums[j, c] = 0.0
         if scalar:  # one loop per case: a loop with the others' branches runs 3 times slower
-            wl, nl, pl, s0 = _left_sums_one(rows, j, thresholds[j], sides[j], Xf, rs, cs, w,
-                                            read_w, phi)  # fmt: skip
+            wl, nl, pl, s0 = _left_sums_one(rows, values, slot_of[j], thresholds[j], sides[j],
+                                            w, read_w, phi)  # fmt: skip
             sums[j, 0] = s0
         else:
-            wl, nl, pl = _left_sums(rows, j, thresholds[j], sides[j], Xf, rs, cs, w, classes,
-                                    cls, offsets, phi, n_out, sums[j])  # fmt: skip
+            wl, nl, pl = _left_sums(rows, values, slot_of[j], thresholds[j], sides[j], w,
+                                    classes, cls, offsets, phi, n_out, sums[j])  # fmt: skip
         w_left[j] = wl
         n_left[j] = nl
         positive_left[j] = pl
