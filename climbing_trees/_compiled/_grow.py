@@ -55,6 +55,8 @@ from ._scores import (
 )
 from ._support import compiled_refusal
 
+_ONE = np.uint64(1)
+
 
 def grow_tree_compiled(
     X: np.ndarray,
@@ -253,7 +255,7 @@ def _feature_range(j, rows, Xf, rs, cs, values, slot):
 @jit
 def _draw(
     key, d, max_features, rows, Xf, rs, cs, lo, hi, missing, known, mask, u, taken, values,
-    slot_of, keep,
+    slot_of, keep, inherited,
 ):  # fmt: skip
     """The features a node searches (:func:`climbing_trees._random.draw_features`).
 
@@ -268,13 +270,23 @@ def _draw(
     the values of each searched feature ``j`` stay in ``values[slot_of[j]]``
     (at most ``min(max_features, d)`` rows: a node searches no more);
     without, ``values`` has one row, overwritten.
+
+    ``inherited`` has bit ``j`` set when feature ``j`` was found constant at
+    an ancestor (``d <= 64``): constant there, it is constant on these rows
+    (fewer rows, no wider range, no missing value appears), so its range is
+    not computed again, as scikit-learn's splitters pass their constant
+    features down.  Returns the bits of this node's constant features.
     """
     slot = 0
+    track = d <= 64
+    constants = inherited
     for j in range(d):
         known[j] = False
         mask[j] = False
     if max_features >= d:  # every range, one feature at a time (scalar bounds)
         for j in range(d):
+            if track and constants & (_ONE << np.uint64(j)):
+                continue  # constant at an ancestor
             lo[j], hi[j], missing[j] = _feature_range(j, rows, Xf, rs, cs, values, slot)
             known[j] = True
             constant = np.isnan(lo[j]) or (narrow_range(lo[j], hi[j]) and not missing[j])
@@ -282,7 +294,9 @@ def _draw(
             slot_of[j] = slot
             if keep and not constant:
                 slot += 1
-        return
+            if track and constant:
+                constants |= _ONE << np.uint64(j)
+        return constants
     for j in range(d):
         u[j] = uniform(key, FEATURES, j)
         taken[j] = False
@@ -295,9 +309,13 @@ def _draw(
         taken[j] = True
         if r >= max_features and found:
             break
+        if track and constants & (_ONE << np.uint64(j)):
+            continue  # constant at an ancestor
         lo[j], hi[j], missing[j] = _feature_range(j, rows, Xf, rs, cs, values, slot)
         known[j] = True
         constant = np.isnan(lo[j]) or (narrow_range(lo[j], hi[j]) and not missing[j])
+        if track and constant:
+            constants |= _ONE << np.uint64(j)
         if not constant:
             mask[j] = True
             slot_of[j] = slot
@@ -306,6 +324,7 @@ def _draw(
             found = True
             if r >= max_features:  # every drawn feature was constant: the first after them
                 break
+    return constants
 
 
 @jit
@@ -545,14 +564,17 @@ def _grow_nodes(
     s_parent = np.empty(stack_size, dtype=np.intp)
     s_left = np.empty(stack_size, dtype=np.bool_)
     s_key = np.empty(stack_size, dtype=np.uint64)
+    s_constants = np.zeros(stack_size, dtype=np.uint64)
     s_start[0], s_stop[0], s_depth[0], s_parent[0], s_left[0] = 0, n, 0, -1, True
     s_key[0] = root_key
+    s_constants[0] = 0
     top = 1
     count = 0
     while top > 0:
         top -= 1
         start, stop, depth = s_start[top], s_stop[top], s_depth[top]
         parent, is_left, key = s_parent[top], s_left[top], s_key[top]
+        constants = s_constants[top]  # the features constant at an ancestor (_draw)
         node = count
         count += 1
         if parent >= 0:
@@ -577,9 +599,9 @@ def _grow_nodes(
         ):
             continue
         if randomness:
-            _draw(
+            constants = _draw(
                 key, d, max_features, here, Xf, rs, cs, lo, hi, has_missing, known, mask,
-                u_draws, taken, kept, slot_of, random_splitter,
+                u_draws, taken, kept, slot_of, random_splitter, constants,
             )  # fmt: skip
         n_near = 0
         best = np.inf
@@ -655,10 +677,12 @@ def _grow_nodes(
         s_start[top], s_stop[top], s_depth[top] = start + n_left, stop, depth + 1
         s_parent[top], s_left[top] = node, False
         s_key[top] = child_key(key, False)
+        s_constants[top] = constants
         top += 1
         s_start[top], s_stop[top], s_depth[top] = start, start + n_left, depth + 1
         s_parent[top], s_left[top] = node, True
         s_key[top] = child_key(key, True)
+        s_constants[top] = constants
         top += 1
     return (
         left[:count].copy(),
