@@ -255,7 +255,7 @@ def _feature_range(j, rows, Xf, rs, cs, values, slot):
 @jit
 def _draw(
     key, d, max_features, rows, Xf, rs, cs, lo, hi, missing, known, mask, u, taken, values,
-    slot_of, keep, inherited,
+    slot_of, keep, inherited, order,
 ):  # fmt: skip
     """The features a node searches (:func:`climbing_trees._random.draw_features`).
 
@@ -264,9 +264,10 @@ def _draw(
     every feature looked at is constant.  Fills ``mask`` (and the ranges).
     The order of the draws is :func:`climbing_trees._random.draw_order`'s
     (increasing draw, ties by feature): each next feature is the smallest
-    draw not yet taken, found when needed, so a node that looks at ``k``
-    features costs ``k * d`` comparisons and no sort or allocation
-    (``u`` and ``taken`` are work arrays of length ``d``).  With ``keep``,
+    draw, and the first ``max_features`` are picked in one pass over the
+    draws (an insertion into a short sorted list), the next ones only when
+    needed: no sort of all features and no allocation (``u``, ``taken`` and
+    ``order`` are work arrays of length ``d``).  With ``keep``,
     the values of each searched feature ``j`` stay in ``values[slot_of[j]]``
     (at most ``min(max_features, d)`` rows: a node searches no more);
     without, ``values`` has one row, overwritten.
@@ -297,16 +298,33 @@ def _draw(
             if track and constant:
                 constants |= _ONE << np.uint64(j)
         return constants
+    # The first max_features in the order of the draws, in that order, in one pass:
+    # order[:k] holds the k smallest draws so far (a later feature passes an equal
+    # draw only if it is smaller, so ties keep the lower feature first).
+    k = 0
     for j in range(d):
         u[j] = uniform(key, FEATURES, j)
         taken[j] = False
+        if k < max_features or u[j] < u[order[k - 1]]:
+            if k < max_features:
+                k += 1
+            i = k - 1
+            while i > 0 and u[j] < u[order[i - 1]]:
+                order[i] = order[i - 1]
+                i -= 1
+            order[i] = j
+    for i in range(k):
+        taken[order[i]] = True
     found = False
     for r in range(d):
-        j = -1
-        for jj in range(d):  # the smallest draw not taken (the lowest feature on ties)
-            if not taken[jj] and (j < 0 or u[jj] < u[j]):
-                j = jj
-        taken[j] = True
+        if r < k:
+            j = order[r]
+        else:  # every drawn feature was constant: the next smallest draw, when needed
+            j = -1
+            for jj in range(d):
+                if not taken[jj] and (j < 0 or u[jj] < u[j]):
+                    j = jj
+            taken[j] = True
         if r >= max_features and found:
             break
         if track and constants & (_ONE << np.uint64(j)):
@@ -548,6 +566,7 @@ def _grow_nodes(
     kept = np.empty((min(max_features, d) if random_splitter else 1, n))
     slot_of = np.zeros(d, dtype=np.intp)
     taken = np.zeros(d, dtype=np.bool_)
+    draw_order = np.empty(d, dtype=np.intp)
     drawn = np.empty(d, dtype=np.intp)  # the random splitter's drawn features
     t_drawn = np.empty(d)
     s_drawn = np.zeros(d, dtype=np.bool_)
@@ -601,7 +620,7 @@ def _grow_nodes(
         if randomness:
             constants = _draw(
                 key, d, max_features, here, Xf, rs, cs, lo, hi, has_missing, known, mask,
-                u_draws, taken, kept, slot_of, random_splitter, constants,
+                u_draws, taken, kept, slot_of, random_splitter, constants, draw_order,
             )  # fmt: skip
         n_near = 0
         best = np.inf
