@@ -33,7 +33,7 @@ LONG_LISTINGS = {
     "06_one_vs_rest.ipynb",
     "07_optimal_partitioning.ipynb",
     "09_missing_values.ipynb",
-    "12_ensembles.ipynb",
+    "15_ensembles.ipynb",
     "appendix_multiclass_partitions.ipynb",  # moved from chapter 7 with its listings
 }
 LONG_MARKDOWN_CODE = {"05_training_inference.ipynb"}
