@@ -484,6 +484,19 @@ class NodeSearch:
 def is_pure(Y: np.ndarray, sample_weight: np.ndarray) -> bool:
     """True when every row with positive weight has the same label.
 
+    Parameters
+    ----------
+    Y : ndarray of shape (n_samples, n_columns)
+        The node's one-hot labels or targets.
+    sample_weight : ndarray of shape (n_samples,)
+        Rows of zero weight are ignored.
+
+    Returns
+    -------
+    bool
+
+    Examples
+    --------
     >>> is_pure(np.array([[1.0, 0.0], [1.0, 0.0]]), np.ones(2))
     True
     >>> is_pure(np.array([[2.0], [3.0]]), np.array([1.0, 0.0]))
