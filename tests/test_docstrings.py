@@ -144,9 +144,6 @@ NOT_YET = {
     "Tree",
     "grow_tree",
     "grow_tree_levelwise",
-    "drop_column_importances",
-    "prior_class_weight",
-    "surrogate_importances",
 }
 
 
