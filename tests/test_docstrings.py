@@ -130,23 +130,7 @@ def test_every_public_object_is_checked():
     assert "TIE_RTOL" not in PUBLIC
 
 
-# Objects whose docstrings are not complete yet: complete one, then remove it here
-# (the mark is strict, so a completed object fails until removed).
-NOT_YET = {
-    "encode_categorical",
-    "Tree",
-    "grow_tree",
-    "grow_tree_levelwise",
-}
-
-
-@pytest.mark.parametrize(
-    "name",
-    [
-        pytest.param(n, marks=pytest.mark.xfail(n in NOT_YET, strict=True, reason="not yet"))
-        for n in PUBLIC
-    ],
-)
+@pytest.mark.parametrize("name", PUBLIC)
 def test_public_docstring_is_complete(name):
     found = problems(getattr(climbing_trees, name))
     assert not found, f"{name}: " + "; ".join(found)
