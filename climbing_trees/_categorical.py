@@ -1451,7 +1451,8 @@ def pool_rare_pairs(stats, counts, pair_node, n_nodes: int, min_level: int):
 
     Examples
     --------
-    Two levels of one row each are pooled into code 0 (``min_level=2``):
+    One node; levels 0, 1 and 3 have one row each, fewer than ``min_level=2``,
+    so they are pooled into code 0, the lowest of them:
 
     >>> stats = np.array([[1.0, 0.0], [0.0, 1.0], [3.0, 0.0], [0.0, 1.0]])
     >>> out = pool_rare_pairs(stats, np.array([1, 1, 3, 1]), np.zeros(4, int), 1, 2)

@@ -344,7 +344,8 @@ def poisson_deviance(y: np.ndarray, sample_weight: np.ndarray | None = None) -> 
     Returns
     -------
     float
-        The half deviance per unit weight, ``inf`` when ``y`` sums to zero.
+        The half deviance per unit weight; ``inf`` when the weighted sum of
+        ``y`` is zero.
 
     Examples
     --------

@@ -168,8 +168,8 @@ def running_median_best_split(
     ----------
     X : ndarray of shape (n_samples, n_features)
         Numerical features of the node's rows; NaN marks a missing value.
-    Y : ndarray of shape (n_samples, n_columns)
-        One-hot labels (classification) or the targets (regression).
+    Y : ndarray of shape (n_samples, n_outputs)
+        The targets, one column per output.
     sample_weight : ndarray of shape (n_samples,)
         Weights of the rows.
     criterion : str

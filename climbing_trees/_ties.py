@@ -82,8 +82,9 @@ def constant_features(lo: np.ndarray, hi: np.ndarray, missing: np.ndarray) -> np
 def midpoint_threshold(lower: np.ndarray, upper: np.ndarray) -> np.ndarray:
     """Threshold between neighbouring distinct values ``lower < upper``.
 
-    The midpoint, unless it rounds onto ``upper`` (adjacent floats) or
-    overflows: then ``lower``, so that ``x <= threshold`` still separates them.
+    The midpoint, unless it rounds onto ``upper`` (adjacent floats) or is not
+    finite (an infinite value): then ``lower``, so that ``x <= threshold``
+    still separates them.
 
     Parameters
     ----------
