@@ -80,6 +80,7 @@ def grow_tree(
         One-hot labels for classification, a target column for regression;
         with several outputs, their blocks side by side.
     sample_weight : ndarray of shape (n_samples,)
+        Weights of the rows.
     criterion : {"gini", "entropy", "log_loss", "squared_error", "poisson", "absolute_error"}
         For several outputs, an :class:`climbing_trees.OutputLayout` naming
         the criterion and each output's number of columns in ``Y``
@@ -158,6 +159,11 @@ def grow_tree(
         scikit-learn.  Every criterion, with two classes for classification,
         one output, numerical constrained features, ``missing_values="learn"``
         and the default ``find_split``; anything else raises ``ValueError``.
+
+    Returns
+    -------
+    Tree
+        The grown tree, node ids in depth-first preorder.
 
     Notes
     -----
@@ -484,6 +490,19 @@ class NodeSearch:
 def is_pure(Y: np.ndarray, sample_weight: np.ndarray) -> bool:
     """True when every row with positive weight has the same label.
 
+    Parameters
+    ----------
+    Y : ndarray of shape (n_samples, n_columns)
+        The node's one-hot labels or targets.
+    sample_weight : ndarray of shape (n_samples,)
+        Rows of zero weight are ignored.
+
+    Returns
+    -------
+    bool
+
+    Examples
+    --------
     >>> is_pure(np.array([[1.0, 0.0], [1.0, 0.0]]), np.ones(2))
     True
     >>> is_pure(np.array([[2.0], [3.0]]), np.array([1.0, 0.0]))

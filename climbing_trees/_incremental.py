@@ -51,6 +51,24 @@ def incremental_best_split(
     :func:`climbing_trees.naive_best_split`; each feature costs
     O(N log N) for the sort plus O(N) for the scan.
 
+    Parameters
+    ----------
+    X : ndarray of shape (n_samples, n_features)
+        Numerical features of the node's rows; NaN marks a missing value.
+    Y : ndarray of shape (n_samples, n_columns)
+        One-hot labels (classification) or the targets (regression).
+    sample_weight : ndarray of shape (n_samples,)
+        Weights of the rows.
+    criterion : str
+        A criterion with sufficient statistics (not ``"absolute_error"``).
+    min_samples_leaf : int
+        Candidates leaving fewer rows than this on either side are skipped.
+
+    Returns
+    -------
+    Split or None
+        As :func:`climbing_trees.naive_best_split` returns it.
+
     Examples
     --------
     >>> X = np.array([[1.0], [2.0], [3.0], [4.0]])
@@ -108,6 +126,26 @@ def prefix_sum_best_split(
     column of ``X``), candidates on a constrained column whose children's
     values break the constraint or the node's bounds are refused
     (:func:`climbing_trees._monotonic.refused_candidates`, chapter 5).
+
+    Parameters
+    ----------
+    X : ndarray of shape (n_samples, n_features)
+        Numerical features of the node's rows; NaN marks a missing value.
+    Y : ndarray of shape (n_samples, n_columns)
+        One-hot labels (classification) or the targets (regression).
+    sample_weight : ndarray of shape (n_samples,)
+        Weights of the rows.
+    criterion : str
+        A criterion with sufficient statistics (not ``"absolute_error"``).
+    min_samples_leaf : int
+        Candidates leaving fewer rows than this on either side are skipped.
+    monotonic : NodeConstraints, optional
+        The node's monotonic constraints and value bounds.
+
+    Returns
+    -------
+    Split or None
+        As :func:`climbing_trees.naive_best_split` returns it.
 
     Examples
     --------

@@ -119,6 +119,24 @@ def prefix_absolute_errors(y: np.ndarray, w: np.ndarray) -> np.ndarray:
 
     One :class:`RunningMedian` fed the rows in order: O(n log n) in all with
     unit weights or a bounded ratio of weights (see the module docstring).
+
+    Parameters
+    ----------
+    y : ndarray of shape (n,)
+        Values, in the order they join the set.
+    w : ndarray of shape (n,)
+        Their positive weights.
+
+    Returns
+    -------
+    ndarray of shape (n,)
+        ``sum_{k <= i} w_k |y_k - m_i|``, with ``m_i`` the weighted median of
+        the first ``i + 1`` values.
+
+    Examples
+    --------
+    >>> prefix_absolute_errors(np.array([5.0, 1.0, 3.0, 10.0]), np.ones(4)).tolist()
+    [0.0, 4.0, 4.0, 11.0]
     """
     running, out = RunningMedian(), np.empty(len(y))
     for i, (value, weight) in enumerate(zip(y.tolist(), w.tolist(), strict=True)):
@@ -145,6 +163,29 @@ def running_median_best_split(
     giving that of every right child.  The
     target is first shifted by the node's median, which changes no
     absolute error but keeps the running sums small.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n_samples, n_features)
+        Numerical features of the node's rows; NaN marks a missing value.
+    Y : ndarray of shape (n_samples, n_outputs)
+        The targets, one column per output.
+    sample_weight : ndarray of shape (n_samples,)
+        Weights of the rows.
+    criterion : str
+        Only ``"absolute_error"``.
+    min_samples_leaf : int
+        Candidates leaving fewer rows than this on either side are skipped.
+
+    Returns
+    -------
+    Split or None
+        As :func:`climbing_trees.naive_best_split` returns it.
+
+    Raises
+    ------
+    ValueError
+        For any other criterion.
 
     Examples
     --------

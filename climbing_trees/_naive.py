@@ -27,6 +27,23 @@ class Split(NamedTuple):
     node's impurity minus ``score`` is the split's impurity decrease.
     ``missing_go_to_left``: where rows missing the feature go (chapter 9,
     :mod:`climbing_trees._missing`).
+
+    Parameters
+    ----------
+    feature : int
+        Column of ``X`` that the test reads.
+    threshold : float
+        Rows with ``x[feature] <= threshold`` go left.
+    score : float
+        Weighted mean impurity of the two children.
+    missing_go_to_left : bool
+        Whether rows missing the feature go left.
+
+    Examples
+    --------
+    >>> split = Split(feature=0, threshold=2.5, score=0.0)
+    >>> split.threshold, split.missing_go_to_left
+    (2.5, False)
     """
 
     feature: int
@@ -51,7 +68,9 @@ def naive_best_split(
     Y : ndarray of shape (n_samples, n_outputs)
         One-hot labels (classification) or a target column (regression).
     sample_weight : ndarray of shape (n_samples,)
+        Weights of the rows.
     criterion : {"gini", "entropy", "log_loss", "squared_error", "poisson", "absolute_error"}
+        The impurity to minimise.
     min_samples_leaf : int
         Candidates leaving fewer rows than this on either side are skipped.
 

@@ -142,7 +142,11 @@ def set_aside_steps(finished: np.ndarray, n_rows: int = 1 << 15) -> np.ndarray:
 class Tree:
     """A fitted binary tree stored as arrays.
 
-    Attributes
+    The builders make it (an estimator's ``tree_``); pruning and prediction
+    read it.  Each parameter is kept as the attribute of that name, with
+    scikit-learn's names and meanings, so the two compare array by array.
+
+    Parameters
     ----------
     children_left, children_right : ndarray of int
         Child ids of each node; ``TREE_LEAF`` (-1) for leaves.
@@ -217,8 +221,36 @@ class Tree:
         NaN that take no memory).  :meth:`apply` and :meth:`decision_path`
         follow ``missing_go_to_left`` (``p > 1/2``), one path per row.
 
+    Attributes
+    ----------
+    node_count, n_leaves, max_depth : int
+        Nodes, leaves, and the depth of the deepest leaf (the root alone: 0).
+
+    Notes
+    -----
     :mod:`climbing_trees._categorical` describes the format of categorical
     splits, and :mod:`climbing_trees._category_sets` their compact storage.
+
+    Examples
+    --------
+    A stump by hand: ``x <= 2.5`` goes to leaf 1 (class 0), the rest to leaf 2.
+    A row missing ``x`` goes right: the children hold equal counts, and the
+    default ``missing_go_to_left`` then picks the right one.
+
+    >>> tree = Tree(
+    ...     children_left=np.array([1, -1, -1]),
+    ...     children_right=np.array([2, -1, -1]),
+    ...     feature=np.array([0, -2, -2]),
+    ...     threshold=np.array([2.5, -2.0, -2.0]),
+    ...     value=np.array([[[0.5, 0.5]], [[1.0, 0.0]], [[0.0, 1.0]]]),
+    ...     impurity=np.array([0.5, 0.0, 0.0]),
+    ...     n_node_samples=np.array([4, 2, 2]),
+    ...     weighted_n_node_samples=np.array([4.0, 2.0, 2.0]),
+    ... )
+    >>> tree.node_count, tree.n_leaves, tree.max_depth
+    (3, 2, 1)
+    >>> tree.apply(np.array([[1.0], [3.0], [np.nan]])).tolist()
+    [1, 2, 2]
     """
 
     children_left: np.ndarray

@@ -45,9 +45,11 @@ def grow_tree_levelwise(
     Parameters
     ----------
     X : ndarray of shape (n_samples, n_features)
+        NaN in a numerical column is a missing value, as in :func:`grow_tree`.
     Y : ndarray of shape (n_samples, n_values)
         One-hot labels for classification, a target column for regression.
     sample_weight : ndarray of shape (n_samples,)
+        Weights of the rows.
     criterion : {"gini", "entropy", "log_loss", "squared_error", "poisson", \
     "absolute_error"}
         ``"absolute_error"`` has no prefix sums: every node's and feature's
@@ -79,6 +81,9 @@ def grow_tree_levelwise(
         the fixed point holds the statistics exactly
         (:mod:`climbing_trees._histograms`), the tree is the one grown
         without.
+    bin_random_state : None, int or RandomState, optional
+        With ``max_bins``: draws the rows whose quantiles give the bins, when
+        there are more than 200,000 (:func:`climbing_trees._binning.fit_bins`).
 
     Returns
     -------
