@@ -1,7 +1,7 @@
 """Monotonic constraints: predictions that only rise (or only fall) along a feature.
 
-Chapter 5 of the book ("Training and inference", section "Monotonic
-constraints") explains this module.
+The book's appendix "Monotonic constraints", after chapter 5 ("Training and
+inference"), explains this module.
 
 ``monotonic_cst[j] = 1`` asks that the prediction never decreases when feature
 ``j`` increases (the other features fixed), ``-1`` that it never increases,

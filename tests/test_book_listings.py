@@ -39,8 +39,9 @@ LONG_LISTINGS = {
     "09_missing_values.ipynb",
     "15_ensembles.ipynb",
     "appendix_multiclass_partitions.ipynb",  # moved from chapter 7 with its listings
+    "appendix_monotonic.ipynb",  # moved from chapter 5 with its listings
 }
-LONG_MARKDOWN_CODE = {"05_training_inference.ipynb"}
+LONG_MARKDOWN_CODE: set[str] = set()
 
 
 def _markdown(chapter: str) -> list[tuple[str, str]]:

@@ -43,7 +43,8 @@ depth-first preorder so the :class:`Tree` equals ``grow_tree``'s.
 
 The pieces
 ----------
-The builder is a few small modules, one role each (chapter 11 shows this map).
+The builder is a few small modules, one role each (the book's appendix "The
+level-wise builder's engineering" shows this map).
 
 - ``_grow``: the loop, :func:`grow_tree_levelwise`: one level's summaries,
   stopping rules, searches and routing, level after level.
