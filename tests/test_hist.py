@@ -526,38 +526,62 @@ def test_compact_histograms_are_the_dense_ones_without_empty_bins(seed, width):
 
 
 def test_histograms_only_for_searched_nodes(monkeypatch):
-    """Full depth: a level's block holds the histograms of the searched nodes with more
-    than ROW_SEARCH_MAX rows and the siblings their subtractions need, no other (every
-    node had one, and the parents' block stayed alive with the children's); the block
-    is not kept past the depth limit."""
+    """Full depth: a level's histograms are those of the searched nodes with more than
+    ROW_SEARCH_MAX rows and of the siblings their subtractions need, no other (every
+    node had one, and the parents' block stayed alive with the children's)."""
     from climbing_trees._levelwise import _histogram_search as hs
 
     X, Y, w, layout = _problem(23, "squared_error", weighted=False, missing=True, n=3000,
                                levels=300)  # fmt: skip
     seen = []
-    level_histograms = hs.Histograms.level_histograms
+    plan_histograms = hs.plan_histograms
 
-    def check(self, level, plan):
-        hist = level_histograms(self, level, plan)
-        searched = self.searched(level)
-        big = level.sizes > self.row_search_max
+    def check(sizes, searched, parent_slot, row_search_max, n_bins):
+        plan = plan_histograms(sizes, searched, parent_slot, row_search_max, n_bins)
+        big = sizes > row_search_max
         np.testing.assert_array_equal(plan.dense, np.flatnonzero(searched & big))
         np.testing.assert_array_equal(plan.compact, np.flatnonzero(searched & ~big))
-        n = level.n_nodes
-        siblings = (plan.derived + n // 2) % n
-        built = np.union1d(plan.dense, siblings)
+        n = sizes.size
+        np.testing.assert_array_equal(plan.sibling, (plan.derived + n // 2) % n)
+        assert (parent_slot[plan.derived] >= 0).all()
+        built = np.union1d(plan.dense, plan.sibling)
         assert np.union1d(plan.summed, plan.derived).tolist() == built.tolist()
-        assert hist.shape[0] == built.size
-        if level.depth + 1 >= self.fit.depth_limit:
-            assert self.hist is None
-        seen.append((level.n_nodes, hist.shape[0], plan.derived.size))
-        return hist
+        assert np.intersect1d(plan.summed, plan.derived).size == 0
+        seen.append((n, built.size, plan.derived.size))
+        return plan
 
-    monkeypatch.setattr(hs.Histograms, "level_histograms", check)
+    monkeypatch.setattr(hs, "plan_histograms", check)
     grow_tree_levelwise(X, Y, w, criterion=layout, max_bins=255)
     assert len(seen) > 15
     assert sum(built for _, built, _ in seen) < sum(n for n, _, _ in seen) / 4
     assert sum(derived for _, _, derived in seen) > 0
-    seen.clear()
-    grow_tree_levelwise(X, Y, w, criterion=layout, max_bins=255, max_depth=4)
-    assert len(seen) == 4
+
+
+@pytest.mark.parametrize("criterion", ["gini", "squared_error"])
+def test_last_level_in_parts_same_tree(monkeypatch, criterion):
+    """The last level that may split is not kept: its histograms are made and searched
+    a few pairs of siblings at a time (at most SEARCH_CELLS cells), the same tree."""
+    from climbing_trees._levelwise import _histogram_search as hs
+
+    X, Y, w, layout = _problem(24, criterion, weighted=True, missing=True, n=4000,
+                               levels=200)  # fmt: skip
+    whole = grow_tree_levelwise(X, Y, w, criterion=layout, max_bins=255, max_depth=7)
+    blocks = []
+    level_histograms = hs.Histograms.level_histograms
+
+    def record(self, level, plan):
+        hist = level_histograms(self, level, plan)
+        assert hist.shape[0] == plan.summed.size + plan.derived.size
+        blocks.append((level.depth, hist.shape[0]))
+        return hist
+
+    monkeypatch.setattr(hs.Histograms, "level_histograms", record)
+    per_block = 6  # nodes: three pairs of siblings
+    monkeypatch.setattr(hs, "SEARCH_CELLS", per_block * X.shape[1] * 256)
+    monkeypatch.setattr(hs, "ROW_SEARCH_MAX", 8)
+    parts = grow_tree_levelwise(X, Y, w, criterion=layout, max_bins=255, max_depth=7)
+    assert_equivalent(parts, whole)
+    np.testing.assert_array_equal(parts.threshold, whole.threshold)
+    last = [size for depth, size in blocks if depth == 6]
+    assert len(last) > 3 and max(last) <= per_block
+    assert max(size for depth, size in blocks if depth == 5) > per_block  # kept whole

@@ -198,11 +198,13 @@ class _Columns:
 
 
 #: Nodes of at most this many rows are searched from their rows
-#: (:func:`~climbing_trees._histograms.compact_histograms`), not from ``max_bins`` bins:
-#: measured faster below it (the benchmark of the Histograms chapter).
+#: (:func:`~climbing_trees._histograms.compact_histograms`), not from ``max_bins`` bins.
+#: Chosen by measurement (50,000 x 8 to full depth, the Histograms chapter: every
+#: bound from 32 to 128 within 10 % of the best, every node from its bins 4 times slower).
 ROW_SEARCH_MAX = 64
 
-#: Histogram cells (node, feature, bin) searched at once: bounds the search's temporaries.
+#: Histogram cells (node, feature, bin) searched at once: bounds the search's temporaries,
+#: and the histograms alive at once on a level whose histograms are not kept.
 SEARCH_CELLS = 1 << 20
 
 
@@ -210,22 +212,39 @@ SEARCH_CELLS = 1 << 20
 class HistogramPlan:
     """Which of a level's nodes get which histogram (:func:`plan_histograms`).
 
-    ``slot``: each level node's row in the level's block of ``max_bins``-wide
-    histograms, -1 for none; ``summed``: the nodes whose histograms are summed
-    from their rows (slots 0, 1, ...); ``derived``: the nodes whose histograms
-    are their parent's (row ``parent_slot`` of the previous level's block)
-    minus their sibling's (slot ``sibling_slot``), slots after the summed
-    ones; ``dense``: the nodes searched from the block; ``compact``: the
-    nodes searched from their rows.
+    ``summed``: the nodes whose histograms are summed from their rows;
+    ``derived``: the nodes whose histograms are their parent's (row
+    ``parent_slot`` of the previous level's block) minus their ``sibling``'s
+    (a summed node); ``dense``: the nodes searched from these histograms;
+    ``compact``: the nodes searched from their rows.  :meth:`slots` numbers
+    the histograms of a block: the summed nodes first, then the derived.
     """
 
-    slot: np.ndarray
     summed: np.ndarray
     derived: np.ndarray
     parent_slot: np.ndarray
-    sibling_slot: np.ndarray
+    sibling: np.ndarray
     dense: np.ndarray
     compact: np.ndarray
+    n_nodes: int
+
+    def slots(self) -> np.ndarray:
+        """Each level node's row in the block of this plan's histograms (-1: none)."""
+        slot = np.full(self.n_nodes, -1, dtype=np.intp)
+        slot[self.summed] = np.arange(self.summed.size)
+        slot[self.derived] = self.summed.size + np.arange(self.derived.size)
+        return slot
+
+    def part(self, nodes: np.ndarray) -> HistogramPlan:
+        """The plan of the nodes ``nodes`` only (which hold each derived node's sibling)."""
+        inside = np.zeros(self.n_nodes, dtype=bool)
+        inside[nodes] = True
+        derived = inside[self.derived]
+        return HistogramPlan(
+            self.summed[inside[self.summed]], self.derived[derived],
+            self.parent_slot[derived], self.sibling[derived],
+            self.dense[inside[self.dense]], self.compact[inside[self.compact]], self.n_nodes,
+        )  # fmt: skip
 
 
 def plan_histograms(sizes, searched, parent_slot, row_search_max: int,
@@ -241,10 +260,10 @@ def plan_histograms(sizes, searched, parent_slot, row_search_max: int,
     others, the larger of two siblings (the right one on equal sizes) is its
     parent's histogram minus its sibling's when its parent's is kept and that
     is cheaper than its own rows: when the sibling is summed anyway, or when
-    it has ``n_bins`` rows fewer (summing it and subtracting touches ``2 n_bins``
-    cells per feature more); every other searched node, and every sibling a
-    subtraction needs, is summed from its rows.  Any choice gives the same
-    histograms (integers): this one only decides the cost.
+    it has ``n_bins`` rows more (summing the sibling and subtracting touch
+    ``2 n_bins`` cells per feature more); every other searched node, and every
+    sibling a subtraction needs, is summed from its rows.  Any choice gives
+    the same histograms (integers): this one only decides the cost.
     """
     n = sizes.size
     index = np.arange(n)
@@ -254,15 +273,12 @@ def plan_histograms(sizes, searched, parent_slot, row_search_max: int,
     sibling_summed = dense[sibling] & ~larger[sibling]
     cheaper = sibling_summed | (sizes - sizes[sibling] >= n_bins)
     derive = dense & larger & (parent_slot >= 0) & cheaper & (n > 1)
-    summed_mask = dense & ~derive
-    summed_mask[sibling[derive]] = True
-    summed, derived = np.flatnonzero(summed_mask), np.flatnonzero(derive)
-    slot = np.full(n, -1, dtype=np.intp)
-    slot[summed] = np.arange(summed.size)
-    slot[derived] = summed.size + np.arange(derived.size)
+    summed = dense & ~derive
+    summed[sibling[derive]] = True
+    derived = np.flatnonzero(derive)
     return HistogramPlan(
-        slot, summed, derived, parent_slot[derived], slot[sibling[derived]],
-        np.flatnonzero(dense), np.flatnonzero(searched & ~dense),
+        np.flatnonzero(summed), derived, parent_slot[derived], sibling[derived],
+        np.flatnonzero(dense), np.flatnonzero(searched & ~dense), n,
     )  # fmt: skip
 
 
@@ -271,11 +287,13 @@ class Histograms(NumericalSearch):
 
     Per level (:meth:`winners`): which nodes get built histograms
     (:func:`plan_histograms`), their sums from rows (:meth:`built_histograms`),
-    the siblings by subtraction (:func:`subtract_siblings`), then the search
-    (:meth:`search_block`) of the large nodes from their histograms and of the
-    small ones from their rows (:func:`compact_histograms`).  Keeps the
-    level's histograms for the next level's subtractions only while the next
-    level may split, and drops its parents' as soon as its own are made.
+    the siblings by subtraction (:meth:`level_histograms`,
+    :func:`subtract_siblings`), then the search (:meth:`search_block`) of the
+    large nodes from their histograms and of the small ones from their rows
+    (:func:`compact_histograms`).  The level's histograms are kept for the
+    next level's subtractions only while the next level may split (else they
+    are made and searched a part at a time), and the parents' are dropped as
+    soon as the level's are made.
     """
 
     def __init__(self, fit: FitData, rows: BinnedRows, row_search_max: int | None = None):
@@ -308,32 +326,33 @@ class Histograms(NumericalSearch):
                        self.columns.stats, out)  # fmt: skip
 
     def level_histograms(self, level: Level, plan: HistogramPlan) -> np.ndarray:
-        """The level's block of histograms (:class:`HistogramPlan`): summed, then subtracted.
-
-        The parents' block is dropped here; the level's is kept only if the
-        next level may split (its depth is below the limit)."""
+        """The block of ``plan``'s histograms (rows: :meth:`HistogramPlan.slots`): the
+        summed ones from rows, then the derived ones from the parents' block."""
         n_summed = plan.summed.size
         shape = (n_summed + plan.derived.size, self.orders.codes.shape[1], self.width,
                  self.columns.stats.shape[1] + 1)  # fmt: skip
         hist = np.empty(shape, dtype=np.int64)
         self.built_histograms(level, plan.summed, hist[:n_summed])
         if plan.derived.size:
-            derived_slot = plan.slot[plan.derived]
-            subtract_siblings(self.hist, plan.parent_slot, hist, plan.sibling_slot, derived_slot)
-        self.hist = self.slot = None  # the parents' histograms: no longer needed
-        if level.depth + 1 < self.fit.depth_limit:
-            self.hist, self.slot = hist, plan.slot
+            slot = plan.slots()
+            subtract_siblings(self.hist, plan.parent_slot, hist, slot[plan.sibling],
+                              slot[plan.derived])  # fmt: skip
         return hist
 
     def winners(self, level: Level, splits: LevelSplits) -> LevelSplits:
-        searched = self.searched(level)
-        plan = plan_histograms(level.sizes, searched, self.parent_slots(level),
+        plan = plan_histograms(level.sizes, self.searched(level), self.parent_slots(level),
                                self.row_search_max, self.width)  # fmt: skip
-        hist = self.level_histograms(level, plan)
-        d = hist.shape[1]
-        for nodes in _chunks(plan.dense, SEARCH_CELLS // (d * self.width)):
-            self.search_block(level, hist, plan.slot[nodes], nodes, None, splits)
-        del hist
+        d = self.orders.codes.shape[1]
+        per_block = SEARCH_CELLS // (d * self.width)
+        keep = level.depth + 1 < self.fit.depth_limit  # the next level may split
+        parts = [plan] if keep else [plan.part(nodes) for nodes in _pairs(level, per_block)]
+        for part in parts:
+            hist = self.level_histograms(level, part)
+            slot = part.slots()
+            for nodes in _chunks(part.dense, per_block):
+                self.search_block(level, hist, slot[nodes], nodes, None, splits)
+        self.hist, self.slot = (hist, slot) if keep else (None, None)  # parents dropped
+        del hist, parts
         for nodes in self.compact_blocks(level, plan.compact):
             width = int(level.sizes[nodes].max()) + 1  # more than a node's present codes
             block, bin_code = compact_histograms(
@@ -540,6 +559,15 @@ class Histograms(NumericalSearch):
             else:
                 out[at] = bins.edges[feature][b[at]]
         return out
+
+
+def _pairs(level: Level, per: int) -> list:
+    """The level's nodes, a few pairs of siblings (at most ``per`` nodes) at a time."""
+    n = level.n_nodes
+    if n == 1:
+        return [np.array([0])]
+    left = np.arange(n // 2)
+    return [np.concatenate([t, t + n // 2]) for t in _chunks(left, per // 2)]
 
 
 def _chunks(nodes: np.ndarray, per: int) -> list:
