@@ -485,13 +485,13 @@ def test_row_search_bound_does_not_change_the_tree(monkeypatch, criterion, max_b
     """Searching every node from its bins, every node from its rows, or the small ones
     from their rows: the same histograms (integers), so the same tree, also where
     quantile bins (more values than bins) make it differ from the exact splitter's."""
-    from climbing_trees._levelwise import _histogram_search as hs
+    from climbing_trees._levelwise import _histogram_plan as plans
 
     X, Y, w, layout = _problem(22, criterion, weighted=True, missing=True, n=1200,
                                levels=400)  # fmt: skip
     trees = []
-    for bound in (0, 16, hs.ROW_SEARCH_MAX, 10**9):
-        monkeypatch.setattr(hs, "ROW_SEARCH_MAX", bound)
+    for bound in (0, 16, plans.ROW_SEARCH_MAX, 10**9):
+        monkeypatch.setattr(plans, "ROW_SEARCH_MAX", bound)
         trees.append(grow_tree_levelwise(X, Y, w, criterion=layout, max_bins=max_bins))
     assert trees[0].node_count > 100
     for tree in trees[1:]:
@@ -529,12 +529,12 @@ def test_histograms_only_for_searched_nodes(monkeypatch):
     """Full depth: a level's histograms are those of the searched nodes with more than
     ROW_SEARCH_MAX rows and of the siblings their subtractions need, no other (every
     node had one, and the parents' block stayed alive with the children's)."""
-    from climbing_trees._levelwise import _histogram_search as hs
+    from climbing_trees._levelwise import _histogram_plan as plans
 
     X, Y, w, layout = _problem(23, "squared_error", weighted=False, missing=True, n=3000,
                                levels=300)  # fmt: skip
     seen = []
-    plan_histograms = hs.plan_histograms
+    plan_histograms = plans.plan_histograms
 
     def check(sizes, searched, parent_slot, row_search_max, n_bins):
         plan = plan_histograms(sizes, searched, parent_slot, row_search_max, n_bins)
@@ -550,7 +550,7 @@ def test_histograms_only_for_searched_nodes(monkeypatch):
         seen.append((n, built.size, plan.derived.size))
         return plan
 
-    monkeypatch.setattr(hs, "plan_histograms", check)
+    monkeypatch.setattr(plans, "plan_histograms", check)
     grow_tree_levelwise(X, Y, w, criterion=layout, max_bins=255)
     assert len(seen) > 15
     assert sum(built for _, built, _ in seen) < sum(n for n, _, _ in seen) / 4
@@ -561,6 +561,7 @@ def test_histograms_only_for_searched_nodes(monkeypatch):
 def test_last_level_in_parts_same_tree(monkeypatch, criterion):
     """The last level that may split is not kept: its histograms are made and searched
     a few pairs of siblings at a time (at most SEARCH_CELLS cells), the same tree."""
+    from climbing_trees._levelwise import _histogram_plan as plans
     from climbing_trees._levelwise import _histogram_search as hs
 
     X, Y, w, layout = _problem(24, criterion, weighted=True, missing=True, n=4000,
@@ -577,8 +578,8 @@ def test_last_level_in_parts_same_tree(monkeypatch, criterion):
 
     monkeypatch.setattr(hs.Histograms, "level_histograms", record)
     per_block = 6  # nodes: three pairs of siblings
-    monkeypatch.setattr(hs, "SEARCH_CELLS", per_block * X.shape[1] * 256)
-    monkeypatch.setattr(hs, "ROW_SEARCH_MAX", 8)
+    monkeypatch.setattr(plans, "SEARCH_CELLS", per_block * X.shape[1] * 256)
+    monkeypatch.setattr(plans, "ROW_SEARCH_MAX", 8)
     parts = grow_tree_levelwise(X, Y, w, criterion=layout, max_bins=255, max_depth=7)
     assert_equivalent(parts, whole)
     np.testing.assert_array_equal(parts.threshold, whole.threshold)

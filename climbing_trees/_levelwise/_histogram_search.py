@@ -55,6 +55,7 @@ from .._ties import (
     leaf_weight,
     midpoint_threshold,
 )
+from . import _histogram_plan as plans
 from ._gains import _block_gains, _sum_last, _Totals
 from ._histogram_kernels import _partition_index, _squared_scan, _squared_summaries
 from ._searches import CategoricalSets, NumericalSearch
@@ -197,97 +198,11 @@ class _Columns:
         return [weight, *(floats if self.unit else floats[1:])]
 
 
-#: Nodes of at most this many rows are searched from their rows
-#: (:func:`~climbing_trees._histograms.compact_histograms`), not from ``max_bins`` bins.
-#: Chosen by measurement, 50,000 x 8 to full depth (the Histograms chapter times it):
-#: squared error (compiled scan) within 5 % of its best from 64 to 128, gini (numpy
-#: gains) best from 128 to 256; every node from its 255 bins about 4 times slower.
-ROW_SEARCH_MAX = 128
-
-#: Histogram cells (node, feature, bin) searched at once: bounds the search's temporaries,
-#: and the histograms alive at once on a level whose histograms are not kept.
-SEARCH_CELLS = 1 << 20
-
-
-@dataclasses.dataclass
-class HistogramPlan:
-    """Which of a level's nodes get which histogram (:func:`plan_histograms`).
-
-    ``summed``: the nodes whose histograms are summed from their rows;
-    ``derived``: the nodes whose histograms are their parent's (row
-    ``parent_slot`` of the previous level's block) minus their ``sibling``'s
-    (a summed node); ``dense``: the nodes searched from these histograms;
-    ``compact``: the nodes searched from their rows.  :meth:`slots` numbers
-    the histograms of a block: the summed nodes first, then the derived.
-    """
-
-    summed: np.ndarray
-    derived: np.ndarray
-    parent_slot: np.ndarray
-    sibling: np.ndarray
-    dense: np.ndarray
-    compact: np.ndarray
-    n_nodes: int
-
-    def slots(self) -> np.ndarray:
-        """Each level node's row in the block of this plan's histograms (-1: none)."""
-        slot = np.full(self.n_nodes, -1, dtype=np.intp)
-        slot[self.summed] = np.arange(self.summed.size)
-        slot[self.derived] = self.summed.size + np.arange(self.derived.size)
-        return slot
-
-    def part(self, nodes: np.ndarray) -> HistogramPlan:
-        """The plan of the nodes ``nodes`` only (which hold each derived node's sibling)."""
-        inside = np.zeros(self.n_nodes, dtype=bool)
-        inside[nodes] = True
-        derived = inside[self.derived]
-        return HistogramPlan(
-            self.summed[inside[self.summed]], self.derived[derived],
-            self.parent_slot[derived], self.sibling[derived],
-            self.dense[inside[self.dense]], self.compact[inside[self.compact]], self.n_nodes,
-        )  # fmt: skip
-
-
-def plan_histograms(sizes, searched, parent_slot, row_search_max: int,
-                    n_bins: int) -> HistogramPlan:  # fmt: skip
-    """Which nodes of a level get built histograms, and how.
-
-    ``searched``: the nodes that will be searched (no other node needs a
-    histogram of its own); ``parent_slot``: each node's parent's row in the
-    previous level's block (-1: none kept).  A level lists the left
-    children of the split parents, then their right children, so node
-    ``i``'s sibling is ``i + n/2`` (mod ``n``).  A searched node of at most
-    ``row_search_max`` rows is searched from its rows (compact).  Of the
-    others, the larger of two siblings (the right one on equal sizes) is its
-    parent's histogram minus its sibling's when its parent's is kept and that
-    is cheaper than its own rows: when the sibling is summed anyway, or when
-    it has ``n_bins`` rows more (summing the sibling and subtracting touch
-    ``2 n_bins`` cells per feature more); every other searched node, and every
-    sibling a subtraction needs, is summed from its rows.  Any choice gives
-    the same histograms (integers): this one only decides the cost.
-    """
-    n = sizes.size
-    index = np.arange(n)
-    sibling = (index + n // 2) % n
-    dense = searched & (sizes > row_search_max)
-    larger = (sizes > sizes[sibling]) | ((sizes == sizes[sibling]) & (index >= n // 2))
-    sibling_summed = dense[sibling] & ~larger[sibling]
-    cheaper = sibling_summed | (sizes - sizes[sibling] >= n_bins)
-    derive = dense & larger & (parent_slot >= 0) & cheaper & (n > 1)
-    summed = dense & ~derive
-    summed[sibling[derive]] = True
-    derived = np.flatnonzero(derive)
-    return HistogramPlan(
-        np.flatnonzero(summed), derived, parent_slot[derived], sibling[derived],
-        np.flatnonzero(dense), np.flatnonzero(searched & ~dense), n,
-    )  # fmt: skip
-
-
 class Histograms(NumericalSearch):
     """Every bin boundary of every numerical feature, scored from exact integer histograms.
 
     Per level (:meth:`winners`): which nodes get built histograms
-    (:func:`plan_histograms`), their sums from rows (:meth:`built_histograms`),
+    (:func:`~._histogram_plan.plan_histograms`), their sums from rows (:meth:`built_histograms`),
     the siblings by subtraction (:meth:`level_histograms`,
     :func:`subtract_siblings`), then the search (:meth:`search_block`) of the
     large nodes from their histograms and of the small ones from their rows
@@ -303,7 +218,7 @@ class Histograms(NumericalSearch):
         bins = rows.bins
         # Bins of present values: codes 0 .. width - 2; missing: the last column.
         self.width = bins.missing_bin + 1
-        self.row_search_max = ROW_SEARCH_MAX if row_search_max is None else row_search_max
+        self.row_search_max = plans.ROW_SEARCH_MAX if row_search_max is None else row_search_max
         self.hist = None  # the last level's block of histograms (None: not kept)
         self.slot = None  # each node of the last level: its row in self.hist, -1 none
 
@@ -326,7 +241,7 @@ class Histograms(NumericalSearch):
         sum_histograms(self.orders.codes, level.index_rows, level.starts, level.sizes, nodes,
                        self.columns.stats, out)  # fmt: skip
 
-    def level_histograms(self, level: Level, plan: HistogramPlan) -> np.ndarray:
+    def level_histograms(self, level: Level, plan: plans.HistogramPlan) -> np.ndarray:
         """The block of ``plan``'s histograms (rows: :meth:`HistogramPlan.slots`): the
         summed ones from rows, then the derived ones from the parents' block."""
         n_summed = plan.summed.size
@@ -341,16 +256,16 @@ class Histograms(NumericalSearch):
         return hist
 
     def winners(self, level: Level, splits: LevelSplits) -> LevelSplits:
-        plan = plan_histograms(level.sizes, self.searched(level), self.parent_slots(level),
+        plan = plans.plan_histograms(level.sizes, self.searched(level), self.parent_slots(level),
                                self.row_search_max, self.width)  # fmt: skip
         d = self.orders.codes.shape[1]
-        per_block = SEARCH_CELLS // (d * self.width)
+        per_block = plans.SEARCH_CELLS // (d * self.width)
         keep = level.depth + 1 < self.fit.depth_limit  # the next level may split
-        parts = [plan] if keep else [plan.part(nodes) for nodes in _pairs(level, per_block)]
+        parts = [plan] if keep else [plan.part(nodes) for nodes in plans.pairs(level, per_block)]
         for part in parts:
             hist = self.level_histograms(level, part)
             slot = part.slots()
-            for nodes in _chunks(part.dense, per_block):
+            for nodes in plans.chunks(part.dense, per_block):
                 self.search_block(level, hist, slot[nodes], nodes, None, splits)
         self.hist, self.slot = (hist, slot) if keep else (None, None)  # parents dropped
         del hist, parts
@@ -376,7 +291,7 @@ class Histograms(NumericalSearch):
         part = np.zeros(nodes.size, dtype=np.int64)
         for e in np.unique(size_class):  # a few size classes
             here = size_class == e
-            part[here] = (np.cumsum(cells[here]) - 1) // SEARCH_CELLS
+            part[here] = (np.cumsum(cells[here]) - 1) // plans.SEARCH_CELLS
         key = size_class.astype(np.int64) * (nodes.size + 1) + part
         cuts = np.flatnonzero(np.diff(key)) + 1
         return np.split(nodes, cuts)
@@ -560,21 +475,6 @@ class Histograms(NumericalSearch):
             else:
                 out[at] = bins.edges[feature][b[at]]
         return out
-
-
-def _pairs(level: Level, per: int) -> list:
-    """The level's nodes, a few pairs of siblings (at most ``per`` nodes) at a time."""
-    n = level.n_nodes
-    if n == 1:
-        return [np.array([0])]
-    left = np.arange(n // 2)
-    return [np.concatenate([t, t + n // 2]) for t in _chunks(left, per // 2)]
-
-
-def _chunks(nodes: np.ndarray, per: int) -> list:
-    """``nodes`` in consecutive chunks of at most ``per`` (at least one) each."""
-    per = max(int(per), 1)
-    return [nodes[i : i + per] for i in range(0, nodes.size, per)]
 
 
 def histogram_searches(fit: FitData, max_bins: int, random_state) -> tuple:
