@@ -72,6 +72,9 @@ level-wise builder's engineering" shows this map).
   codes and each node's rows in index order) and the ``Histograms`` search
   (exact integer histograms, the smaller sibling summed, the other
   subtracted; bins scanned with the exact search's candidates and tie rule).
+- ``_histogram_plan``: which of a level's nodes get histograms (only the
+  searched ones; small ones searched from their rows), which are summed and
+  which subtracted, and the parts a level is made in.
 - ``_histogram_kernels``: its compiled loops (numba): the partition of the
   rows, squared error's level summaries and bin scan, each the twin of a
   numpy version.
