@@ -36,7 +36,16 @@ from .._growth import check_training_rows
 from .._levelwise._orders import _in_place  # X read in place, one flat type for both orders
 from .._random import FEATURES, MISSING, THRESHOLDS, RandomSplits
 from .._tree import TREE_LEAF, TREE_UNDEFINED, Tree
-from ._choice import FEATURE, MISSING_LEFT, N_LEFT, SCORE, THRESHOLD, near_empty, near_winner
+from ._choice import (
+    FEATURE,
+    MISSING_LEFT,
+    N_LEFT,
+    SCORE,
+    THRESHOLD,
+    near_empty,
+    near_rescore,
+    near_winner,
+)
 from ._rules import (
     child_key,
     enough_decrease,
@@ -51,6 +60,7 @@ from ._scores import (
     POISSON,
     SQUARED_ERROR,
     class_impurity,
+    gain_slack,
     score_constants,
 )
 from ._support import compiled_refusal
@@ -527,7 +537,8 @@ def _grow_nodes(
     w_sides = np.zeros(d)
     n_sides = np.zeros(d, dtype=np.intp)
     p_sides = np.zeros(d, dtype=np.intp)
-    near = near_empty()
+    near = near_empty(n_stats)
+    right_stats = np.empty(n_stats)
     # The stack: start, stop, depth, parent, is-left, key.
     stack_size = n + 2 if max_depth < 0 else min(n, max_depth) + 2
     s_start = np.empty(stack_size, dtype=np.intp)
@@ -572,6 +583,7 @@ def _grow_nodes(
         n_near = 0
         best = np.inf
         n_positive = 0
+        slack = gain_slack(criterion, node_weight, n_out) if classes else 0.0
         if random_splitter:
             for i in range(size):
                 if w[here[i]] > 0.0:
@@ -588,8 +600,8 @@ def _grow_nodes(
             near, n_near, best = drawn_thresholds(
                 here, drawn, n_drawn, t_drawn, s_drawn, has_missing, Xf, rs, cs, w, classes,
                 cls, offsets, phi, n_out, criterion, total, node_weight, n_positive,
-                node_impurity, constant, scale, msl, mwl, sums, w_sides, n_sides, p_sides,
-                extra, near, n_near, best,
+                node_impurity, constant, scale, slack, msl, mwl, sums, w_sides, n_sides,
+                p_sides, extra, near, n_near, best,
             )  # fmt: skip
         for j in range(d):
             if random_splitter or not mask[j]:
@@ -609,9 +621,13 @@ def _grow_nodes(
                 continue  # constant (rule 6 of _ties) and none missing: no candidate
             near, n_near, best = scan_sorted(
                 piece, n_present, j, Xf, rs, cs, w, unit, classes, cls, offsets, phi, n_out,
-                criterion, total, node_weight, node_impurity, constant, scale, msl, mwl,
-                acc, extra, j * 2 * (n + 1), near, n_near, best,
+                criterion, total, node_weight, node_impurity, constant, scale, slack, msl,
+                mwl, acc, extra, j * 2 * (n + 1), near, n_near, best,
             )  # fmt: skip
+        if classes and n_near > 0:  # the numbers grow_tree compares (see _choice)
+            best = near_rescore(
+                near, n_near, total, node_weight, offsets, n_out, criterion, right_stats
+            )
         winner = near_winner(near, n_near, best, node_impurity)
         if winner < 0:
             continue

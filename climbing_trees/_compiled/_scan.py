@@ -44,7 +44,7 @@ def add_row(acc, row, weight, classes, cls, offsets, phi, n_out):
 @jit
 def scan_sorted(
     srows, n_present, j, Xf, rs, cs, w, unit, classes, cls, offsets, phi, n_out, criterion,
-    total, node_weight, impurity, constant, scale, msl, mwl, acc, extra, key_base,
+    total, node_weight, impurity, constant, scale, slack, msl, mwl, acc, extra, key_base,
     near, count, best,
 ):  # fmt: skip
     """Offer every candidate of feature ``j`` at a node whose rows, sorted, are ``srows``.
@@ -73,7 +73,7 @@ def scan_sorted(
     lo_left, hi_left = bounds(n_present, n_missing, msl, True)
     last = max(hi_right, hi_left)
     first = min(lo_right, lo_left)
-    floor = gate(best, impurity, constant, scale)
+    floor = gate(best, impurity, constant, scale, slack)
     single_class = classes and n_out == 1
     poisson = criterion == POISSON
     entropy = criterion == ENTROPY
@@ -153,9 +153,10 @@ def scan_sorted(
                 goes = True
                 key, n_left = key_base + n + i, i + 1 + n_missing
             near, count, best = near_add(
-                near, count, best, impurity, score, key, threshold, j, goes, n_left
-            )
-            floor = gate(best, impurity, constant, scale)
+                near, count, best, impurity, slack, score, key, threshold, j, goes, n_left,
+                w_side, acc, extra, share,
+            )  # fmt: skip
+            floor = gate(best, impurity, constant, scale, slack)
     return near, count, best
 
 
@@ -163,7 +164,7 @@ def scan_sorted(
 def drawn_thresholds(
     rows, features, n_drawn, thresholds, sides, has_missing, Xf, rs, cs, w, classes, cls,
     offsets, phi, n_out, criterion, total, node_weight, n_positive, impurity, constant,
-    scale, msl, mwl, sums, w_left, n_left, positive_left, extra, near, count, best,
+    scale, slack, msl, mwl, sums, w_left, n_left, positive_left, extra, near, count, best,
 ):  # fmt: skip
     """Offer the one candidate of each drawn feature under its drawn threshold.
 
@@ -219,6 +220,7 @@ def drawn_thresholds(
             continue
         goes = missing_left_of(1 if has_missing[j] else 0, sides[j], nl, n)
         near, count, best = near_add(
-            near, count, best, impurity, score, j, thresholds[j], j, goes, nl
-        )
+            near, count, best, impurity, slack, score, j, thresholds[j], j, goes, nl, wl,
+            sums[j], extra, 0.0,
+        )  # fmt: skip
     return near, count, best
