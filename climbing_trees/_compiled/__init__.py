@@ -24,6 +24,9 @@ The modules:
   sides and purity are restated in ``_grow`` and ``_scan``, checked through
   whole trees against :func:`climbing_trees.grow_tree`.
 - ``_support``: which options this builder grows (:func:`compiled_refusal`).
+- ``_cache``: numba's on-disk cache, cleared at import when this package's
+  sources or the rule modules they import from change
+  (:func:`._cache.clear_stale_cache`).
 
 The random draws are the per-node keys of :mod:`climbing_trees._random`:
 every number a node draws depends only on its path from the root, so this
@@ -31,7 +34,11 @@ builder, the level-wise one and :func:`climbing_trees.grow_tree` draw the
 same numbers in any visiting order.
 """
 
-from ._grow import grow_tree_compiled, presorts
-from ._support import compiled_refusal
+from ._cache import clear_stale_cache
+
+clear_stale_cache()  # before any compiled function loads its cache
+
+from ._grow import grow_tree_compiled, presorts  # noqa: E402
+from ._support import compiled_refusal  # noqa: E402
 
 __all__ = ["compiled_refusal", "grow_tree_compiled", "presorts"]
