@@ -39,6 +39,7 @@ module                      chapter  role
 ``_histograms``             13       exact integer histograms, sibling subtraction
 ``_random``                 14       random thresholds and feature draws
 ``_weights``                14       class weights, minimum leaf weights
+``_exact_weights``          14       exact fixed-point sums of weights compared with bounds
 ``_ensemble``               14       random forests and extra trees
 ``_gradient_boosting``      14       gradient boosting (regression, classification)
 =========================== =======  ==================================================

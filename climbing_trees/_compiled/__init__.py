@@ -19,10 +19,11 @@ The modules:
   list of near-best candidates while they stream past.
 - ``_rules``: scalar numba ports of the package's rules (tie tolerance,
   midpoints, candidate bounds, missing direction, narrow ranges, the
-  per-node random keys and draws), each pinned equal to its numpy rule by a
-  test.  The constant-feature test, the drawn missing side, the refused
-  sides and purity are restated in ``_grow`` and ``_scan``, checked through
-  whole trees against :func:`climbing_trees.grow_tree`.
+  per-node random keys and draws, the refused sides on exact fixed-point
+  weights of :mod:`climbing_trees._exact_weights`), each pinned equal to its
+  numpy rule by a test.  The constant-feature test, the drawn missing side
+  and purity are restated in ``_grow`` and ``_scan``, checked through whole
+  trees against :func:`climbing_trees.grow_tree`.
 - ``_support``: which options this builder grows (:func:`compiled_refusal`).
 - ``_cache``: numba's on-disk cache, cleared at import when this package's
   sources or the rule modules they import from change

@@ -15,6 +15,7 @@ from .._criteria import (
     poisson_impurity,
     total_weight,
 )
+from .._exact_weights import refused_sides
 from .._ties import constant_features, refused_weights
 
 
@@ -187,9 +188,10 @@ class _Totals:
     w_node: np.ndarray  # the nodes' weights
     criterion: str
     msl: int = 1  # min_samples_leaf (a LeafMinimum carries min_weight_leaf)
+    q_node: np.ndarray | None = None  # the nodes' fixed-point weights (_exact_weights)
 
 
-def _block_gains(prefix, i, totals: _Totals, penalty, missing=None, n_missing=0):
+def _block_gains(prefix, i, totals: _Totals, penalty, missing=None, n_missing=0, q_left=None):
     """Gains of every candidate of a block (some of its features), -inf if refused.
 
     ``prefix`` holds the block's segmented prefix sums (:func:`_prefix_sums`)
@@ -199,7 +201,11 @@ def _block_gains(prefix, i, totals: _Totals, penalty, missing=None, n_missing=0)
     lighter than ``leaf_weight(msl)`` (``min_weight_fraction_leaf``), is
     refused too.  With ``missing``, the missing rows' sums (one
     ``(c, features, 1)`` array per statistic column) and ``n_missing`` their
-    count, the missing rows join every left child.
+    count, the missing rows join every left child.  ``q_left``: the left
+    sides' weights in exact fixed point (with the missing rows where they
+    join), which the refusal rule compares
+    (:func:`climbing_trees._exact_weights.refused_sides`); without it (the
+    histogram search), the float sums are compared.
     """
     scan, unit, stats, w_node = totals.scan, totals.unit, totals.stats, totals.w_node
     criterion, msl = totals.criterion, totals.msl
@@ -223,7 +229,11 @@ def _block_gains(prefix, i, totals: _Totals, penalty, missing=None, n_missing=0)
         w_right = np.maximum(w_right, 0.5)  # only refused positions are clamped
     else:
         # A side without weight is refused; give it weight 1 so no 0/0 appears.
-        empty = refused_weights(w_left, w_right, msl)  # min_weight_leaf too
+        if q_left is not None:  # exact sums; a float side at or below 0 is refused too
+            empty = refused_sides(q_left, totals.q_node - q_left, msl)
+            empty |= (w_left <= 0) | (w_right <= 0)
+        else:
+            empty = refused_weights(w_left, w_right, msl)  # min_weight_leaf too
         w_left = np.where(w_left > 0, w_left, 1.0)
         w_right = np.where(w_right > 0, w_right, 1.0)
     gains = _gains(left, stats, w_left, w_right, criterion)
