@@ -591,9 +591,9 @@ def random_numeric_split(
 def _absolute_error_score(y, w, goes_left, msl) -> float:
     """Score of one absolute-error split of the rows (``inf`` if it is refused)."""
     sides = [(y[goes_left], w[goes_left]), (y[~goes_left], w[~goes_left])]
-    w_left, w_right = sides[0][1].sum(), sides[1][1].sum()
+    q = fixed_weights(w, msl)  # exact sums for the refusal rule
     too_few = min(goes_left.sum(), (~goes_left).sum()) < msl
-    if too_few or refused_weights(w_left, w_right, msl):
+    if too_few or refused_sides(q[goes_left].sum(), q[~goes_left].sum(), msl, w):
         return np.inf
     return sum(ws.sum() * output_absolute_error(ys, ws) for ys, ws in sides) / w.sum()
 
