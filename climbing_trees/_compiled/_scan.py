@@ -161,8 +161,8 @@ def scan_sorted(
                 goes = True
                 key, n_left = key_base + n + i, i + 1 + n_missing
             near, count, best = near_add(
-                near, count, best, impurity, slack, score, key, threshold, j, goes, n_left,
-                w_side, acc, extra, share,
+                near, count, best, impurity, slack, score, key, threshold, j, goes,
+                n_left, w_side, acc, extra, share,
             )  # fmt: skip
             floor = gate(best, impurity, constant, scale, slack)
     return near, count, best
