@@ -22,6 +22,7 @@ from .._ties import (
 from . import _orders
 from ._gains import (
     _block_gains,
+    _fixed_sides,
     _impurity,
     _prefix_sums,
     _refuse_constant,
@@ -32,7 +33,6 @@ from ._gains import (
     _Totals,
 )
 from ._orders import _feature_reader, _size_classes
-from ._state import node_fixed_weights
 
 
 @dataclass
@@ -59,7 +59,6 @@ class _Scan:
     cols: list | None = None
     orders: object = None  # Orders
     needed: set | None = None  # the columns whose missing rows' sums the scan reads
-    q_missing_sums: np.ndarray | None = None  # the missing rows' fixed-point weights
     missing_count: np.ndarray | None = None
     missing_sums: list | None = None
     n_drawn: np.ndarray | None = None
@@ -158,12 +157,11 @@ def _best_splits(fit, orders, level, cols, settings, winners):
     d, with_missing = settings.d, settings.with_missing
     sizes, searchable, draws = level.sizes, level.searchable, level.draws
     n_nodes = sizes.size
-    missing_count = missing_sums = q_missing_sums = None
-    if with_missing.size:  # with the fixed-point weights' sums (the refusal rule) last
+    missing_count = missing_sums = None
+    if with_missing.size:
         missing_count, missing_sums = orders.missing_sums(
-            settings.column, with_missing.size, [*cols, fit.q_col], sizes
+            settings.column, with_missing.size, cols, sizes
         )
-        q_missing_sums = missing_sums.pop()
     # The features each node searches, in increasing order: every numerical
     # feature, or (random draws) the drawn ones, then padding up to the block's
     # largest number of drawn features.  The scan runs over these *slots*.
@@ -190,7 +188,6 @@ def _best_splits(fit, orders, level, cols, settings, winners):
         needed=set(range(len(cols))[settings.scan]) | ({0} if settings.weighted else set()),
         missing_count=missing_count,
         missing_sums=missing_sums,
-        q_missing_sums=q_missing_sums,
         n_drawn=n_drawn,
         slot_features=slot_features,
     )
@@ -236,11 +233,9 @@ class _Block:
         penalty = np.where(allowed, 0.0, -np.inf)
         self.penalty = penalty[:, None, :]
         self.missing_rows(n_slots)
-        q_node = node_fixed_weights(fit, level)[nodes][:, None, None]
         self.totals = _Totals(
-            shared.cols, shared.scan, fit.unit, stats, w_node, criterion, min_samples_leaf,
-            q_node,
-        )  # fmt: skip
+            shared.cols, shared.scan, fit.unit, stats, w_node, criterion, min_samples_leaf
+        )
         # The tie rule of grow_tree: the first candidate within the tolerance of
         # the best, relative to the node and to the score (see choose_best_gains).
         self.w_t = w_node.ravel()
@@ -269,9 +264,6 @@ class _Block:
             n_missing[counted] = shared.missing_count[at]
             for k in needed:
                 missing[k][counted] = shared.missing_sums[k][at]
-        self.q_missing = np.zeros((c, n_slots))
-        if shared.passes == 2:
-            self.q_missing[counted] = shared.q_missing_sums[at]
         self.n_missing, self.missing = n_missing, missing
         self.n_present = self.m[:, None] - n_missing
         if shared.passes == 2:
@@ -348,10 +340,7 @@ class _Block:
             lo_r, hi_r = self.lo_right, self.hi_right[:, s, None]
             lo_l, hi_l = (bound[:, s, None] for bound in self.left_bounds)
         extra = [None if a is None else a[:, s, None] for a in self.missing]
-        q_extra = self.q_missing[:, s, None]
-        # Not with unit weights: every row weighs 1 and min_weight_leaf is 0.
-        q_col = None if shared.fit.unit else shared.fit.q_col
-        q_carry = 0.0
+        q = _fixed_sides(shared.fit, idx, self.n_present[:, s])  # exact weights (or None)
         carry = None
         for start in range(0, L - 1, piece):
             at = slice(start, min(start + piece, L - 1))
@@ -360,12 +349,7 @@ class _Block:
             weights = None if prefix[1] is None else prefix[1][..., -1]
             carry = ([p[..., -1] for p in prefix[0]], weights)
             i_at = i[at]
-            q_left = None
-            if q_col is not None:  # exact sums: any carry and chunking give the same
-                q_left = np.cumsum(q_col.take(idx[:, :, at]), axis=-1)
-                q_left += q_carry
-                q_carry = q_left[..., -1:]
-            part = _block_gains(prefix, i_at, totals, penalty[..., at], q_left=q_left)
+            part = _block_gains(prefix, i_at, totals, penalty[..., at], fixed=q, at=at)
             if gains is None:
                 gains = part[:, :, None]
                 break
@@ -382,10 +366,7 @@ class _Block:
             allowed = i_at >= lo_l
             allowed &= i_at <= hi_l
             penalty_left = np.where(allowed, 0.0, -np.inf)
-            q_side = None if q_left is None else q_left + q_extra
-            gains[:, :, 1, at] = _block_gains(
-                prefix, i_at, totals, penalty_left, extra, nm, q_left=q_side
-            )
+            gains[:, :, 1, at] = _block_gains(prefix, i_at, totals, penalty_left, extra, nm, q, at)
         return gains
 
     def group_choice(self, s):
