@@ -158,6 +158,7 @@ from ._criteria import (
     total_weight,
     weighted_median,
 )
+from ._exact_weights import fixed_weights, refused_sides
 from ._ties import best_of, choose_best, leaf_weight, refused_weights, tie_tolerance
 
 CATEGORICAL_SPLITS = ("auto", "one_vs_rest", "partition")
@@ -1010,13 +1011,13 @@ def absolute_error_split(
             bits = bits[(size == 1) | (size == k - 1)]
         sets = [tuple(int(c) for c in present[:-1][row.astype(bool)]) for row in bits]
     total = w.sum()
+    q = fixed_weights(w, min_samples_leaf)  # exact sums for the refusal rule
     scores = []
     for levels in sets:
         left = np.isin(codes, levels)
         n_left = int(left.sum())
-        w_left, w_right = w[left].sum(), w[~left].sum()
         too_few = min(n_left, len(codes) - n_left) < min_samples_leaf
-        if too_few or refused_weights(w_left, w_right, min_samples_leaf):
+        if too_few or refused_sides(q[left].sum(), q[~left].sum(), min_samples_leaf, w):
             scores.append(np.nan)
             continue
         sides = [(y[left], w[left]), (y[~left], w[~left])]

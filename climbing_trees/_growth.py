@@ -20,6 +20,7 @@ from ._categorical import (
 )
 from ._category_sets import encode_row, pack, pack_sides
 from ._criteria import CLASSIFICATION_CRITERIA, node_impurity, node_value, value_by_output
+from ._exact_weights import fixed_weights, leaf_minimum, too_light
 from ._fractional import fractional_children
 from ._incremental import prefix_sum_best_split
 from ._monotonic import (
@@ -33,7 +34,7 @@ from ._monotonic import (
 from ._naive import Split
 from ._random import RandomSplits, child_keys, random_node_split
 from ._surrogates import best_present_split, route_with_surrogates
-from ._ties import LeafMinimum, best_of, enough_decrease
+from ._ties import best_of, enough_decrease
 from ._tree import TREE_LEAF, TREE_UNDEFINED, Tree
 from ._wavelet import wavelet_best_split
 
@@ -185,8 +186,8 @@ def grow_tree(
     check_training_rows(X)
     if find_split is None:
         find_split = default_split_search(criterion)
-    if min_weight_leaf > 0:
-        min_samples_leaf = LeafMinimum(min_samples_leaf, min_weight_leaf)
+    # Weights are compared with bounds in exact fixed point (_exact_weights).
+    min_samples_leaf = leaf_minimum(min_samples_leaf, min_weight_leaf, sample_weight)
     classifier = criterion in CLASSIFICATION_CRITERIA
     cst = None
     if monotonic_cst is not None:
@@ -246,7 +247,7 @@ def grow_tree(
             depth >= depth_limit
             or len(rows) < min_samples_split
             or len(rows) < 2 * min_samples_leaf
-            or node["w"] < 2 * min_weight_leaf
+            or too_light(fixed_weights(w_t, min_samples_leaf).sum(), min_samples_leaf)
             or is_pure(Y_t, w_t)
         ):
             continue

@@ -32,10 +32,11 @@ from ._criteria import (
     node_statistics,
     total_weight,
 )
+from ._exact_weights import fixed_weights, refused_sides
 from ._missing import column_candidates
 from ._monotonic import NodeConstraints, refused_candidates, value_statistics
 from ._naive import Split
-from ._ties import choose_best, refused_weights
+from ._ties import choose_best
 
 
 def incremental_best_split(
@@ -81,9 +82,12 @@ def incremental_best_split(
     node_stats = phi.sum(axis=0)
     total = total_weight(node_stats, criterion)
     parent = float(impurity_from_statistics(node_stats, criterion))
+    q = fixed_weights(sample_weight, min_samples_leaf)  # exact sums for the refusal rule
+    q_total = q.sum()
     splits, scores = [], []
     for j in range(n_features):
         c = column_candidates(X[:, j], min_samples_leaf)
+        q_left = _prefix(q[:, None], c)[:, 0]
         missing = np.cumsum(phi[c.missing], axis=0)[-1] if len(c.missing) else 0.0
         # The sweep: left statistics after each present row moves left, O(1) each.
         left = np.zeros_like(node_stats)
@@ -97,7 +101,8 @@ def incremental_best_split(
                 left = left + missing
             right = node_stats - left
             score, w_left, w_right = children_score(left, right, criterion, total)
-            if refused_weights(w_left, w_right, min_samples_leaf):
+            q_right = q_total - q_left[k]
+            if refused_sides(q_left[k], q_right, min_samples_leaf, sample_weight):
                 continue
             score = float(score)
             splits.append(Split(j, float(c.threshold[k]), score, bool(c.go_left[k])))
@@ -159,6 +164,8 @@ def prefix_sum_best_split(
     node_stats = phi.sum(axis=0)
     total = total_weight(node_stats, criterion)
     parent = float(impurity_from_statistics(node_stats, criterion))
+    q = fixed_weights(sample_weight, min_samples_leaf)  # exact sums for the refusal rule
+    q_total = q.sum()
     if monotonic is not None:
         v = value_statistics(Y, sample_weight)  # the children's values, for the constraints
         v_total = v.sum(axis=0)
@@ -168,7 +175,9 @@ def prefix_sum_best_split(
         left = _prefix(phi, c)
         right = node_stats - left
         scores, w_left, w_right = children_score(left, right, criterion, total)
-        scores[refused_weights(w_left, w_right, min_samples_leaf)] = np.nan
+        q_left = _prefix(q[:, None], c)[:, 0]
+        refused = refused_sides(q_left, q_total - q_left, min_samples_leaf, sample_weight)
+        scores[refused] = np.nan
         if monotonic is not None and monotonic.cst[j] != 0:
             lower, upper = monotonic.lower, monotonic.upper
             scores[refused_candidates(monotonic.cst[j], _prefix(v, c), v_total, lower, upper)] = (

@@ -32,9 +32,10 @@ import heapq
 import numpy as np
 
 from ._criteria import weighted_median
+from ._exact_weights import fixed_weights, refused_sides
 from ._missing import column_candidates
 from ._naive import Split
-from ._ties import choose_best, refused_weights
+from ._ties import choose_best
 
 
 class RunningMedian:
@@ -207,6 +208,8 @@ def running_median_best_split(
     Y = Y - [weighted_median(Y[:, k], w) for k in range(n_outputs)]
     total = w.sum()
     parent = float(sum(np.sum(w * np.abs(Y[:, k])) for k in range(n_outputs)) / n_outputs / total)
+    q = fixed_weights(w, min_samples_leaf)  # exact sums for the refusal rule
+    q_total = q.sum()
     splits, scores = [], []
     for j in range(n_features):
         c = column_candidates(X[:, j], min_samples_leaf)
@@ -224,12 +227,16 @@ def running_median_best_split(
                 y_seq = Y[seq, k]
                 left = left + prefix_absolute_errors(y_seq, w_seq)
                 right = right + prefix_absolute_errors(y_seq[::-1], w_seq[::-1])[::-1]
-            k_sides.append((left / n_outputs, right / n_outputs, np.cumsum(w_seq)))
+            k_sides.append(
+                (left / n_outputs, right / n_outputs, np.cumsum(w_seq), np.cumsum(q[seq]))
+            )
         for k in range(len(c.position)):
-            left, right, cum_w = k_sides[int(c.missing_left[k])]
+            left, right, cum_w, cum_q = k_sides[int(c.missing_left[k])]
             cut = c.n_left[k] - 1  # the last row of the left child in scan order
             w_left = cum_w[cut]
-            if refused_weights(w_left, total - w_left, min_samples_leaf):
+            if refused_sides(cum_q[cut], q_total - cum_q[cut], min_samples_leaf, w):
+                continue
+            if not (w_left > 0 and total - w_left > 0):
                 continue
             score = float((left[cut] + right[cut + 1]) / total)
             splits.append(Split(j, float(c.threshold[k]), score, bool(c.go_left[k])))

@@ -15,8 +15,9 @@ from typing import NamedTuple
 import numpy as np
 
 from ._criteria import node_impurity
+from ._exact_weights import fixed_weights, refused_sides
 from ._missing import column_candidates
-from ._ties import choose_best, refused_weights
+from ._ties import choose_best
 
 
 class Split(NamedTuple):
@@ -98,6 +99,7 @@ def naive_best_split(
     n_samples, n_features = X.shape
     total = sample_weight.sum()
     parent = node_impurity(Y, sample_weight, criterion)
+    q = fixed_weights(sample_weight, min_samples_leaf)  # exact sums for the refusal rule
     splits, scores = [], []
     for j in range(n_features):
         c = column_candidates(X[:, j], min_samples_leaf)
@@ -106,9 +108,9 @@ def naive_best_split(
             left = np.zeros(n_samples, dtype=bool)
             left[c.order[: c.position[k] + 1]] = True
             left[c.missing] = c.missing_left[k]
-            w_left, w_right = sample_weight[left].sum(), sample_weight[~left].sum()
-            if refused_weights(w_left, w_right, min_samples_leaf):
+            if refused_sides(q[left].sum(), q[~left].sum(), min_samples_leaf, sample_weight):
                 continue
+            w_left, w_right = sample_weight[left].sum(), sample_weight[~left].sum()
             score = (
                 w_left * node_impurity(Y[left], sample_weight[left], criterion)
                 + w_right * node_impurity(Y[~left], sample_weight[~left], criterion)

@@ -324,18 +324,24 @@ class LeafMinimum(int):
     with less than ``min_weight_leaf`` of the weight is refused, scikit-learn's
     rule), so the weight rule enters every search without a new argument.
 
+    It also carries the fit's fixed-point ``exponent``
+    (:func:`climbing_trees._exact_weights.weight_exponent`), so that every
+    search compares exact sums of the same fixed-point weights
+    (:func:`climbing_trees._exact_weights.refused_sides`).
+
     >>> m = LeafMinimum(3, 2.5)
     >>> m >= 3, leaf_weight(m), leaf_weight(3)
     (True, 2.5, 0.0)
     """
 
-    def __new__(cls, rows: int, weight: float = 0.0):
+    def __new__(cls, rows: int, weight: float = 0.0, exponent: int | None = None):
         out = super().__new__(cls, rows)
         out.weight = float(weight)
+        out.exponent = exponent
         return out
 
     def __reduce__(self):
-        return (LeafMinimum, (int(self), self.weight))
+        return (LeafMinimum, (int(self), self.weight, self.exponent))
 
 
 def leaf_weight(min_samples_leaf) -> float:

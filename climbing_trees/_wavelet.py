@@ -57,10 +57,11 @@ from __future__ import annotations
 import numpy as np
 
 from ._criteria import output_absolute_error
+from ._exact_weights import fixed_weights, refused_sides
 from ._missing import column_candidates
 from ._monotonic import allowed_splits, prefix_medians
 from ._naive import Split
-from ._ties import choose_best, refused_weights
+from ._ties import choose_best
 
 
 class WaveletMatrix:
@@ -358,6 +359,9 @@ def wavelet_best_split(
         args = (ranks[scans, k], Y[scans, k], w[scans])
         l_k, r_k, cumulative = split_absolute_errors(*args, positions)
         left, right = left + l_k, right + r_k
+    # The weights in exact fixed point along each scan, for the refusal rule.
+    q = fixed_weights(w, min_samples_leaf)
+    q_cum = np.concatenate([np.zeros((len(scans), 1)), np.cumsum(q[scans], axis=1)], axis=1)
     # The candidates in tie-break order (feature, then the column's own order);
     # a refused one scores inf.
     features, thresholds, go_left, scores = [], [], [], []
@@ -371,7 +375,9 @@ def wavelet_best_split(
         score = absolute_error_scores(
             left[scan, cut - 1 - lo], right[scan, cut - 1 - lo], n_outputs, total
         )
-        score[refused_weights(w_left, total - w_left, min_samples_leaf)] = np.inf
+        q_left, q_total = q_cum[scan, cut], q_cum[scan, -1]
+        score[refused_sides(q_left, q_total - q_left, min_samples_leaf, w)] = np.inf
+        score[(w_left <= 0) | (total - w_left <= 0)] = np.inf
         if monotonic is not None and monotonic.cst[j] != 0:
             score[_refused_medians(monotonic, j, c, Y_given[:, 0], w)] = np.inf
         features.append(np.full(len(score), j))
