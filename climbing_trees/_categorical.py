@@ -237,7 +237,8 @@ def level_statistics(
     >>> stats.tolist(), counts.tolist()
     ([[1.0, 0.0], [1.0, 1.0], [0.0, 1.0]], [1, 2, 1])
     """
-    phi = node_statistics(_centred(Y, sample_weight, criterion), sample_weight, criterion)
+    centred = _centred(Y, sample_weight, criterion)
+    phi = node_statistics(centred, sample_weight, criterion)
     return _level_sums(codes, phi, n_levels)
 
 
@@ -251,7 +252,9 @@ def _level_sums(codes: np.ndarray, phi: np.ndarray, n_levels: int | None = None)
     return stats, np.bincount(codes, minlength=k)
 
 
-def level_order(level_stats: np.ndarray, counts: np.ndarray, criterion: str) -> np.ndarray:
+def level_order(
+    level_stats: np.ndarray, counts: np.ndarray, criterion: str
+) -> np.ndarray:
     """Codes of the present levels in the order the partition scan visits them.
 
     The key is the weighted mean response (see the module docstring); with
@@ -501,7 +504,7 @@ def _subset_sums(rows: np.ndarray) -> np.ndarray:
 
 
 def _candidates_one_vs_rest(level_stats, counts, criterion) -> Candidates:
-    """One candidate per present level, by increasing code: that level alone on the left."""
+    """One candidate per present level, by increasing code: it alone on the left."""
     present = np.flatnonzero(counts > 0)
     positive = total_weight(level_stats, criterion) > 0
     left = level_stats[present]
@@ -516,7 +519,9 @@ def _candidates_one_vs_rest(level_stats, counts, criterion) -> Candidates:
     )
 
 
-def _candidates_sorted_scan(order: np.ndarray, level_stats, counts, criterion) -> Candidates:
+def _candidates_sorted_scan(
+    order: np.ndarray, level_stats, counts, criterion
+) -> Candidates:
     """Candidate ``i`` puts the first ``i + 1`` levels of ``order`` on the left.
 
     Prefix sums over the sorted levels give every left side, and suffix sums
@@ -550,9 +555,12 @@ def _concatenate(a: Candidates, b: Candidates) -> Candidates:
 
 
 def candidate_scores(
-    candidates: Candidates, level_stats: np.ndarray, criterion: str, min_samples_leaf: int
+    candidates: Candidates,
+    level_stats: np.ndarray,
+    criterion: str,
+    min_samples_leaf: int,
 ) -> np.ndarray:
-    """Score ``(W_left I_left + W_right I_right) / W`` of each candidate; NaN if not allowed.
+    """Score ``(W_left I_left + W_right I_right) / W`` of each candidate; NaN: refused.
 
     A candidate is allowed when both sides keep ``min_samples_leaf`` rows and
     hold a level of positive weight.
@@ -894,7 +902,9 @@ def brute_force_categorical_split(
     return _brute_force(level_stats, counts, criterion, min_samples_leaf, one_level_sides)
 
 
-def _brute_force(level_stats, counts, criterion, min_samples_leaf, one_level_sides=False):
+def _brute_force(
+    level_stats, counts, criterion, min_samples_leaf, one_level_sides=False
+):
     """:func:`brute_force_categorical_split` from the level statistics on."""
     present = np.flatnonzero(counts > 0)
     k = len(present)
@@ -914,7 +924,8 @@ def _brute_force(level_stats, counts, criterion, min_samples_leaf, one_level_sid
         np.asarray(counts, dtype=np.intp)[:, None],
         (total_weight(level_stats, criterion) > 0).astype(np.intp)[:, None],
     ):
-        sums = _subset_sums(values[present[:-1]])  # left sides by bitmask, levels in order
+        # Left sides by bitmask, levels in order.
+        sums = _subset_sums(values[present[:-1]])
         sides += [sums[masks], sums[complement] + values[last]]
     left, right, n_left, n_right, positive_left, positive_right = sides
     candidates = Candidates(
@@ -1036,7 +1047,9 @@ def absolute_error_split(
 _GEOMETRY_TOL = 1e-10
 
 
-def multiclass_plan(level_stats, counts, criterion, max_candidates=MAX_CATEGORICAL_CANDIDATES):
+def multiclass_plan(
+    level_stats, counts, criterion, max_candidates=MAX_CATEGORICAL_CANDIDATES
+):
     """Which exact or heuristic search ``"auto"`` runs at a node with 3+ class columns.
 
     With ``k`` present levels and ``c`` classes of positive weight at the node:
@@ -1203,10 +1216,14 @@ def _hyperplane_sets(points: np.ndarray, tol: float = _GEOMETRY_TOL) -> np.ndarr
     s, t, on = s[inside], t[inside], on[inside]
     base = (s < 0) & ~on
     pair_a, level_a = np.nonzero(on)  # ascending prefixes: t <= t_l
-    ascending = base[pair_a] | (on[pair_a] & (t[pair_a] <= t[pair_a, level_a, None] + tol))
+    ascending = base[pair_a] | (
+        on[pair_a] & (t[pair_a] <= t[pair_a, level_a, None] + tol)
+    )
     past = t[pair_a, level_a] > tol
     pair_d, level_d = pair_a[past], level_a[past]  # descending prefixes: t >= t_l
-    descending = base[pair_d] | (on[pair_d] & (t[pair_d] >= t[pair_d, level_d, None] - tol))
+    descending = base[pair_d] | (
+        on[pair_d] & (t[pair_d] >= t[pair_d, level_d, None] - tol)
+    )
     sets = np.concatenate([base, ascending, descending])
     owner = np.concatenate([np.arange(len(base)), pair_a, pair_d])
     return sets[np.argsort(owner, kind="stable")]

@@ -78,7 +78,8 @@ def incremental_best_split(
     Split(feature=0, threshold=2.5, score=0.0, missing_go_to_left=False)
     """
     n_samples, n_features = X.shape
-    phi = node_statistics(_centred(Y, sample_weight, criterion), sample_weight, criterion)
+    centred = _centred(Y, sample_weight, criterion)
+    phi = node_statistics(centred, sample_weight, criterion)
     node_stats = phi.sum(axis=0)
     total = total_weight(node_stats, criterion)
     parent = float(impurity_from_statistics(node_stats, criterion))
@@ -160,14 +161,16 @@ def prefix_sum_best_split(
     Split(feature=0, threshold=2.5, score=0.0, missing_go_to_left=False)
     """
     n_samples, n_features = X.shape
-    phi = node_statistics(_centred(Y, sample_weight, criterion), sample_weight, criterion)
+    centred = _centred(Y, sample_weight, criterion)
+    phi = node_statistics(centred, sample_weight, criterion)
     node_stats = phi.sum(axis=0)
     total = total_weight(node_stats, criterion)
     parent = float(impurity_from_statistics(node_stats, criterion))
     q = fixed_weights(sample_weight, min_samples_leaf)  # exact sums for the refusal rule
     q_total = q.sum()
     if monotonic is not None:
-        v = value_statistics(Y, sample_weight)  # the children's values, for the constraints
+        # The children's values, for the constraints.
+        v = value_statistics(Y, sample_weight)
         v_total = v.sum(axis=0)
     candidates, all_scores = [], []
     for j in range(n_features):
@@ -180,9 +183,10 @@ def prefix_sum_best_split(
         scores[refused] = np.nan
         if monotonic is not None and monotonic.cst[j] != 0:
             lower, upper = monotonic.lower, monotonic.upper
-            scores[refused_candidates(monotonic.cst[j], _prefix(v, c), v_total, lower, upper)] = (
-                np.nan
+            refused = refused_candidates(
+                monotonic.cst[j], _prefix(v, c), v_total, lower, upper
             )
+            scores[refused] = np.nan
         candidates.append((j, c))
         all_scores.append(scores)
     scores = np.concatenate(all_scores) if all_scores else np.empty(0)

@@ -207,7 +207,9 @@ def running_median_best_split(
     n_outputs = Y.shape[1]
     Y = Y - [weighted_median(Y[:, k], w) for k in range(n_outputs)]
     total = w.sum()
-    parent = float(sum(np.sum(w * np.abs(Y[:, k])) for k in range(n_outputs)) / n_outputs / total)
+    parent = float(
+        sum(np.sum(w * np.abs(Y[:, k])) for k in range(n_outputs)) / n_outputs / total
+    )
     q = fixed_weights(w, min_samples_leaf)  # exact sums for the refusal rule
     q_total = q.sum()
     splits, scores = [], []
@@ -220,7 +222,9 @@ def running_median_best_split(
         # (missing right); with the missing rows first for the other pass.
         k_sides = []
         for first_missing in (False, True) if n_missing else (False,):
-            seq = np.concatenate([c.missing, c.order] if first_missing else [c.order, c.missing])
+            seq = np.concatenate(
+                [c.missing, c.order] if first_missing else [c.order, c.missing]
+            )
             w_seq = w[seq]
             left = right = 0.0
             for k in range(n_outputs):

@@ -115,7 +115,9 @@ def naive_best_split(
                 w_left * node_impurity(Y[left], sample_weight[left], criterion)
                 + w_right * node_impurity(Y[~left], sample_weight[~left], criterion)
             ) / total
-            splits.append(Split(j, float(c.threshold[k]), float(score), bool(c.go_left[k])))
+            splits.append(
+                Split(j, float(c.threshold[k]), float(score), bool(c.go_left[k]))
+            )
             scores.append(score)
     best = choose_best(np.array(scores), parent)
     if best < 0:

@@ -443,7 +443,9 @@ class Tree:
         """True at internal nodes that split a categorical feature (threshold NaN)."""
         return (self.children_left != TREE_LEAF) & np.isnan(self.threshold)
 
-    def _goes_left(self, nodes: np.ndarray, x: np.ndarray, X=None, rows=None) -> np.ndarray:
+    def _goes_left(
+        self, nodes: np.ndarray, x: np.ndarray, X=None, rows=None
+    ) -> np.ndarray:
         """Whether values ``x`` at internal ``nodes`` go left: ``<=`` or set membership.
 
         A missing ``x`` follows the node's surrogates (which read the full
@@ -551,7 +553,9 @@ class Tree:
             current = node[active]
             internal = self.children_left[current] != TREE_LEAF
             active, current = active[internal], current[internal]
-            go_left = self._goes_left(current, X[active, self.feature[current]], X, active)
+            go_left = self._goes_left(
+                current, X[active, self.feature[current]], X, active
+            )
             node[active] = np.where(
                 go_left, self.children_left[current], self.children_right[current]
             )
@@ -585,7 +589,9 @@ class Tree:
         while active.size:
             internal = self.children_left[current] != TREE_LEAF
             active, current = active[internal], current[internal]
-            go_left = self._goes_left(current, X[active, self.feature[current]], X, active)
+            go_left = self._goes_left(
+                current, X[active, self.feature[current]], X, active
+            )
             current = np.where(go_left, self.children_left[current], self.children_right[current])
             rows.append(active)
             nodes.append(current)
@@ -635,8 +641,9 @@ class Tree:
             node = 0
             while left[node] != TREE_LEAF:
                 x, t = row[feature[node]], threshold[node]
-                if t == t and x != x and surrogates:  # missing: surrogates, then default
-                    go_left = bool(self._missing_left(np.array([node]), X[i : i + 1])[0])
+                if t == t and x != x and surrogates:  # missing: surrogates, default
+                    here = np.array([node])
+                    go_left = bool(self._missing_left(here, X[i : i + 1])[0])
                 elif t == t and x != x:  # missing: the node's direction
                     go_left = missing_left[node]
                 elif t == t:
@@ -932,7 +939,9 @@ class Tree:
         right = self.children_right[internal]
         w = power_of_two_scale(self.weighted_n_node_samples)[0]
         imp = power_of_two_scale(np.maximum(self.impurity, 0.0))[0]
-        decrease = w[internal] * imp[internal] - w[left] * imp[left] - w[right] * imp[right]
+        decrease = (
+            w[internal] * imp[internal] - w[left] * imp[left] - w[right] * imp[right]
+        )
         decrease = np.maximum(decrease, 0.0)
         importances = np.bincount(
             self.feature[internal], weights=decrease, minlength=n_features

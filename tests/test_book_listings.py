@@ -35,11 +35,7 @@ LONG_LISTINGS = {
     "03_incremental.ipynb",
     "05_training_inference.ipynb",
     "06_one_vs_rest.ipynb",
-    "07_optimal_partitioning.ipynb",
-    "09_missing_values.ipynb",
     "15_ensembles.ipynb",
-    "appendix_multiclass_partitions.ipynb",  # moved from chapter 7 with its listings
-    "appendix_monotonic.ipynb",  # moved from chapter 5 with its listings
 }
 LONG_MARKDOWN_CODE: set[str] = set()
 
