@@ -166,7 +166,7 @@ def prefix_sum_best_split(
     node_stats = phi.sum(axis=0)
     total = total_weight(node_stats, criterion)
     parent = float(impurity_from_statistics(node_stats, criterion))
-    q = fixed_weights(sample_weight, min_samples_leaf)  # exact sums for the refusal rule
+    q = fixed_weights(sample_weight, min_samples_leaf)  # exact sums, for refusals
     q_total = q.sum()
     if monotonic is not None:
         # The children's values, for the constraints.
@@ -179,7 +179,8 @@ def prefix_sum_best_split(
         right = node_stats - left
         scores, w_left, w_right = children_score(left, right, criterion, total)
         q_left = _prefix(q[:, None], c)[:, 0]
-        refused = refused_sides(q_left, q_total - q_left, min_samples_leaf, sample_weight)
+        q_right = q_total - q_left
+        refused = refused_sides(q_left, q_right, min_samples_leaf, sample_weight)
         scores[refused] = np.nan
         if monotonic is not None and monotonic.cst[j] != 0:
             lower, upper = monotonic.lower, monotonic.upper

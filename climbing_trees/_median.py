@@ -231,9 +231,8 @@ def running_median_best_split(
                 y_seq = Y[seq, k]
                 left = left + prefix_absolute_errors(y_seq, w_seq)
                 right = right + prefix_absolute_errors(y_seq[::-1], w_seq[::-1])[::-1]
-            k_sides.append(
-                (left / n_outputs, right / n_outputs, np.cumsum(w_seq), np.cumsum(q[seq]))
-            )
+            cum_w, cum_q = np.cumsum(w_seq), np.cumsum(q[seq])
+            k_sides.append((left / n_outputs, right / n_outputs, cum_w, cum_q))
         for k in range(len(c.position)):
             left, right, cum_w, cum_q = k_sides[int(c.missing_left[k])]
             cut = c.n_left[k] - 1  # the last row of the left child in scan order
