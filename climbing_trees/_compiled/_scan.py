@@ -10,7 +10,9 @@ present row, "present left, missing right", threshold ``+inf``), then
 missing rows left.  The positions allowed by ``min_samples_leaf`` come from
 :func:`climbing_trees._missing.candidate_bounds` (its port
 :func:`._rules.bounds`); a side without weight or lighter than
-``min_weight_leaf`` is refused (:func:`climbing_trees._ties.refused_weights`).
+``min_weight_leaf`` is refused, on exact fixed-point sums of the weights ``q``
+(:func:`climbing_trees._exact_weights.refused_sides`, its port
+:func:`._rules.refused_side`).
 
 :func:`drawn_thresholds` scores the random splitter's one candidate of each
 drawn feature (:func:`climbing_trees._random.random_numeric_split`): rows with
@@ -25,7 +27,7 @@ from __future__ import annotations
 import numpy as np
 
 from ._choice import gate, near_add
-from ._rules import bounds, jit, midpoint, missing_left_of
+from ._rules import bounds, jit, midpoint, missing_left_of, refused_side
 from ._scores import ENTROPY, POISSON, gain, poisson_side, xlogx
 
 
@@ -44,8 +46,8 @@ def add_row(acc, row, weight, classes, cls, offsets, phi, n_out):
 @jit
 def scan_sorted(
     srows, n_present, j, Xf, rs, cs, w, unit, classes, cls, offsets, phi, n_out, criterion,
-    total, node_weight, impurity, constant, scale, msl, mwl, acc, extra, key_base,
-    near, count, best,
+    total, node_weight, impurity, constant, scale, slack, msl, q, q_node, low, acc, extra,
+    key_base, near, count, best,
 ):  # fmt: skip
     """Offer every candidate of feature ``j`` at a node whose rows, sorted, are ``srows``.
 
@@ -65,24 +67,29 @@ def scan_sorted(
         acc[c] = 0.0
         extra[c] = 0.0
     w_missing = 0.0
+    q_missing = 0.0
     for i in range(n_present, n):
         row = srows[i]
         w_missing += w[row]
+        q_missing += q[row]
         add_row(extra, row, w[row], classes, cls, offsets, phi, n_out)
     lo_right, hi_right = bounds(n_present, n_missing, msl, False)
     lo_left, hi_left = bounds(n_present, n_missing, msl, True)
     last = max(hi_right, hi_left)
     first = min(lo_right, lo_left)
-    floor = gate(best, impurity, constant, scale)
+    floor = gate(best, impurity, constant, scale, slack)
     single_class = classes and n_out == 1
     poisson = criterion == POISSON
     entropy = criterion == ENTROPY
     w_left = 0.0
+    q_left = 0.0
+    q_unit = q[srows[0]]  # every row's fixed-point weight, when the weights are unit
     x_next = Xf[srows[0] * rs + j * cs] if n_present > 0 else np.nan
     for i in range(last + 1):
         row = srows[i]
         weight = 1.0 if unit else w[row]
         w_left += weight
+        q_left += q_unit if unit else q[row]
         if single_class:
             acc[cls[row, 0]] += weight
         elif classes:
@@ -104,15 +111,17 @@ def scan_sorted(
                 if not (lo_right <= i <= hi_right and (distinct or i == n_present - 1)):
                     continue
                 w_side = w_left
+                q_side = q_left
                 share = 0.0
             else:
                 if not (distinct and lo_left <= i <= hi_left):
                     continue
                 w_side = w_left + w_missing
+                q_side = q_left + q_missing
                 share = 1.0
             w_right = node_weight - w_side
-            if not (w_side > 0.0 and w_right > 0.0 and w_side >= mwl and w_right >= mwl):
-                continue
+            if refused_side(q_side, q_node - q_side, low) or not w_right > 0.0:
+                continue  # (a float side weight at or below 0: grow_tree's NaN score)
             g = 0.0
             if poisson:
                 for o in range(n_out):
@@ -153,39 +162,45 @@ def scan_sorted(
                 goes = True
                 key, n_left = key_base + n + i, i + 1 + n_missing
             near, count, best = near_add(
-                near, count, best, impurity, score, key, threshold, j, goes, n_left
-            )
-            floor = gate(best, impurity, constant, scale)
+                near, count, best, impurity, slack, score, key, threshold, j, goes,
+                n_left, w_side, acc, extra, share,
+            )  # fmt: skip
+            floor = gate(best, impurity, constant, scale, slack)
     return near, count, best
 
 
 @jit
-def _left_sums_one(rows, values, s, t, side, w, read_w, phi):
-    """Weight, rows, rows of positive weight and ``phi`` sum sent left by threshold ``t``
-    of the feature whose values (in the order of ``rows``) are ``values[s]`` (one
-    statistic; :func:`drawn_thresholds`)."""
+def _left_sums_one(rows, values, s, t, side, w, q, q_unit, read_w, phi):
+    """Weight, fixed-point weight, rows, rows of positive weight and ``phi`` sum sent
+    left by threshold ``t`` of the feature whose values (in the order of ``rows``) are
+    ``values[s]`` (one statistic; :func:`drawn_thresholds`).  Unread weights are 1
+    and their fixed-point weights ``q_unit``."""
     wl = 0.0
+    ql = 0.0
     nl = 0
     pl = 0
     s0 = 0.0
     for i in range(rows.shape[0]):
         row = rows[i]
         weight = w[row] if read_w else 1.0
+        fixed = q[row] if read_w else q_unit
         x = values[s, i]
         below = side if np.isnan(x) else x <= t
         b = 1.0 if below else 0.0
         nb = 1 if below else 0
         wl += b * weight
+        ql += b * fixed
         nl += nb
         pl += nb * (1 if weight > 0.0 else 0)  # no `and`: it would branch on the side
         s0 += b * phi[row, 0]
-    return wl, nl, pl, s0
+    return wl, ql, nl, pl, s0
 
 
 @jit
-def _left_sums(rows, values, s, t, side, w, classes, cls, offsets, phi, n_out, out):
+def _left_sums(rows, values, s, t, side, w, q, classes, cls, offsets, phi, n_out, out):
     """:func:`_left_sums_one` for classes or several statistics, summed into ``out``."""
     wl = 0.0
+    ql = 0.0
     nl = 0
     pl = 0
     m = out.shape[0]
@@ -198,6 +213,7 @@ def _left_sums(rows, values, s, t, side, w, classes, cls, offsets, phi, n_out, o
         b = 1.0 if below else 0.0
         nb = 1 if below else 0
         wl += b * weight
+        ql += b * q[row]
         nl += nb
         pl += nb * (1 if weight > 0.0 else 0)
         if single_class:
@@ -208,14 +224,15 @@ def _left_sums(rows, values, s, t, side, w, classes, cls, offsets, phi, n_out, o
         else:
             for c in range(m):
                 out[c] += b * phi[row, c]
-    return wl, nl, pl
+    return wl, ql, nl, pl
 
 
 @jit
 def drawn_thresholds(
     rows, features, n_drawn, thresholds, sides, has_missing, values, slot_of, w, unit, classes,
     cls, offsets, phi, n_out, criterion, total, node_weight, n_positive, impurity, constant,
-    scale, msl, mwl, sums, w_left, n_left, positive_left, extra, near, count, best,
+    scale, slack, msl, q, q_node, low, sums, w_left, q_sides, n_left, positive_left, extra,
+    near, count, best,
 ):  # fmt: skip
     """Offer the one candidate of each drawn feature under its drawn threshold.
 
@@ -226,11 +243,13 @@ def drawn_thresholds(
     read again).  One pass over the node's rows per feature, in index order
     (as ``grow_tree`` sums them), with scalar sums (regression with one
     output) or the feature's row of ``sums`` (classes): a row going left
-    adds its statistics, a row going right adds 0.0 (no branch on an
-    unpredictable side), which leaves every sum as it was.  ``unit``: every
-    weight is 1 (not read).  A candidate is refused when a side has fewer
-    than ``msl`` rows, no row of positive weight (counted), less weight than
-    ``mwl``, or an infinite score
+    adds its statistics and its fixed-point weight ``q``, a row going right
+    adds 0.0 (no branch on an unpredictable side), which leaves every sum as
+    it was.  ``unit``: every weight is 1 (not read; its fixed-point weight is
+    the same for every row).  A candidate is refused when a side has fewer
+    than ``msl`` rows, no row of positive weight (counted), no fixed-point
+    weight or less than ``low`` (:func:`._rules.refused_side`), or an
+    infinite score
     (:func:`climbing_trees._random.threshold_scores`).
     """
     n = rows.shape[0]
@@ -239,18 +258,21 @@ def drawn_thresholds(
     # Unit weights are read anyway where classes are summed: measured, the
     # compiler branches on the side there otherwise (a mispredicted branch per row).
     read_w = not (unit and scalar)
+    q_unit = q[rows[0]] if n > 0 else 0.0  # every row's, when the weights are unit
     for f in range(n_drawn):
         j = features[f]
         for c in range(m):
             sums[j, c] = 0.0
         if scalar:  # one loop per case: a loop with the others' branches runs 3 times slower
-            wl, nl, pl, s0 = _left_sums_one(rows, values, slot_of[j], thresholds[j], sides[j],
-                                            w, read_w, phi)  # fmt: skip
+            wl, ql, nl, pl, s0 = _left_sums_one(rows, values, slot_of[j], thresholds[j],
+                                                sides[j], w, q, q_unit, read_w, phi)  # fmt: skip
             sums[j, 0] = s0
         else:
-            wl, nl, pl = _left_sums(rows, values, slot_of[j], thresholds[j], sides[j], w,
-                                    classes, cls, offsets, phi, n_out, sums[j])  # fmt: skip
+            wl, ql, nl, pl = _left_sums(rows, values, slot_of[j], thresholds[j], sides[j], w,
+                                        q, classes, cls, offsets, phi, n_out,
+                                        sums[j])  # fmt: skip
         w_left[j] = wl
+        q_sides[j] = ql
         n_left[j] = nl
         positive_left[j] = pl
     for f in range(n_drawn):
@@ -259,7 +281,7 @@ def drawn_thresholds(
         if nl < msl or n - nl < msl or pl == 0 or pl >= n_positive:
             continue
         w_right = node_weight - wl
-        if not (wl > 0.0 and w_right > 0.0 and wl >= mwl and w_right >= mwl):
+        if refused_side(q_sides[j], q_node - q_sides[j], low) or not w_right > 0.0:
             continue
         g = gain(criterion, sums[j], extra, False, total, wl, w_right, n_out)
         score = (constant - g) / scale
@@ -267,6 +289,7 @@ def drawn_thresholds(
             continue
         goes = missing_left_of(1 if has_missing[j] else 0, sides[j], nl, n)
         near, count, best = near_add(
-            near, count, best, impurity, score, j, thresholds[j], j, goes, nl
-        )
+            near, count, best, impurity, slack, score, j, thresholds[j], j, goes, nl, wl,
+            sums[j], extra, 0.0,
+        )  # fmt: skip
     return near, count, best

@@ -43,7 +43,8 @@ depth-first preorder so the :class:`Tree` equals ``grow_tree``'s.
 
 The pieces
 ----------
-The builder is a few small modules, one role each (chapter 11 shows this map).
+The builder is a few small modules, one role each (the book's appendix "The
+level-wise builder's engineering" shows this map).
 
 - ``_grow``: the loop, :func:`grow_tree_levelwise`: one level's summaries,
   stopping rules, searches and routing, level after level.
@@ -71,6 +72,9 @@ The builder is a few small modules, one role each (chapter 11 shows this map).
   codes and each node's rows in index order) and the ``Histograms`` search
   (exact integer histograms, the smaller sibling summed, the other
   subtracted; bins scanned with the exact search's candidates and tie rule).
+- ``_histogram_plan``: which of a level's nodes get histograms (only the
+  searched ones; small ones searched from their rows), which are summed and
+  which subtracted, and the parts a level is made in.
 - ``_histogram_kernels``: its compiled loops (numba): the partition of the
   rows, squared error's level summaries and bin scan, each the twin of a
   numpy version.
