@@ -9,6 +9,9 @@ Run from the repository root::
                                          # medians of 5 runs, then the median and
                                          # maximum ratios
     python -m benchmarks --repeats 9     # more runs per case
+    python -m benchmarks --forests       # the forest section only: random forests and
+                                         # extra trees, 100 trees, digits and 20,000 x 20,
+                                         # n_jobs=1 and -1 (threads)
     python -m benchmarks --scaling       # 1,000 to 1,000,000 rows, exponent and peak memory
     python -m benchmarks --memory        # peak extra memory of a fit, both libraries,
                                          # each fit in a fresh process (medians of 3)
@@ -40,6 +43,7 @@ from climbing_trees._benchmark import (
     benchmark_table,
     fit_memory,
     fitted_exponent,
+    forest_table,
     hist_memory,
     hist_timings,
     memory_case,
@@ -79,6 +83,23 @@ def run_suite(repeats: int) -> None:
             f"{kind} ratio: median {ratios.median():.3f}, maximum {ratios.max():.3f} "
             f"({worst['case']}, {worst['params']}); {int((ratios > 1).sum())} of "
             f"{len(table)} cases above 1"
+        )
+    print(f"({repeats} alternating runs per library and case; {_load()}, {os.cpu_count()} CPUs)")
+    print()
+    run_forests(3)
+
+
+def run_forests(repeats: int) -> None:
+    table = forest_table(repeats=repeats)
+    print("Forests (fit only): median wall-clock seconds, n_jobs threads in both libraries")
+    with pd.option_context("display.width", 200, "display.max_columns", 20):
+        print(table.to_string(index=False, float_format=lambda x: f"{x:.4g}"))
+    for jobs, part in table.groupby("n_jobs", sort=False):
+        worst = part.loc[part["fit ratio"].idxmax()]
+        print(
+            f"forest fit ratio at n_jobs={jobs}: maximum {worst['fit ratio']:.3f} "
+            f"({worst['forest']}, {worst['data']}); {int((part['fit ratio'] > 1).sum())} of "
+            f"{len(part)} above 1"
         )
     print(f"({repeats} alternating runs per library and case; {_load()}, {os.cpu_count()} CPUs)")
 
@@ -207,6 +228,9 @@ def main() -> None:
         "--memory-runs", type=int, default=3, help="fresh processes per library and case"
     )
     parser.add_argument(
+        "--forests", action="store_true", help="the forest section only (100 trees)"
+    )
+    parser.add_argument(
         "--hist", action="store_true", help="splitter='hist' against LightGBM and HGB"
     )
     parser.add_argument(
@@ -222,7 +246,9 @@ def main() -> None:
     )
     args = parser.parse_args()
     np.seterr(all="ignore")
-    if args.hist:
+    if args.forests:
+        run_forests(args.repeats)
+    elif args.hist:
         run_hist(args.repeats, args.max_n)
     elif args.memory:
         run_fit_memory(args.memory_runs)

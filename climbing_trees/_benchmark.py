@@ -300,6 +300,52 @@ def benchmark_table(cases: list[Case], repeats: int = 5) -> pd.DataFrame:
     return pd.DataFrame([time_case(case, repeats) for case in cases])
 
 
+#: The forests of the benchmark's forest section (one name in both libraries).
+FOREST_KINDS = ("RandomForestClassifier", "ExtraTreesClassifier")
+
+
+def forest_data(scale: float = 1.0) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+    """The forest section's data: digits (1,797 x 64, 10 classes) and a 20,000 x 20
+    classification (3 classes), in float32 values as both libraries read them."""
+    X_d, y_d = load_digits(return_X_y=True)
+    n = int(20_000 * scale)
+    X_c, y_c = make_classification(n, 20, n_informative=10, n_classes=3, random_state=0)
+    return {"digits": (as_float32(X_d), y_d), f"{n:,} x 20": (as_float32(X_c), y_c)}
+
+
+def time_forest(kind: str, X, y, n_jobs: int, n_estimators: int = 100, repeats: int = 3):
+    """Median wall-clock fit times of both libraries' forest ``kind``, run alternately."""
+    from sklearn import ensemble as sklearn_ensemble
+
+    from . import _ensemble
+
+    ours_class, theirs_class = getattr(_ensemble, kind), getattr(sklearn_ensemble, kind)
+    params = {"n_estimators": n_estimators, "n_jobs": n_jobs, "random_state": 0}
+    ours, theirs = [], []
+    for _ in range(repeats):
+        ours.append(_elapsed(ours_class(**params).fit, X, y))
+        theirs.append(_elapsed(theirs_class(**params).fit, X, y))
+    return float(np.median(ours)), float(np.median(theirs))
+
+
+def forest_table(
+    n_estimators: int = 100, repeats: int = 3, scale: float = 1.0, n_jobs=(1, -1)
+) -> pd.DataFrame:
+    """The forest section: random forests and extra trees of ``n_estimators`` trees
+    on :func:`forest_data`, at each ``n_jobs`` (threads), after one warm-up fit each."""
+    rows = []
+    for data, (X, y) in forest_data(scale).items():
+        for kind in FOREST_KINDS:
+            time_forest(kind, X, y, 1, n_estimators=2, repeats=1)  # warm-up
+            for jobs in n_jobs:
+                ours, theirs = time_forest(kind, X, y, jobs, n_estimators, repeats)
+                rows.append({
+                    "forest": kind, "data": data, "trees": n_estimators, "n_jobs": jobs,
+                    "our fit (s)": ours, "sklearn fit (s)": theirs, "fit ratio": ours / theirs,
+                })  # fmt: skip
+    return pd.DataFrame(rows)
+
+
 def scaling(
     sizes: list[int],
     builders: dict[str, Callable[[np.ndarray, np.ndarray], object]],

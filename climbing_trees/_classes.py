@@ -291,6 +291,18 @@ class BaseDecisionTree(BaseEstimator):
         -------
         self
         """
+        learner, X, Y = self._validated(X, y)
+        self._grow(learner, X, Y, sample_weight)
+        return self
+
+    def _validated(self, X, y):
+        """A fresh learner with what ``(X, y)`` says (columns, classes, outputs), and
+        ``X`` and the encoded target ``Y`` as the builders read them.
+
+        The first half of :meth:`fit`.  A forest calls it once and gives every
+        tree the result (:meth:`_grow`), as scikit-learn's forests fit their
+        trees with ``check_input=False``.
+        """
         learner = self._unfitted_copy()
         _refuse_sparse_y(y)
         _check_output_shape(getattr(y, "shape", ()))
@@ -310,6 +322,13 @@ class BaseDecisionTree(BaseEstimator):
             )
             y = _check_outputs(y)
             Y = learner._encode_target(y)
+        return learner, X, Y
+
+    def _grow(self, learner, X, Y, sample_weight, flat_tables: bool = True) -> None:
+        """The second half of :meth:`fit`: grow ``learner``'s tree on the validated
+        ``X`` and ``Y`` (:meth:`_validated`) and adopt it; ``self`` changes only at
+        the end.  ``flat_tables=False`` leaves predict's lookup tables to the first
+        prediction (a forest's trees build them in its threads)."""
         sample_weight = check_sample_weight(sample_weight, len(X))
         sample_weight = learner._apply_class_weight(sample_weight, Y)
         # Surrogates count the case weights, the primary split the altered priors
@@ -371,7 +390,7 @@ class BaseDecisionTree(BaseEstimator):
         if missing_values == "surrogate":
             training = (X, Y, sample_weight, params["criterion"])
         # The training arrays: freed before the tables.
-        del X, y, Y, sample_weight, keep, case_weight
+        del X, Y, sample_weight, keep, case_weight
         tree = learner.tree_  # report the caller's weights, not the rescaled ones
         tree.weighted_n_node_samples *= weight_scale  # the builder's own array
         # Pruning (chapter 8): the full tree first, cut back afterwards.
@@ -389,9 +408,9 @@ class BaseDecisionTree(BaseEstimator):
             with np.errstate(over="ignore"):  # the caller's weights: inf past 1e308
                 learner.surrogate_importances_ = importances * weight_scale
             del training
-        tree.flat_tables()  # the lookup tables of predict, built once here
+        if flat_tables:
+            tree.flat_tables()  # the lookup tables of predict, built once here
         self._adopt_fitted_state(learner)
-        return self
 
     def _max_bins(self):
         """``max_bins`` checked where ``splitter="hist"`` (None otherwise: no binning)."""

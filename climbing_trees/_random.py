@@ -71,6 +71,7 @@ gives scikit-learn's tree.
 from __future__ import annotations
 
 import numbers
+import threading
 from dataclasses import dataclass
 
 import numpy as np
@@ -447,6 +448,29 @@ def _is_seed(random_state) -> bool:
     return True
 
 
+_SEEDED = threading.local()
+
+
+def seeded_random_state(seed) -> np.random.RandomState:
+    """``np.random.RandomState(seed)``, without the cost of a new generator.
+
+    A new ``RandomState`` first seeds itself from the operating system's
+    entropy (about 0.2 ms, more than a small tree's fit) and is then seeded
+    again; this reseeds one generator kept per thread instead, which gives the
+    same numbers.  Use it at once: the next call in the same thread reseeds it.
+
+    >>> seeded_random_state(3).randint(100, size=3).tolist()
+    [24, 3, 56]
+    >>> np.random.RandomState(3).randint(100, size=3).tolist()
+    [24, 3, 56]
+    """
+    rng = getattr(_SEEDED, "rng", None)
+    if rng is None:
+        rng = _SEEDED.rng = np.random.RandomState()
+    rng.seed(seed)
+    return rng
+
+
 def root_key(random_state) -> int:
     """The root's key from ``random_state`` (None, int, RandomState or Generator).
 
@@ -459,7 +483,7 @@ def root_key(random_state) -> int:
     if random_state is None:
         rng = np.random.mtrand._rand
     elif _is_seed(random_state):
-        rng = np.random.RandomState(random_state)
+        rng = seeded_random_state(random_state)
     elif isinstance(random_state, np.random.RandomState):
         rng = random_state
     else:

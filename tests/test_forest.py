@@ -14,7 +14,7 @@ import warnings
 import numpy as np
 import pandas as pd
 import pytest
-from conftest import as_float32_exact
+from conftest import as_float32_exact, assert_same_tree
 from sklearn import ensemble as sk
 from sklearn.base import clone
 from sklearn.metrics import balanced_accuracy_score, mean_absolute_error
@@ -179,6 +179,46 @@ def test_n_jobs_gives_the_same_forest(tie_free, Forest):
     np.testing.assert_array_equal(getattr(serial, method)(X_new), getattr(threads, method)(X_new))
     np.testing.assert_array_equal(serial.apply(X_new), threads.apply(X_new))
     assert serial.oob_score_ == threads.oob_score_
+
+
+@pytest.mark.parametrize("Forest", FORESTS)
+@pytest.mark.parametrize("weighted", [False, True])
+def test_the_trees_are_those_fitted_one_by_one(penguins, Forest, weighted):
+    """The forest checks X and y once for all its trees; each tree is still the one that
+    fit(X, y, sample_weight) grows with its seed and its sample's weights, array by
+    array, on a frame with text columns, ties and missing values; and n_jobs=2 grows
+    the same trees in threads."""
+    target = "species" if "Classifier" in Forest.__name__ else "body_mass_g"
+    X, y = penguins.drop(columns=target).copy(), penguins[target]
+    X.loc[::7, "bill_length_mm"] = np.nan
+    X.loc[::11, "island"] = None
+    w = np.random.default_rng(1).uniform(0.5, 2.0, size=len(X)) if weighted else None
+    params = {"n_estimators": 6, "random_state": 0, "max_features": 0.5, "bootstrap": True}
+    forest = Forest(**params).fit(X, y, sample_weight=w)
+    threads = Forest(**params, n_jobs=2).fit(X, y, sample_weight=w)
+    for b, (tree, rows) in enumerate(zip(forest, forest.estimators_samples_, strict=True)):
+        alone = clone(forest.estimator_).set_params(random_state=tree.random_state)
+        alone.fit(X, y, sample_weight=np.bincount(rows, minlength=len(X)).astype(float))
+        assert_same_tree(tree.tree_, alone.tree_)
+        assert_same_tree(tree.tree_, threads[b].tree_)
+        assert list(tree.feature_names_in_) == list(alone.feature_names_in_)
+        assert [list(c) if c is not None else None for c in tree.categories_] == [
+            list(c) if c is not None else None for c in alone.categories_
+        ]
+        if hasattr(tree, "classes_"):
+            np.testing.assert_array_equal(tree.classes_, alone.classes_)
+
+
+@pytest.mark.parametrize("Forest", [ct.ExtraTreesClassifier, ct.ExtraTreesRegressor])
+def test_trees_without_bootstrap_get_the_forests_weights(tie_free, Forest):
+    """Without bootstrap every tree is fit(X, y, sample_weight) with its seed."""
+    X, y, labels, w, _ = tie_free
+    y = labels if "Classifier" in Forest.__name__ else np.round(y, 1)  # ties in y
+    X = np.round(X, 1)  # ties in X
+    forest = Forest(n_estimators=4, random_state=0, max_features=2).fit(X, y, sample_weight=w)
+    for tree in forest:
+        alone = clone(forest.estimator_).set_params(random_state=tree.random_state)
+        assert_same_tree(tree.tree_, alone.fit(X, y, sample_weight=w).tree_)
 
 
 @pytest.mark.parametrize("Forest", FORESTS)

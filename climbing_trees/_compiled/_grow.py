@@ -66,6 +66,8 @@ from ._scores import (
 )
 from ._support import compiled_refusal
 
+_ONE = np.uint64(1)
+
 
 def grow_tree_compiled(
     X: np.ndarray,
@@ -240,17 +242,20 @@ def _presorted(X: np.ndarray) -> np.ndarray:
 
 
 @jit
-def _feature_range(j, rows, Xf, rs, cs):
+def _feature_range(j, rows, Xf, rs, cs, values, slot):
     """Smallest and largest present value of feature ``j`` over ``rows``, and any missing.
 
     :func:`climbing_trees._random.feature_ranges` for one node and feature
-    (NaN bounds when no value is present).
+    (NaN bounds when no value is present).  The values read are kept in
+    ``values[slot]``, in the order of ``rows``: the random splitter's sums
+    read them there, contiguous, instead of reading ``X`` again.
     """
     lo = np.inf
     hi = -np.inf
     missing = False
     for i in range(rows.shape[0]):
         x = Xf[rows[i] * rs + j * cs]
+        values[slot, i] = x
         if np.isnan(x):
             missing = True
         else:
@@ -262,63 +267,96 @@ def _feature_range(j, rows, Xf, rs, cs):
 
 
 @jit
-def _all_ranges(rows, d, Xf, rs, cs, lo, hi, missing):
-    """:func:`_feature_range` of every feature, in one pass over the rows."""
-    for j in range(d):
-        lo[j] = np.inf
-        hi[j] = -np.inf
-        missing[j] = False
-    for i in range(rows.shape[0]):
-        base = rows[i] * rs
-        for j in range(d):
-            x = Xf[base + j * cs]
-            if np.isnan(x):
-                missing[j] = True
-            else:
-                lo[j] = min(lo[j], x)
-                hi[j] = max(hi[j], x)
-    for j in range(d):
-        if lo[j] > hi[j]:
-            lo[j] = np.nan
-            hi[j] = np.nan
-
-
-@jit
-def _draw(key, d, max_features, rows, Xf, rs, cs, lo, hi, missing, known, mask):
+def _draw(
+    key, d, max_features, rows, Xf, rs, cs, lo, hi, missing, known, mask, u, taken, values,
+    slot_of, keep, inherited, order,
+):  # fmt: skip
     """The features a node searches (:func:`climbing_trees._random.draw_features`).
 
     Ranges are computed only for the features the rule looks at: the first
     ``max_features`` in the order of the draws, and further ones only while
     every feature looked at is constant.  Fills ``mask`` (and the ranges).
+    The order of the draws is :func:`climbing_trees._random.draw_order`'s
+    (increasing draw, ties by feature): each next feature is the smallest
+    draw, and the first ``max_features`` are picked in one pass over the
+    draws (an insertion into a short sorted list), the next ones only when
+    needed: no sort of all features and no allocation (``u``, ``taken`` and
+    ``order`` are work arrays of length ``d``).  With ``keep``,
+    the values of each searched feature ``j`` stay in ``values[slot_of[j]]``
+    (at most ``min(max_features, d)`` rows: a node searches no more);
+    without, ``values`` has one row, overwritten.
+
+    ``inherited`` has bit ``j`` set when feature ``j`` was found constant at
+    an ancestor (``d <= 64``): constant there, it is constant on these rows
+    (fewer rows, no wider range, no missing value appears), so its range is
+    not computed again, as scikit-learn's splitters pass their constant
+    features down.  Returns the bits of this node's constant features.
     """
+    slot = 0
+    track = d <= 64
+    constants = inherited
     for j in range(d):
         known[j] = False
         mask[j] = False
-    if max_features >= d:  # every range: one pass over the rows reads them all
-        _all_ranges(rows, d, Xf, rs, cs, lo, hi, missing)
+    if max_features >= d:  # every range, one feature at a time (scalar bounds)
         for j in range(d):
+            if track and constants & (_ONE << np.uint64(j)):
+                continue  # constant at an ancestor
+            lo[j], hi[j], missing[j] = _feature_range(j, rows, Xf, rs, cs, values, slot)
             known[j] = True
             constant = np.isnan(lo[j]) or (narrow_range(lo[j], hi[j]) and not missing[j])
             mask[j] = not constant
-        return
-    else:
-        u = np.empty(d)
-        for j in range(d):
-            u[j] = uniform(key, FEATURES, j)
-        order = np.argsort(u, kind="mergesort")
+            slot_of[j] = slot
+            if keep and not constant:
+                slot += 1
+            if track and constant:
+                constants |= _ONE << np.uint64(j)
+        return constants
+    # The first max_features in the order of the draws, in that order, in one pass:
+    # order[:k] holds the k smallest draws so far (a later feature passes an equal
+    # draw only if it is smaller, so ties keep the lower feature first).
+    k = 0
+    for j in range(d):
+        u[j] = uniform(key, FEATURES, j)
+        taken[j] = False
+        if k < max_features or u[j] < u[order[k - 1]]:
+            if k < max_features:
+                k += 1
+            i = k - 1
+            while i > 0 and u[j] < u[order[i - 1]]:
+                order[i] = order[i - 1]
+                i -= 1
+            order[i] = j
+    for i in range(k):
+        taken[order[i]] = True
     found = False
     for r in range(d):
-        j = order[r]
+        if r < k:
+            j = order[r]
+        else:  # every drawn feature was constant: the next smallest draw, when needed
+            j = -1
+            for jj in range(d):
+                if not taken[jj] and (j < 0 or u[jj] < u[j]):
+                    j = jj
+            taken[j] = True
         if r >= max_features and found:
             break
-        lo[j], hi[j], missing[j] = _feature_range(j, rows, Xf, rs, cs)
+        if track and constants & (_ONE << np.uint64(j)):
+            continue  # constant at an ancestor
+        lo[j], hi[j], missing[j] = _feature_range(j, rows, Xf, rs, cs, values, slot)
         known[j] = True
         constant = np.isnan(lo[j]) or (narrow_range(lo[j], hi[j]) and not missing[j])
+        if track and constant:
+            constants |= _ONE << np.uint64(j)
         if not constant:
             mask[j] = True
+            slot_of[j] = slot
+            if keep:
+                slot += 1
             found = True
             if r >= max_features:  # every drawn feature was constant: the first after them
                 break
+    return constants
 
 
 @jit
@@ -418,22 +456,25 @@ def _partition(piece, goes_left, buffer):
 
 
 @jit
-def _summarise(rows, criterion, classes, cls, offsets, Y, w, phi, n_out, total, value):
+def _summarise(rows, criterion, classes, cls, offsets, Y, w, unit, phi, n_out, total, value):
     """A node's weight, impurity, purity, score constants and value (into ``value``).
 
     As :func:`climbing_trees.grow_tree` computes them: sums in index order;
     squared error centres the targets at the node's mean (at the constant
     where a column is constant over the rows of positive weight,
     :func:`climbing_trees._criteria.centring_means`) and writes each row's
-    centred ``w y`` into ``phi``.
+    centred ``w y`` into ``phi``.  ``unit``: every weight is 1.
     """
     n = rows.shape[0]
     m = total.shape[0]
     for c in range(m):
         total[c] = 0.0
     node_weight = 0.0
-    for i in range(n):
-        node_weight += w[rows[i]]
+    if unit:  # the same sum: n ones added in any order are n
+        node_weight = float(n)
+    else:
+        for i in range(n):
+            node_weight += w[rows[i]]
     if classes:
         for i in range(n):
             row = rows[i]
@@ -534,6 +575,12 @@ def _grow_nodes(
     has_missing = np.zeros(d, dtype=np.bool_)
     known = np.zeros(d, dtype=np.bool_)
     mask = np.ones(d, dtype=np.bool_)
+    u_draws = np.empty(d)  # a node's draws of the features, and which are taken
+    # The random splitter's values of each searched feature at a node (see _draw).
+    kept = np.empty((min(max_features, d) if random_splitter else 1, n))
+    slot_of = np.zeros(d, dtype=np.intp)
+    taken = np.zeros(d, dtype=np.bool_)
+    draw_order = np.empty(d, dtype=np.intp)
     drawn = np.empty(d, dtype=np.intp)  # the random splitter's drawn features
     t_drawn = np.empty(d)
     s_drawn = np.zeros(d, dtype=np.bool_)
@@ -552,14 +599,17 @@ def _grow_nodes(
     s_parent = np.empty(stack_size, dtype=np.intp)
     s_left = np.empty(stack_size, dtype=np.bool_)
     s_key = np.empty(stack_size, dtype=np.uint64)
+    s_constants = np.zeros(stack_size, dtype=np.uint64)
     s_start[0], s_stop[0], s_depth[0], s_parent[0], s_left[0] = 0, n, 0, -1, True
     s_key[0] = root_key
+    s_constants[0] = 0
     top = 1
     count = 0
     while top > 0:
         top -= 1
         start, stop, depth = s_start[top], s_stop[top], s_depth[top]
         parent, is_left, key = s_parent[top], s_left[top], s_key[top]
+        constants = s_constants[top]  # the features constant at an ancestor (_draw)
         node = count
         count += 1
         if parent >= 0:
@@ -570,14 +620,17 @@ def _grow_nodes(
         here = rows[start:stop]
         size = stop - start
         node_weight, node_impurity, pure, constant, scale = _summarise(
-            here, criterion, classes, cls, offsets, Y, w, phi, n_out, total, value[node]
+            here, criterion, classes, cls, offsets, Y, w, unit, phi, n_out, total, value[node]
         )
         impurity[node] = node_impurity
         n_node[node] = size
         w_node[node] = node_weight
         q_node = 0.0  # exact (fixed point): any order gives the same sum
-        for i in range(size):
-            q_node += q[here[i]]
+        if unit:  # every row's q is the same integer; size * q is exact (below 2**53)
+            q_node = size * q[here[0]]
+        else:
+            for i in range(size):
+                q_node += q[here[i]]
         if (
             (max_depth >= 0 and depth >= max_depth)
             or size < min_samples_split
@@ -587,15 +640,21 @@ def _grow_nodes(
         ):
             continue
         if randomness:
-            _draw(key, d, max_features, here, Xf, rs, cs, lo, hi, has_missing, known, mask)
+            constants = _draw(
+                key, d, max_features, here, Xf, rs, cs, lo, hi, has_missing, known, mask,
+                u_draws, taken, kept, slot_of, random_splitter, constants, draw_order,
+            )  # fmt: skip
         n_near = 0
         best = np.inf
         n_positive = 0
         slack = gain_slack(criterion, node_weight, n_out) if classes else 0.0
         if random_splitter:
-            for i in range(size):
-                if w[here[i]] > 0.0:
-                    n_positive += 1
+            if unit:
+                n_positive = size
+            else:
+                for i in range(size):
+                    if w[here[i]] > 0.0:
+                        n_positive += 1
             n_drawn = 0
             for j in range(d):
                 if mask[j]:
@@ -606,8 +665,8 @@ def _grow_nodes(
                     # right (every present row goes left of the threshold lo).
                     s_drawn[j] = uniform(key, MISSING, j) < 0.5 and lo[j] < hi[j]
             near, n_near, best = drawn_thresholds(
-                here, drawn, n_drawn, t_drawn, s_drawn, has_missing, Xf, rs, cs, w, classes,
-                cls, offsets, phi, n_out, criterion, total, node_weight, n_positive,
+                here, drawn, n_drawn, t_drawn, s_drawn, has_missing, kept, slot_of, w, unit,
+                classes, cls, offsets, phi, n_out, criterion, total, node_weight, n_positive,
                 node_impurity, constant, scale, slack, msl, q, q_node, low, sums, w_sides,
                 q_sides, n_sides, p_sides, extra, near, n_near, best,
             )  # fmt: skip
@@ -664,10 +723,12 @@ def _grow_nodes(
         s_start[top], s_stop[top], s_depth[top] = start + n_left, stop, depth + 1
         s_parent[top], s_left[top] = node, False
         s_key[top] = child_key(key, False)
+        s_constants[top] = constants
         top += 1
         s_start[top], s_stop[top], s_depth[top] = start, start + n_left, depth + 1
         s_parent[top], s_left[top] = node, True
         s_key[top] = child_key(key, True)
+        s_constants[top] = constants
         top += 1
     return (
         left[:count].copy(),

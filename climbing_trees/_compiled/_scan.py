@@ -83,12 +83,13 @@ def scan_sorted(
     entropy = criterion == ENTROPY
     w_left = 0.0
     q_left = 0.0
+    q_unit = q[srows[0]]  # every row's fixed-point weight, when the weights are unit
     x_next = Xf[srows[0] * rs + j * cs] if n_present > 0 else np.nan
     for i in range(last + 1):
         row = srows[i]
         weight = 1.0 if unit else w[row]
         w_left += weight
-        q_left += q[row]
+        q_left += q_unit if unit else q[row]
         if single_class:
             acc[cls[row, 0]] += weight
         elif classes:
@@ -169,9 +170,67 @@ def scan_sorted(
 
 
 @jit
+def _left_sums_one(rows, values, s, t, side, w, q, q_unit, read_w, phi):
+    """Weight, fixed-point weight, rows, rows of positive weight and ``phi`` sum sent
+    left by threshold ``t`` of the feature whose values (in the order of ``rows``) are
+    ``values[s]`` (one statistic; :func:`drawn_thresholds`).  Unread weights are 1
+    and their fixed-point weights ``q_unit``."""
+    wl = 0.0
+    ql = 0.0
+    nl = 0
+    pl = 0
+    s0 = 0.0
+    for i in range(rows.shape[0]):
+        row = rows[i]
+        weight = w[row] if read_w else 1.0
+        fixed = q[row] if read_w else q_unit
+        x = values[s, i]
+        below = side if np.isnan(x) else x <= t
+        b = 1.0 if below else 0.0
+        nb = 1 if below else 0
+        wl += b * weight
+        ql += b * fixed
+        nl += nb
+        pl += nb * (1 if weight > 0.0 else 0)  # no `and`: it would branch on the side
+        s0 += b * phi[row, 0]
+    return wl, ql, nl, pl, s0
+
+
+@jit
+def _left_sums(rows, values, s, t, side, w, q, classes, cls, offsets, phi, n_out, out):
+    """:func:`_left_sums_one` for classes or several statistics, summed into ``out``."""
+    wl = 0.0
+    ql = 0.0
+    nl = 0
+    pl = 0
+    m = out.shape[0]
+    single_class = classes and n_out == 1
+    for i in range(rows.shape[0]):
+        row = rows[i]
+        weight = w[row]
+        x = values[s, i]
+        below = side if np.isnan(x) else x <= t
+        b = 1.0 if below else 0.0
+        nb = 1 if below else 0
+        wl += b * weight
+        ql += b * q[row]
+        nl += nb
+        pl += nb * (1 if weight > 0.0 else 0)
+        if single_class:
+            out[cls[row, 0]] += b * weight
+        elif classes:  # written out: a call with array arguments per row costs more
+            for o in range(n_out):
+                out[offsets[o] + cls[row, o]] += b * weight
+        else:
+            for c in range(m):
+                out[c] += b * phi[row, c]
+    return wl, ql, nl, pl
+
+
+@jit
 def drawn_thresholds(
-    rows, features, n_drawn, thresholds, sides, has_missing, Xf, rs, cs, w, classes, cls,
-    offsets, phi, n_out, criterion, total, node_weight, n_positive, impurity, constant,
+    rows, features, n_drawn, thresholds, sides, has_missing, values, slot_of, w, unit, classes,
+    cls, offsets, phi, n_out, criterion, total, node_weight, n_positive, impurity, constant,
     scale, slack, msl, q, q_node, low, sums, w_left, q_sides, n_left, positive_left, extra,
     near, count, best,
 ):  # fmt: skip
@@ -179,45 +238,43 @@ def drawn_thresholds(
 
     ``features[:n_drawn]`` are the drawn features in increasing order, each
     with its ``thresholds[j]`` and the side drawn for its missing rows
-    (``sides[j]``).  One pass over the node's rows, in index order (as
-    ``grow_tree`` sums them), reads every drawn feature of a row (a C-ordered
-    ``X`` row is contiguous) and adds the row to the left sums of the features
-    that send it left: without a branch on the side (a random threshold's
-    sides are unpredictable), a row going right adds 0.0, which leaves every
-    sum as it was.  A candidate is refused when a side has fewer than ``msl``
-    rows, no row of positive weight (counted), no fixed-point weight or less
-    than ``low`` (:func:`._rules.refused_side`), or an infinite score
+    (``sides[j]``); ``values[slot_of[j]]`` holds its values at the node's
+    rows, kept by the pass that found its range (contiguous: ``X`` is not
+    read again).  One pass over the node's rows per feature, in index order
+    (as ``grow_tree`` sums them), with scalar sums (regression with one
+    output) or the feature's row of ``sums`` (classes): a row going left
+    adds its statistics and its fixed-point weight ``q``, a row going right
+    adds 0.0 (no branch on an unpredictable side), which leaves every sum as
+    it was.  ``unit``: every weight is 1 (not read; its fixed-point weight is
+    the same for every row).  A candidate is refused when a side has fewer
+    than ``msl`` rows, no row of positive weight (counted), no fixed-point
+    weight or less than ``low`` (:func:`._rules.refused_side`), or an
+    infinite score
     (:func:`climbing_trees._random.threshold_scores`).
     """
     n = rows.shape[0]
     m = sums.shape[1]
+    scalar = not classes and m == 1
+    # Unit weights are read anyway where classes are summed: measured, the
+    # compiler branches on the side there otherwise (a mispredicted branch per row).
+    read_w = not (unit and scalar)
+    q_unit = q[rows[0]] if n > 0 else 0.0  # every row's, when the weights are unit
     for f in range(n_drawn):
         j = features[f]
-        w_left[j] = 0.0
-        q_sides[j] = 0.0
-        n_left[j] = 0
-        positive_left[j] = 0
         for c in range(m):
             sums[j, c] = 0.0
-    for i in range(n):
-        row = rows[i]
-        weight = w[row]
-        positive = weight > 0.0
-        for f in range(n_drawn):
-            j = features[f]
-            x = Xf[row * rs + j * cs]
-            below = sides[j] if np.isnan(x) else x <= thresholds[j]
-            b = 1.0 if below else 0.0
-            w_left[j] += b * weight
-            q_sides[j] += b * q[row]
-            n_left[j] += 1 if below else 0
-            positive_left[j] += 1 if below and positive else 0
-            if classes:  # written out: a call with array arguments per row costs more
-                for o in range(n_out):
-                    sums[j, offsets[o] + cls[row, o]] += b * weight
-            else:
-                for c in range(m):
-                    sums[j, c] += b * phi[row, c]
+        if scalar:  # one loop per case: a loop with the others' branches runs 3 times slower
+            wl, ql, nl, pl, s0 = _left_sums_one(rows, values, slot_of[j], thresholds[j],
+                                                sides[j], w, q, q_unit, read_w, phi)  # fmt: skip
+            sums[j, 0] = s0
+        else:
+            wl, ql, nl, pl = _left_sums(rows, values, slot_of[j], thresholds[j], sides[j], w,
+                                        q, classes, cls, offsets, phi, n_out,
+                                        sums[j])  # fmt: skip
+        w_left[j] = wl
+        q_sides[j] = ql
+        n_left[j] = nl
+        positive_left[j] = pl
     for f in range(n_drawn):
         j = features[f]
         nl, pl, wl = n_left[j], positive_left[j], w_left[j]
