@@ -29,6 +29,7 @@ the tree is the exact splitter's.
 from __future__ import annotations
 
 import dataclasses
+from contextvars import ContextVar
 
 import numpy as np
 
@@ -59,6 +60,11 @@ from ._histogram_kernels import _partition_index, _squared_scan, _squared_summar
 from ._searches import CategoricalSets, NumericalSearch
 from ._state import FitData, Level, LevelSplits
 
+#: Makes a histogram fit's rows object, ``(fit, max_bins, random_state) -> rows``:
+#: None for :func:`binned_rows` (in memory); a Dask fit's rows live on its workers
+#: (:mod:`climbing_trees._dask` sets it for the length of one fit).
+ROWS_SOURCE: ContextVar = ContextVar("ROWS_SOURCE", default=None)
+
 
 class BinnedRows:
     """The rows of a histogram fit: codes of the numerical features, and each node's rows.
@@ -81,16 +87,25 @@ class BinnedRows:
         self.codes = bins.codes(X_num)
         # Present values' codes stay below missing_bin: that code is NaN's only.
         self.has_missing = (self.codes == bins.missing_bin).any(axis=0)
-        row_dtype = np.int32 if n < np.iinfo(np.int32).max else np.intp
-        index = np.empty((1, n + 1), dtype=row_dtype)
-        index[0, :n] = np.arange(n)
-        index[0, n] = n
-        self.index = index
+        self.index = row_index(n)
         self.last_split = None
 
     def index_rows(self, m: int) -> np.ndarray:
         """The level's ``m`` rows, node by node, in index order."""
         return self.index[0, :m]
+
+    def histograms(self, level: Level, stats, width: int, parent_hist) -> np.ndarray:
+        """The level's histograms (:meth:`Histograms.level_histograms`): every node's
+        at the root, then the smaller child of each pair summed, the other subtracted."""
+        if parent_hist is None or level.depth == 0:
+            return node_histograms(
+                self.codes, level.index_rows, level.starts, level.sizes,
+                np.arange(level.n_nodes), stats, width,
+            )  # fmt: skip
+        parents = np.flatnonzero(self.last_split)
+        return sibling_histograms(
+            self.codes, level.index_rows, level.starts, level.sizes, stats, parent_hist, parents
+        )
 
     def partition(self, kept_rows, kept_node, go_left, sizes, split) -> np.ndarray:
         """Move the split nodes' rows into their children: :func:`_partition`'s order
@@ -101,6 +116,15 @@ class BinnedRows:
         child_sizes = np.concatenate([n_left, sizes[split] - n_left])
         _partition_index(self.index[0], int(sizes.sum()), kept_rows, go_left, int(n_left.sum()))
         return child_sizes
+
+
+def row_index(n: int) -> np.ndarray:
+    """Rows ``0 .. n - 1`` in index order, then the padding row ``n``: shape (1, n + 1)."""
+    row_dtype = np.int32 if n < np.iinfo(np.int32).max else np.intp
+    index = np.empty((1, n + 1), dtype=row_dtype)
+    index[0, :n] = np.arange(n)
+    index[0, n] = n
+    return index
 
 
 def _numerical_columns(fit: FitData) -> np.ndarray:
@@ -213,22 +237,10 @@ class Histograms(NumericalSearch):
 
     def level_histograms(self, level: Level) -> np.ndarray:
         """Every node's histogram (nodes that need none: zeros), summed or subtracted."""
-        rows, columns = self.orders, self.columns
-        codes = rows.codes
-        index_rows = level.index_rows
-        n_nodes = level.n_nodes
-        if self.hist is None or level.depth == 0:
-            hist = node_histograms(
-                codes, index_rows, level.starts, level.sizes, np.arange(n_nodes),
-                columns.stats, self.width,
-            )  # fmt: skip
-        else:
-            parents = np.flatnonzero(rows.last_split)
-            hist = sibling_histograms(
-                codes, index_rows, level.starts, level.sizes, columns.stats, self.hist, parents
-            )
-        self.hist = hist
-        return hist
+        # Hook: the rows object sums them (BinnedRows in memory, a Dask fit's rows
+        # on its workers: climbing_trees._dask).
+        self.hist = self.orders.histograms(level, self.columns.stats, self.width, self.hist)
+        return self.hist
 
     def winners(self, level: Level, splits: LevelSplits) -> LevelSplits:
         fit = self.fit
@@ -425,7 +437,8 @@ def histogram_searches(fit: FitData, max_bins: int, random_state) -> tuple:
         )
     if fit.criterion == "squared_error" and not fit.cat_features.size:
         fit = dataclasses.replace(fit, summaries=_squared_summaries)
-    rows = binned_rows(fit, max_bins, random_state)
+    # Hook: where the binned rows come from (a Dask fit sets ROWS_SOURCE to its own).
+    rows = (ROWS_SOURCE.get() or binned_rows)(fit, max_bins, random_state)
     searches = [Histograms(fit, rows)] if fit.num_features.size else []
     if fit.cat_features.size:  # from the level's rows, as with splitter="best"
         searches.append(CategoricalSets(fit, rows))
