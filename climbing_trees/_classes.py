@@ -279,6 +279,10 @@ class BaseDecisionTree(BaseEstimator):
         X : array-like or pandas DataFrame of shape (n_samples, n_features)
             Dense (a sparse matrix is refused: ``X.toarray()``); NaN marks a
             missing value; categorical columns as in ``categorical_features``.
+            With ``splitter="hist"``, a row-chunked ``dask.array`` fits on the
+            current ``distributed`` client, the same tree bit for bit
+            (:mod:`climbing_trees._dask`; ``fit_report_`` then says what crossed
+            the network).
         y : array-like of shape (n_samples,) or (n_samples, n_outputs)
             Several columns are several outputs, fitted by one tree whose
             impurity is the mean of the outputs' impurities (scikit-learn's

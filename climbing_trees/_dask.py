@@ -387,6 +387,11 @@ def fit_on_dask(estimator, X, y, sample_weight=None):
     refusal = dask_refusal(estimator)
     if refusal is not None:
         raise ValueError(refusal)
+    if type(X).__name__ != "Array":
+        raise TypeError(
+            f"fit on Dask takes a row-chunked dask.array X, not a {type(X).__name__}; "
+            "for a dask DataFrame of numerical columns pass df.to_dask_array(lengths=True)."
+        )
     client = _client()
     if X.ndim != 2:
         raise ValueError(f"X must be 2-D (n_samples, n_features); got {X.ndim} dimensions.")
@@ -431,6 +436,11 @@ def lazy_predict(estimator, method: str, X):
     X = X.rechunk({1: -1})
     function = getattr(estimator, method)
     meta = function(np.zeros((1, X.shape[1])))
+    if isinstance(meta, list):  # one array per output
+        raise ValueError(
+            f"{method} of several outputs returns a list, which has no lazy form here; "
+            "call it on each chunk (X.to_delayed()) or on X.compute()."
+        )
     if meta.ndim == 1:
         return X.map_blocks(function, drop_axis=1, dtype=meta.dtype)
     return X.map_blocks(function, chunks=(X.chunks[0], meta.shape[1:]), dtype=meta.dtype)

@@ -113,6 +113,48 @@ def test_same_tree_for_any_chunking(client, criterion, missing, weighted, data):
         np.testing.assert_array_equal(on_dask.classes_, memory.classes_)
 
 
+@pytest.mark.parametrize(
+    ("Estimator", "options"),
+    [
+        (ct.DecisionTreeRegressor, {"max_leaf_nodes": 9, "min_samples_leaf": 5}),
+        (ct.DecisionTreeRegressor, {"min_impurity_decrease": 0.01, "ccp_alpha": 0.001}),
+        (ct.DecisionTreeClassifier, {"class_weight": "balanced", "min_samples_split": 30}),
+        (ct.DecisionTreeClassifier, {"min_weight_fraction_leaf": 0.02, "max_bins": 7}),
+    ],
+)
+def test_stopping_and_pruning_options(client, Estimator, options):
+    classifier = Estimator is ct.DecisionTreeClassifier
+    X, y, w = _problem(9, "gini" if classifier else "squared_error", missing=True,
+                       weighted=True)  # fmt: skip
+    options = {"splitter": "hist", "max_depth": 7, **options}
+    memory = Estimator(**options).fit(X, y, sample_weight=w)
+    chunks = (17, 200, 3, 380)
+    on_dask = Estimator(**options).fit(da.from_array(X, chunks=(chunks, 4)), y, w)
+    assert memory.tree_.node_count > 3
+    assert_same_bits(on_dask.tree_, memory.tree_)
+
+
+def test_several_outputs(client):
+    X, y, w = _problem(11, "squared_error", missing=True, weighted=True)
+    Y = np.column_stack([y, np.sin(3 * y)])
+    options = {"splitter": "hist", "max_depth": 6}
+    memory = ct.DecisionTreeRegressor(**options).fit(X, Y, sample_weight=w)
+    on_dask = ct.DecisionTreeRegressor(**options).fit(
+        da.from_array(X, chunks=(50, 4)), da.from_array(Y, chunks=(50, 2)), w
+    )
+    assert_same_bits(on_dask.tree_, memory.tree_)
+
+
+def test_other_dask_collections_are_refused_with_the_way_to_pass_them(client):
+    """Not a dask.array (a bag here; a dask DataFrame alike): a clear error."""
+    import dask.bag as db
+
+    X, y, _ = _problem(1, "squared_error", missing=False, weighted=False, n=100)
+    rows = db.from_sequence(list(X), npartitions=3)
+    with pytest.raises(TypeError, match="to_dask_array"):
+        ct.DecisionTreeRegressor(splitter="hist").fit(rows, y)
+
+
 def test_beyond_the_subsample_the_same_rows_bin(client):
     """Above 200,000 rows the bins come from the rows the in-memory fit draws."""
     rng = np.random.default_rng(5)
