@@ -38,10 +38,11 @@ module                      chapter  role
 ``_binning``                13       bins of ``splitter="hist"`` (scikit-learn's rule)
 ``_histograms``             13       exact integer histograms, sibling subtraction
 ``_dask``                   14       histogram trees fitted on a Dask cluster, bit for bit
-``_random``                 14       random thresholds and feature draws
-``_weights``                14       class weights, minimum leaf weights
-``_ensemble``               14       random forests and extra trees
-``_gradient_boosting``      14       gradient boosting (regression, classification)
+``_random``                 15       random thresholds and feature draws
+``_weights``                15       class weights, minimum leaf weights
+``_exact_weights``          15       exact fixed-point sums of weights compared with bounds
+``_ensemble``               15       random forests and extra trees
+``_gradient_boosting``      15       gradient boosting (regression, classification)
 =========================== =======  ==================================================
 """
 

@@ -158,6 +158,7 @@ from ._criteria import (
     total_weight,
     weighted_median,
 )
+from ._exact_weights import fixed_weights, refused_sides
 from ._ties import best_of, choose_best, leaf_weight, refused_weights, tie_tolerance
 
 CATEGORICAL_SPLITS = ("auto", "one_vs_rest", "partition")
@@ -172,6 +173,21 @@ class CategoricalSplit(NamedTuple):
 
     ``levels_left`` holds the codes sent left (present levels only); ``score``
     is the weighted mean impurity of the children, as in :class:`Split`.
+
+    Parameters
+    ----------
+    feature : int
+        Column of ``X`` that the test reads.
+    levels_left : tuple of int
+        Codes of the levels sent left, increasing.
+    score : float
+        Weighted mean impurity of the two children.
+
+    Examples
+    --------
+    >>> split = CategoricalSplit(feature=2, levels_left=(0, 3), score=0.25)
+    >>> 3 in split.levels_left, 1 in split.levels_left
+    (True, False)
     """
 
     feature: int
@@ -193,13 +209,36 @@ def level_statistics(
     weighted class counts, or (weight, weighted sum, weighted sum of squares)
     of the target centred at the node's mean.
 
+    Parameters
+    ----------
+    codes : ndarray of int of shape (n_samples,)
+        Level codes of one categorical column.
+    Y : ndarray of shape (n_samples, n_columns)
+        One-hot labels, or the regression targets.
+    sample_weight : ndarray of shape (n_samples,)
+        Weights of the rows.
+    criterion : str
+        A criterion with sufficient statistics (not ``"absolute_error"``).
+    n_levels : int, optional
+        Number of rows ``k`` of the result; ``codes.max() + 1`` by default.
+
+    Returns
+    -------
+    stats : ndarray of shape (k, n_statistics)
+        Summed statistics of each level (zeros for an absent level).
+    counts : ndarray of int of shape (k,)
+        Rows of each level.
+
+    Examples
+    --------
     >>> codes = np.array([0, 1, 1, 2])
     >>> Y = np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 0.0], [0.0, 1.0]])
     >>> stats, counts = level_statistics(codes, Y, np.ones(4), "gini")
     >>> stats.tolist(), counts.tolist()
     ([[1.0, 0.0], [1.0, 1.0], [0.0, 1.0]], [1, 2, 1])
     """
-    phi = node_statistics(_centred(Y, sample_weight, criterion), sample_weight, criterion)
+    centred = _centred(Y, sample_weight, criterion)
+    phi = node_statistics(centred, sample_weight, criterion)
     return _level_sums(codes, phi, n_levels)
 
 
@@ -213,13 +252,31 @@ def _level_sums(codes: np.ndarray, phi: np.ndarray, n_levels: int | None = None)
     return stats, np.bincount(codes, minlength=k)
 
 
-def level_order(level_stats: np.ndarray, counts: np.ndarray, criterion: str) -> np.ndarray:
+def level_order(
+    level_stats: np.ndarray, counts: np.ndarray, criterion: str
+) -> np.ndarray:
     """Codes of the present levels in the order the partition scan visits them.
 
     The key is the weighted mean response (see the module docstring); with
     three or more classes it is the first-principal-component projection of
     the class proportions.  Ties go to the lower code; zero-weight levels last.
 
+    Parameters
+    ----------
+    level_stats : ndarray of shape (k, n_statistics)
+        Summed statistics of each level (:func:`level_statistics`).
+    counts : ndarray of int of shape (k,)
+        Rows of each level; levels without rows are left out.
+    criterion : str
+        The criterion the statistics were made for.
+
+    Returns
+    -------
+    ndarray of int
+        Codes of the present levels in scan order.
+
+    Examples
+    --------
     >>> stats = np.array([[3.0, 1.0], [0.0, 0.0], [1.0, 3.0], [2.0, 2.0]])
     >>> level_order(stats, np.array([4, 0, 4, 4]), "gini").tolist()
     [0, 3, 2]
@@ -447,7 +504,7 @@ def _subset_sums(rows: np.ndarray) -> np.ndarray:
 
 
 def _candidates_one_vs_rest(level_stats, counts, criterion) -> Candidates:
-    """One candidate per present level, by increasing code: that level alone on the left."""
+    """One candidate per present level, by increasing code: it alone on the left."""
     present = np.flatnonzero(counts > 0)
     positive = total_weight(level_stats, criterion) > 0
     left = level_stats[present]
@@ -462,7 +519,9 @@ def _candidates_one_vs_rest(level_stats, counts, criterion) -> Candidates:
     )
 
 
-def _candidates_sorted_scan(order: np.ndarray, level_stats, counts, criterion) -> Candidates:
+def _candidates_sorted_scan(
+    order: np.ndarray, level_stats, counts, criterion
+) -> Candidates:
     """Candidate ``i`` puts the first ``i + 1`` levels of ``order`` on the left.
 
     Prefix sums over the sorted levels give every left side, and suffix sums
@@ -496,9 +555,12 @@ def _concatenate(a: Candidates, b: Candidates) -> Candidates:
 
 
 def candidate_scores(
-    candidates: Candidates, level_stats: np.ndarray, criterion: str, min_samples_leaf: int
+    candidates: Candidates,
+    level_stats: np.ndarray,
+    criterion: str,
+    min_samples_leaf: int,
 ) -> np.ndarray:
-    """Score ``(W_left I_left + W_right I_right) / W`` of each candidate; NaN if not allowed.
+    """Score ``(W_left I_left + W_right I_right) / W`` of each candidate; NaN: refused.
 
     A candidate is allowed when both sides keep ``min_samples_leaf`` rows and
     hold a level of positive weight.
@@ -645,7 +707,21 @@ def partition_split(
     :func:`_candidates_zero_levels`.)  With three or
     more classes the levels are ordered along the first principal component
     of their class proportions (Coppersmith, Hong and Hosking 1999), a
-    heuristic.  Same parameters and return value as :func:`one_vs_rest_split`.
+    heuristic.
+
+    Parameters
+    ----------
+    codes : ndarray of shape (n_samples,)
+        Integer level codes of one categorical column.
+    Y, sample_weight, criterion, min_samples_leaf
+        As in :func:`climbing_trees.naive_best_split`; ``min_samples_leaf``
+        counts the rows of each whole side.
+
+    Returns
+    -------
+    CategoricalSplit or None
+        ``feature`` is 0 (the one column given).  ``None`` when fewer than two
+        levels are present or no candidate is allowed.
 
     Notes
     -----
@@ -702,6 +778,25 @@ def auto_split(
     scan along the first principal axis of the levels' mean outputs and the
     one-vs-rest candidates, a heuristic (chapter 7 measures it).
 
+    Parameters
+    ----------
+    codes : ndarray of shape (n_samples,)
+        Integer level codes of one categorical column.
+    Y, sample_weight, criterion, min_samples_leaf
+        As in :func:`climbing_trees.naive_best_split`; ``min_samples_leaf``
+        counts the rows of each whole side.
+    max_candidates : int
+        The budget of candidate partitions per feature and node
+        (:func:`multiclass_plan`).
+
+    Returns
+    -------
+    CategoricalSplit or None
+        ``feature`` is 0 (the one column given).  ``None`` when fewer than two
+        levels are present or no candidate is allowed.
+
+    Examples
+    --------
     >>> codes = np.array([0, 1, 2, 0, 1, 2])
     >>> Y = np.eye(3)[[0, 1, 2, 0, 1, 2]]
     >>> round(auto_split(codes, Y, np.ones(6), "gini").score, 4)   # one class alone left
@@ -777,6 +872,22 @@ def brute_force_categorical_split(
     are kept: the one-vs-rest candidates.  Cost grows as ``2**k``; keep ``k``
     below about 20.
 
+    Parameters
+    ----------
+    codes : ndarray of shape (n_samples,)
+        Integer level codes of one categorical column.
+    Y, sample_weight, criterion, min_samples_leaf
+        As in :func:`climbing_trees.naive_best_split`; ``min_samples_leaf``
+        counts the rows of each whole side.
+    one_level_sides : bool
+        Keep only the partitions with a single level on one side.
+
+    Returns
+    -------
+    CategoricalSplit or None
+        ``feature`` is 0 (the one column given).  ``None`` when fewer than two
+        levels are present or no candidate is allowed.
+
     Examples
     --------
     >>> codes = np.array([0, 1, 2, 3])
@@ -791,7 +902,9 @@ def brute_force_categorical_split(
     return _brute_force(level_stats, counts, criterion, min_samples_leaf, one_level_sides)
 
 
-def _brute_force(level_stats, counts, criterion, min_samples_leaf, one_level_sides=False):
+def _brute_force(
+    level_stats, counts, criterion, min_samples_leaf, one_level_sides=False
+):
     """:func:`brute_force_categorical_split` from the level statistics on."""
     present = np.flatnonzero(counts > 0)
     k = len(present)
@@ -811,7 +924,8 @@ def _brute_force(level_stats, counts, criterion, min_samples_leaf, one_level_sid
         np.asarray(counts, dtype=np.intp)[:, None],
         (total_weight(level_stats, criterion) > 0).astype(np.intp)[:, None],
     ):
-        sums = _subset_sums(values[present[:-1]])  # left sides by bitmask, levels in order
+        # Left sides by bitmask, levels in order.
+        sums = _subset_sums(values[present[:-1]])
         sides += [sums[masks], sums[complement] + values[last]]
     left, right, n_left, n_right, positive_left, positive_right = sides
     candidates = Candidates(
@@ -849,6 +963,25 @@ def absolute_error_split(
     * ``"one_vs_rest"``: each present level alone, by increasing code.
     * ``"brute_force"``: all ``2**(k-1) - 1`` partitions (the oracle;
       ``"one_level_sides"`` keeps those with a single level on one side).
+
+    Parameters
+    ----------
+    codes : ndarray of shape (n_samples,)
+        Integer level codes of one categorical column.
+    Y : ndarray of shape (n_samples, n_outputs)
+        Regression targets, one column per output.
+    sample_weight : ndarray of shape (n_samples,)
+        Weights of the rows.
+    method : {"auto", "partition", "one_vs_rest", "brute_force", "one_level_sides"}
+        Which candidates to score (above).
+    min_samples_leaf : int
+        Candidates leaving fewer rows than this on either side are skipped.
+
+    Returns
+    -------
+    CategoricalSplit or None
+        ``feature`` is 0 (the one column given).  ``None`` when fewer than two
+        levels are present or no candidate is allowed.
 
     Examples
     --------
@@ -889,13 +1022,13 @@ def absolute_error_split(
             bits = bits[(size == 1) | (size == k - 1)]
         sets = [tuple(int(c) for c in present[:-1][row.astype(bool)]) for row in bits]
     total = w.sum()
+    q = fixed_weights(w, min_samples_leaf)  # exact sums for the refusal rule
     scores = []
     for levels in sets:
         left = np.isin(codes, levels)
         n_left = int(left.sum())
-        w_left, w_right = w[left].sum(), w[~left].sum()
         too_few = min(n_left, len(codes) - n_left) < min_samples_leaf
-        if too_few or refused_weights(w_left, w_right, min_samples_leaf):
+        if too_few or refused_sides(q[left].sum(), q[~left].sum(), min_samples_leaf, w):
             scores.append(np.nan)
             continue
         sides = [(y[left], w[left]), (y[~left], w[~left])]
@@ -914,7 +1047,9 @@ def absolute_error_split(
 _GEOMETRY_TOL = 1e-10
 
 
-def multiclass_plan(level_stats, counts, criterion, max_candidates=MAX_CATEGORICAL_CANDIDATES):
+def multiclass_plan(
+    level_stats, counts, criterion, max_candidates=MAX_CATEGORICAL_CANDIDATES
+):
     """Which exact or heuristic search ``"auto"`` runs at a node with 3+ class columns.
 
     With ``k`` present levels and ``c`` classes of positive weight at the node:
@@ -931,6 +1066,23 @@ def multiclass_plan(level_stats, counts, criterion, max_candidates=MAX_CATEGORIC
       the budget, then single-level moves (:func:`_improve_by_moves`) from the
       best of those and from the best scan or one-vs-rest candidate.
 
+    Parameters
+    ----------
+    level_stats : ndarray of shape (k, n_classes)
+        Weighted class counts of each level (:func:`level_statistics`).
+    counts : ndarray of int of shape (k,)
+        Rows of each level; levels without rows are not present.
+    criterion : str
+        A classification criterion.
+    max_candidates : int
+        The budget of candidate partitions.
+
+    Returns
+    -------
+    {"scan", "exhaustive", "hyperplane", "local"}
+
+    Examples
+    --------
     >>> stats = np.array([[4.0, 0, 0], [0, 4, 0], [0, 0, 4], [2, 2, 0]])
     >>> multiclass_plan(stats, np.array([4, 4, 4, 4]), "gini")
     'exhaustive'
@@ -1064,10 +1216,14 @@ def _hyperplane_sets(points: np.ndarray, tol: float = _GEOMETRY_TOL) -> np.ndarr
     s, t, on = s[inside], t[inside], on[inside]
     base = (s < 0) & ~on
     pair_a, level_a = np.nonzero(on)  # ascending prefixes: t <= t_l
-    ascending = base[pair_a] | (on[pair_a] & (t[pair_a] <= t[pair_a, level_a, None] + tol))
+    ascending = base[pair_a] | (
+        on[pair_a] & (t[pair_a] <= t[pair_a, level_a, None] + tol)
+    )
     past = t[pair_a, level_a] > tol
     pair_d, level_d = pair_a[past], level_a[past]  # descending prefixes: t >= t_l
-    descending = base[pair_d] | (on[pair_d] & (t[pair_d] >= t[pair_d, level_d, None] - tol))
+    descending = base[pair_d] | (
+        on[pair_d] & (t[pair_d] >= t[pair_d, level_d, None] - tol)
+    )
     sets = np.concatenate([base, ascending, descending])
     owner = np.concatenate([np.arange(len(base)), pair_a, pair_d])
     return sets[np.argsort(owner, kind="stable")]
@@ -1203,6 +1359,40 @@ def best_categorical_split(
     Lowest feature index wins among equal scores (:func:`climbing_trees.choose_best`).
     Levels with fewer than ``min_samples_level`` rows are pooled first
     (:func:`pool_rare_pairs`) and go to one side together.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n_samples, n_features)
+        The node's rows; categorical columns hold level codes as floats.
+    Y : ndarray of shape (n_samples, n_columns)
+        One-hot labels, or the regression targets.
+    sample_weight : ndarray of shape (n_samples,)
+        Weights of the rows.
+    criterion : str
+        Any criterion of the trees.
+    min_samples_leaf : int
+        Candidates leaving fewer rows than this on either side are skipped.
+    features : array-like of int
+        The categorical columns to search, increasing.
+    method : {"auto", "one_vs_rest", "partition"}
+        The search run on each column (the estimators' ``categorical_split``).
+    min_samples_level : int
+        Levels with fewer rows are pooled (the estimators' parameter).
+    max_candidates : int
+        The budget of ``"auto"`` (:func:`multiclass_plan`).
+
+    Returns
+    -------
+    CategoricalSplit or None
+        The winner, ``feature`` its column of ``X``; ``None`` without any
+        allowed candidate.
+
+    Examples
+    --------
+    >>> X = np.array([[0.0, 0.0], [0.0, 1.0], [1.0, 2.0], [1.0, 0.0]])
+    >>> Y = np.array([[1.0], [2.0], [5.0], [6.0]])
+    >>> best_categorical_split(X, Y, np.ones(4), "squared_error", 1, [0, 1])
+    CategoricalSplit(feature=0, levels_left=(0,), score=0.25)
     """
     if criterion == "absolute_error":
         splits = []
@@ -1255,6 +1445,33 @@ def pool_rare_pairs(stats, counts, pair_node, n_nodes: int, min_level: int):
     ``(stats, counts, group)``, ``group[i]`` the pair whose side pair ``i``
     takes (-1 if it is not rare).
 
+    Parameters
+    ----------
+    stats : ndarray of shape (n_pairs, n_statistics)
+        Summed statistics of each (node, level) pair.
+    counts : ndarray of int of shape (n_pairs,)
+        Rows of each pair.
+    pair_node : ndarray of int of shape (n_pairs,)
+        The node of each pair, in ``0..n_nodes-1``.
+    n_nodes : int
+        Number of nodes.
+    min_level : int
+        Present levels with fewer rows are rare.
+
+    Returns
+    -------
+    stats : ndarray of shape (n_pairs, n_statistics)
+        The pooled statistics.
+    counts : ndarray of int of shape (n_pairs,)
+        The pooled row counts.
+    group : ndarray of int of shape (n_pairs,)
+        The pair whose side each pair takes, -1 if it is not rare.
+
+    Examples
+    --------
+    One node; levels 0, 1 and 3 have one row each, fewer than ``min_level=2``,
+    so they are pooled into code 0, the lowest of them:
+
     >>> stats = np.array([[1.0, 0.0], [0.0, 1.0], [3.0, 0.0], [0.0, 1.0]])
     >>> out = pool_rare_pairs(stats, np.array([1, 1, 3, 1]), np.zeros(4, int), 1, 2)
     >>> [a.tolist() for a in out]
@@ -1288,6 +1505,22 @@ def pool_rare_pairs(stats, counts, pair_node, n_nodes: int, min_level: int):
 def pool_rare_levels(level_stats, counts, min_samples_level: int):
     """:func:`pool_rare_pairs` at one node: ``(k, m)`` statistics, ``(k,)`` counts.
 
+    Parameters
+    ----------
+    level_stats : ndarray of shape (k, n_statistics)
+        Summed statistics of each level (:func:`level_statistics`).
+    counts : ndarray of int of shape (k,)
+        Rows of each level.
+    min_samples_level : int
+        Present levels with fewer rows are pooled.
+
+    Returns
+    -------
+    level_stats, counts, group : ndarray
+        As in :func:`pool_rare_pairs`.
+
+    Examples
+    --------
     >>> stats = np.array([[1.0, 0.0], [0.0, 1.0], [3.0, 0.0], [0.0, 1.0]])
     >>> pooled, counts, group = pool_rare_levels(stats, np.array([1, 1, 3, 1]), 2)
     >>> pooled.tolist(), counts.tolist(), group.tolist()
@@ -1327,6 +1560,24 @@ def categories_left_row(
     ``width`` is ``max_levels + 1``.  Absent codes and the last column (unseen
     codes) go to the heavier child, right on equal weights.
 
+    Parameters
+    ----------
+    levels_left : tuple of int or ndarray of int
+        Codes sent left by the split.
+    present : ndarray of bool
+        Which codes have rows at the node.
+    weight_left, weight_right : float
+        The children's weights.
+    width : int
+        Length of the row, ``max_levels + 1``.
+
+    Returns
+    -------
+    ndarray of bool of shape (width,)
+        True where a code goes left.
+
+    Examples
+    --------
     >>> categories_left_row((1,), np.array([True, True, False]), 1.0, 5.0, 4).tolist()
     [False, True, False, False]
     >>> categories_left_row((0, 1), np.array([True, True, True]), 5.0, 1.0, 4).tolist()

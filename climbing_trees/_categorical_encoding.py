@@ -284,6 +284,28 @@ def encode_categorical(X, categorical_features="auto", categories=None):
     ``j``, or ``None`` for a numerical column.  Without any categorical
     column ``X`` is returned unchanged: the numerical path is untouched.
 
+    Parameters
+    ----------
+    X : array-like or DataFrame of shape (n_samples, n_features)
+        The features, categorical columns holding any hashable levels.
+    categorical_features : "auto", None, array-like of bool, int or str
+        Which columns are categorical (the estimators' parameter): ``"auto"``
+        (category, bool, text and object columns, except numbers stored as
+        objects), ``None`` (none), a mask, column indices or column names.
+    categories : list, optional
+        The third result of a call at fit; ``None`` at fit.
+
+    Returns
+    -------
+    X_encoded : DataFrame or ndarray
+        ``X`` with level codes (floats) in its categorical columns.
+    is_categorical : ndarray of bool of shape (n_features,) or None
+        Which columns are categorical; ``None`` when ``X`` is not 2-D.
+    categories : list of (ndarray or None)
+        The levels of each categorical column (sorted where they can be; a
+        pandas category keeps its order; missing values last), ``None`` for
+        a numerical one.
+
     Examples
     --------
     >>> import pandas as pd

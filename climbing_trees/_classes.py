@@ -1156,7 +1156,7 @@ class DecisionTreeRegressor(RegressorMixin, BaseDecisionTree):
         squared error (there is no ``ccp_risk``).
     categorical_features, categorical_split, min_samples_level, \
     max_categorical_candidates, min_weight_fraction_leaf, splitter, \
-    max_features, random_state
+    max_features, random_state, max_bins
         As in :class:`DecisionTreeClassifier`; ``"partition"`` (the default
         through ``"auto"``) is exact for squared error (Fisher 1958) and for
         Poisson deviance.  For absolute error it sorts the levels by their
@@ -1343,13 +1343,14 @@ class ExtraTreeClassifier(DecisionTreeClassifier):
 
     Parameters
     ----------
-    splitter : {"random", "best"}, default="random"
+    splitter : {"random", "best", "hist"}, default="random"
         One random threshold per feature tried, between its smallest and
-        largest value in the node (the chapter "From one tree to many").
+        largest value in the node (the chapter "From one tree to many");
+        ``"best"`` and ``"hist"`` as in :class:`DecisionTreeClassifier`.
     max_features : int, float, {"sqrt", "log2"} or None, default="sqrt"
         Features tried at each node.
     criterion, max_depth, min_samples_split, min_samples_leaf, \
-    min_weight_fraction_leaf, random_state, max_leaf_nodes, \
+    min_weight_fraction_leaf, random_state, max_bins, max_leaf_nodes, \
     min_impurity_decrease, class_weight, ccp_alpha, ccp_risk, \
     categorical_features, categorical_split, min_samples_level, \
     max_categorical_candidates, missing_values, max_surrogates, monotonic_cst
@@ -1431,13 +1432,14 @@ class ExtraTreeRegressor(DecisionTreeRegressor):
 
     Parameters
     ----------
-    splitter : {"random", "best"}, default="random"
+    splitter : {"random", "best", "hist"}, default="random"
         One random threshold per feature tried, between its smallest and
-        largest value in the node (the chapter "From one tree to many").
+        largest value in the node (the chapter "From one tree to many");
+        ``"best"`` and ``"hist"`` as in :class:`DecisionTreeRegressor`.
     max_features : int, float, {"sqrt", "log2"} or None, default=1.0
         Features tried at each node (all of them by default).
     criterion, max_depth, min_samples_split, min_samples_leaf, \
-    min_weight_fraction_leaf, random_state, min_impurity_decrease, \
+    min_weight_fraction_leaf, random_state, max_bins, min_impurity_decrease, \
     max_leaf_nodes, ccp_alpha, categorical_features, categorical_split, \
     min_samples_level, max_categorical_candidates, missing_values, max_surrogates, \
     monotonic_cst

@@ -248,6 +248,30 @@ def prior_class_weight(y, prior, sample_weight=None) -> dict:
     ``k`` by ``prior_k / share_k`` turns the shares into ``prior``.
     ``prior`` lists one value per class in sorted label order and sums to 1.
 
+    Parameters
+    ----------
+    y : array-like of shape (n_samples,)
+        Class labels.
+    prior : array-like of shape (n_classes,)
+        The wanted priors, in sorted label order.
+    sample_weight : array-like of shape (n_samples,), optional
+        Weights of the rows; the shares are of their sum.
+
+    Returns
+    -------
+    dict
+        Label to class weight, for the estimators' ``class_weight``.
+
+    Raises
+    ------
+    ValueError
+        When ``prior`` is not a distribution over the classes, or gives a
+        prior to a class without weight.
+
+    Examples
+    --------
+    Three rows of ``"a"`` and one of ``"b"`` made equally likely:
+
     >>> prior_class_weight(["a", "a", "a", "b"], [0.5, 0.5])
     {'a': 0.6666666666666666, 'b': 2.0}
     """

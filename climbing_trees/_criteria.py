@@ -54,6 +54,20 @@ class OutputLayout(str):
     columns of output ``k`` in ``Y`` (its classes, or 1 for a regression
     target).  One output is the plain name itself.
 
+    Parameters
+    ----------
+    name : str
+        The criterion's name, such as ``"gini"`` or ``"squared_error"``.
+    widths : sequence of int
+        Columns of each output in ``Y``.
+
+    Attributes
+    ----------
+    widths : tuple of int
+        ``widths`` as Python ints.
+
+    Examples
+    --------
     >>> layout = OutputLayout("gini", (2, 3))
     >>> layout == "gini", n_outputs(layout), n_outputs("gini")
     (True, 2, 1)
@@ -74,7 +88,27 @@ class OutputLayout(str):
 
 
 def output_criterion(name: str, widths) -> str:
-    """``name`` itself for one output, else an :class:`OutputLayout` with ``widths``."""
+    """``name`` itself for one output, else an :class:`OutputLayout` with ``widths``.
+
+    Parameters
+    ----------
+    name : str
+        The criterion's name.
+    widths : sequence of int
+        Columns of each output in ``Y`` (classes, or 1 for a regression target).
+
+    Returns
+    -------
+    str
+        ``name`` when there is one output, else ``OutputLayout(name, widths)``.
+
+    Examples
+    --------
+    >>> output_criterion("gini", [3])
+    'gini'
+    >>> output_criterion("gini", [2, 3]).widths
+    (2, 3)
+    """
     widths = tuple(int(k) for k in widths)
     return name if len(widths) == 1 else OutputLayout(name, widths)
 
@@ -141,6 +175,18 @@ def value_by_output(value: np.ndarray, criterion: str) -> np.ndarray:
 def gini(proportions: np.ndarray) -> np.ndarray:
     """Gini impurity ``1 - sum_k p_k**2`` of class proportions (last axis).
 
+    Parameters
+    ----------
+    proportions : array-like of shape (..., n_classes)
+        Class proportions, each row summing to 1.
+
+    Returns
+    -------
+    ndarray of shape (...)
+        The impurity of each row.
+
+    Examples
+    --------
     >>> float(gini(np.array([0.5, 0.5])))
     0.5
     """
@@ -151,6 +197,18 @@ def gini(proportions: np.ndarray) -> np.ndarray:
 def entropy(proportions: np.ndarray) -> np.ndarray:
     """Shannon entropy in bits, ``-sum_k p_k log2 p_k``, with ``0 log 0 = 0``.
 
+    Parameters
+    ----------
+    proportions : array-like of shape (..., n_classes)
+        Class proportions, each row summing to 1.
+
+    Returns
+    -------
+    ndarray of shape (...)
+        The entropy of each row, in bits.
+
+    Examples
+    --------
     >>> float(entropy(np.array([0.5, 0.5])))
     1.0
     """
@@ -163,6 +221,20 @@ def entropy(proportions: np.ndarray) -> np.ndarray:
 def squared_error(y: np.ndarray, sample_weight: np.ndarray | None = None) -> float:
     """Weighted mean squared distance of ``y`` to its weighted mean.
 
+    Parameters
+    ----------
+    y : ndarray of shape (n_samples,)
+        Targets.
+    sample_weight : ndarray of shape (n_samples,), optional
+        Weights of the samples; unit weights when omitted.
+
+    Returns
+    -------
+    float
+        ``sum_i w_i (y_i - mean)**2 / sum_i w_i``.
+
+    Examples
+    --------
     >>> squared_error(np.array([1.0, 3.0]))
     1.0
     >>> squared_error(np.array([1.0, 3.0]), np.array([3.0, 1.0]))
@@ -184,6 +256,20 @@ def weighted_median(y: np.ndarray, sample_weight: np.ndarray | None = None) -> f
     that value.  With unit weights this is the usual median (the midpoint of
     the two middle values when the count is even).
 
+    Parameters
+    ----------
+    y : ndarray of shape (n_samples,)
+        Targets.
+    sample_weight : ndarray of shape (n_samples,), optional
+        Weights of the samples; unit weights when omitted.
+
+    Returns
+    -------
+    float
+        The weighted median; rows of zero weight are ignored.
+
+    Examples
+    --------
     >>> weighted_median(np.array([1.0, 2.0, 3.0, 10.0]))
     2.5
     >>> weighted_median(np.array([1.0, 2.0, 3.0, 10.0]), np.array([1.0, 1.0, 1.0, 4.0]))
@@ -205,6 +291,20 @@ def weighted_median(y: np.ndarray, sample_weight: np.ndarray | None = None) -> f
 def absolute_error(y: np.ndarray, sample_weight: np.ndarray | None = None) -> float:
     """Weighted mean absolute deviation of ``y`` from its :func:`weighted_median`.
 
+    Parameters
+    ----------
+    y : ndarray of shape (n_samples,)
+        Targets.
+    sample_weight : ndarray of shape (n_samples,), optional
+        Weights of the samples; unit weights when omitted.
+
+    Returns
+    -------
+    float
+        ``sum_i w_i |y_i - median| / sum_i w_i``.
+
+    Examples
+    --------
     >>> absolute_error(np.array([1.0, 2.0, 3.0, 10.0]))
     2.5
     """
@@ -234,6 +334,21 @@ def poisson_deviance(y: np.ndarray, sample_weight: np.ndarray | None = None) -> 
     ``m`` is the weighted mean, and ``0 log 0 = 0``.  Infinite when the sum
     of ``y`` is zero: a Poisson mean must be positive.
 
+    Parameters
+    ----------
+    y : ndarray of shape (n_samples,)
+        Non-negative targets (counts or rates).
+    sample_weight : ndarray of shape (n_samples,), optional
+        Weights of the samples; unit weights when omitted.
+
+    Returns
+    -------
+    float
+        The half deviance per unit weight; ``inf`` when the weighted sum of
+        ``y`` is zero.
+
+    Examples
+    --------
     >>> poisson_deviance(np.array([1.0, 1.0]))
     0.0
     >>> round(poisson_deviance(np.array([0.0, 2.0])), 6)  # log 2
@@ -283,6 +398,20 @@ def class_proportions(Y: np.ndarray, sample_weight: np.ndarray | None = None) ->
 
     A sample of weight 2 counts exactly like two copies of that sample.
 
+    Parameters
+    ----------
+    Y : array-like of shape (n_samples, n_classes)
+        One-hot labels (see :func:`one_hot`).
+    sample_weight : ndarray of shape (n_samples,), optional
+        Weights of the samples; unit weights when omitted.
+
+    Returns
+    -------
+    ndarray of shape (n_classes,)
+        The weighted share of each class; it sums to 1.
+
+    Examples
+    --------
     >>> Y = np.array([[1, 0], [0, 1], [0, 1]])
     >>> class_proportions(Y).tolist()
     [0.3333333333333333, 0.6666666666666666]
@@ -298,6 +427,20 @@ def class_proportions(Y: np.ndarray, sample_weight: np.ndarray | None = None) ->
 def one_hot(codes: np.ndarray, n_classes: int) -> np.ndarray:
     """One-hot encode integer class codes ``0..n_classes-1`` as floats.
 
+    Parameters
+    ----------
+    codes : ndarray of int of shape (n_samples,)
+        Class codes in ``0..n_classes-1``.
+    n_classes : int
+        Number of classes (columns of the result).
+
+    Returns
+    -------
+    ndarray of shape (n_samples, n_classes)
+        Row ``i`` is 1.0 in column ``codes[i]`` and 0.0 elsewhere.
+
+    Examples
+    --------
     >>> one_hot(np.array([0, 2, 1]), 3).tolist()
     [[1.0, 0.0, 0.0], [0.0, 0.0, 1.0], [0.0, 1.0, 0.0]]
     """
@@ -312,6 +455,37 @@ def node_statistics(Y: np.ndarray, sample_weight: np.ndarray, criterion: str) ->
     ``Y`` is one-hot (``(n, K)``) for classification and a column ``(n, 1)``
     for regression.  Summing rows gives a node's statistics; summing a prefix
     of rows sorted by a feature gives a left child's.
+
+    Parameters
+    ----------
+    Y : ndarray of shape (n_samples, n_columns)
+        One-hot labels, or the regression targets (one column per output).
+    sample_weight : ndarray of shape (n_samples,)
+        Weights of the samples.
+    criterion : str
+        A criterion with sufficient statistics: ``"gini"``, ``"entropy"``,
+        ``"log_loss"``, ``"squared_error"`` or ``"poisson"`` (or an
+        :class:`OutputLayout` of one).
+
+    Returns
+    -------
+    ndarray of shape (n_samples, n_statistics)
+        Weighted class counts for classification; ``[w, w y, w y**2]`` per row
+        for squared error; ``[w, w y, w y log y, y > 0]`` for Poisson.
+
+    Raises
+    ------
+    ValueError
+        For ``"absolute_error"``, whose median is not a sum.
+
+    Examples
+    --------
+    >>> node_statistics(np.array([[1.0], [3.0]]), np.array([1.0, 2.0]), "squared_error")
+    array([[ 1.,  1.,  1.],
+           [ 2.,  6., 18.]])
+    >>> node_statistics(one_hot(np.array([0, 1]), 2), np.array([1.0, 2.0]), "gini")
+    array([[1., 0.],
+           [0., 2.]])
     """
     w = np.asarray(sample_weight, dtype=float)[:, None]
     if criterion in CLASSIFICATION_CRITERIA:
@@ -336,6 +510,26 @@ def impurity_from_statistics(stats: np.ndarray, criterion: str) -> np.ndarray:
     vectorised searches need.  Rows with zero total weight give ``nan``.
     With several outputs (an :class:`OutputLayout`) it is the mean over the
     outputs of each output's impurity, as in scikit-learn.
+
+    Parameters
+    ----------
+    stats : array-like of shape (..., n_statistics)
+        Summed rows of :func:`node_statistics`, one node per row.
+    criterion : str
+        The criterion the statistics were made for.
+
+    Returns
+    -------
+    ndarray of shape (...)
+        The impurity of each node.
+
+    Examples
+    --------
+    >>> impurity_from_statistics(np.array([[2.0, 2.0], [4.0, 0.0]]), "gini")
+    array([0.5, 0. ])
+    >>> stats = node_statistics(np.array([[1.0], [3.0]]), np.ones(2), "squared_error")
+    >>> float(impurity_from_statistics(stats.sum(axis=0), "squared_error"))
+    1.0
     """
     stats = np.asarray(stats, dtype=float)
     if n_outputs(criterion) > 1:
@@ -405,6 +599,22 @@ def total_weight(stats: np.ndarray, criterion: str) -> np.ndarray:
 def node_impurity(Y: np.ndarray, sample_weight: np.ndarray, criterion: str) -> float:
     """Impurity of one node holding labels ``Y`` with weights ``sample_weight``.
 
+    Parameters
+    ----------
+    Y : ndarray of shape (n_samples, n_columns)
+        One-hot labels, or the regression targets (one column per output).
+    sample_weight : ndarray of shape (n_samples,)
+        Weights of the samples.
+    criterion : str
+        Any criterion of the trees, ``"absolute_error"`` included.
+
+    Returns
+    -------
+    float
+        The node's impurity.
+
+    Examples
+    --------
     >>> Y = one_hot(np.array([0, 0, 1, 1]), 2)
     >>> node_impurity(Y, np.ones(4), "gini")
     0.5
@@ -437,6 +647,22 @@ def node_value(
     builder's sums), not through BLAS (``w @ Y``), whose order of additions
     depends on the CPU.
 
+    Parameters
+    ----------
+    Y : ndarray of shape (n_samples, n_columns)
+        One-hot labels, or the regression targets (one column per output).
+    sample_weight : ndarray of shape (n_samples,)
+        Weights of the samples.
+    criterion : str, optional
+        Only ``"absolute_error"`` changes the value (a median per column).
+
+    Returns
+    -------
+    ndarray of shape (n_columns,)
+        Class proportions, or the mean (median) target of each output.
+
+    Examples
+    --------
     >>> node_value(np.array([[1.0], [4.0]]), np.array([2.0, 1.0])).tolist()
     [2.0]
     >>> node_value(np.array([[1.0], [4.0], [9.0]]), np.ones(3), "absolute_error").tolist()

@@ -16,9 +16,12 @@ How the work is split (chapter "Trees beyond one machine"):
   draws (every row up to 200,000; beyond, the same global row numbers as the
   in-memory fit), gathered once, and :func:`~climbing_trees._binning.bins_of_sample`;
 - per level, two rounds: each worker returns the int64 histograms of the
-  nodes to build (every node at the root, then the smaller child of each
-  pair) over its rows; the client adds them (integer addition: any order)
-  and subtracts for the siblings; the level-wise loop runs its own search,
+  nodes the in-memory plan sums
+  (:func:`~climbing_trees._levelwise._histogram_plan.plan_histograms`: the
+  root, then mostly the smaller child of each pair) over its rows; the
+  client adds them (integer addition: any order) and derives the others by
+  subtraction, as in memory (a last level too wide to hold at once is summed
+  a few pairs at a time, one round each); the level-wise loop runs its own search,
   tie rule and stopping rules on them
   (:class:`~climbing_trees._levelwise._histogram_search.Histograms`); then
   each worker routes its rows of the split nodes
@@ -37,7 +40,7 @@ The estimator's own ``fit`` runs on the client over a placeholder of ``X``
 tell which rows a zero weight removed): every check, target encoding,
 weight rule, pruning and the fitted attributes are the in-memory fit's.
 Only the rows object of the histogram fit is swapped, through the hook
-:data:`~climbing_trees._levelwise._histogram_search.ROWS_SOURCE`, for
+:data:`~climbing_trees._levelwise._binned_rows.ROWS_SOURCE`, for
 :class:`RemoteRows`.
 
 Options whose statistics cannot be summed over partitions are refused with
@@ -55,8 +58,8 @@ import numpy as np
 
 from ._binning import bins_of_sample, subsample_rows
 from ._histograms import node_histograms
+from ._levelwise._binned_rows import ROWS_SOURCE, BinnedRows, row_index
 from ._levelwise._grow import numeric_goes_left
-from ._levelwise._histogram_search import ROWS_SOURCE, BinnedRows, row_index
 
 LOST = (
     "a Dask worker holding rows of this fit was lost (its rows were recomputed "
@@ -238,10 +241,18 @@ def _nbytes(result) -> int:
 class RemoteRows(BinnedRows):
     """:class:`BinnedRows` whose codes live on the workers (:class:`_Shard`).
 
+    Which histograms a level sums and which it derives by subtraction is the
+    in-memory plan's (:func:`~climbing_trees._levelwise._histogram_plan.plan_histograms`);
+    only the sums come from the workers.  Without codes on the client no node
+    is searched from its rows (``local_codes``): the plan treats every searched
+    node as one of bins, which gives the same tree.
+
     The client keeps the level's row index (the level's rows node by node, as
     in memory), so the loop's node summaries are the in-memory fit's; the
     histograms and the routing of rows come from the workers.
     """
+
+    local_codes = False  # the codes are on the workers
 
     def __init__(self, fit, max_bins: int, random_state, cluster: _Cluster):
         self.cluster = cluster
@@ -277,40 +288,33 @@ class RemoteRows(BinnedRows):
         self.index = row_index(n)
         self.last_split = None
         self.codes = None  # on the workers
+        self.stats_sent = False
 
-    def histograms(self, level, stats, width: int, parent_hist) -> np.ndarray:
-        """The workers' sums of the nodes to build, added here; siblings subtracted."""
-        sizes = level.sizes
+    def built_histograms(self, level, nodes, stats, out) -> None:
+        """The histograms of ``nodes`` (the plan's summed nodes,
+        :meth:`~climbing_trees._levelwise._histogram_search.Histograms.built_histograms`):
+        each worker sums them over its rows, the client adds the parts into ``out``."""
+        if not nodes.size:
+            return
+        width, n_nodes = out.shape[2], level.n_nodes
         bounds = self.bounds
-        if parent_hist is None or level.depth == 0:
-            built = np.arange(level.n_nodes)
-
-            def args(s):  # the root: each shard's statistics travel once
-                return built, width, level.n_nodes, stats[bounds[s] : bounds[s + 1]]
-        else:
-            parents = np.flatnonzero(self.last_split)
-            left = np.arange(parents.size)
-            right = left + parents.size
-            # The smaller child of each pair is summed (the left one on equal sizes).
-            built = np.where(sizes[left] <= sizes[right], left, right)
+        if self.stats_sent:
 
             def args(s):
-                return built, width, level.n_nodes
+                return nodes, width, n_nodes
+        else:
+
+            def args(s):  # the first round: each shard's statistics travel once
+                return nodes, width, n_nodes, stats[bounds[s] : bounds[s + 1]]
 
         parts = self.cluster.round("histograms", args, level.depth)
-        summed = parts[0].copy()
+        self.stats_sent = True
+        out[...] = parts[0]
         for part in parts[1:]:
-            summed += part  # integers: the order of the shards does not matter
+            out += part  # integers: the order of the shards does not matter
         entry = self.cluster.report["levels"][level.depth]
-        entry["built_nodes"] = int(built.size)
-        entry["histogram_bytes"] = sum(part.nbytes for part in parts)
-        if parent_hist is None or level.depth == 0:
-            return summed
-        out = np.empty((2 * parents.size,) + parent_hist.shape[1:], dtype=np.int64)
-        out[built] = summed
-        other = np.where(built == left, right, left)
-        out[other] = parent_hist[parents] - summed
-        return out
+        entry["built_nodes"] += int(nodes.size)
+        entry["histogram_bytes"] += sum(part.nbytes for part in parts)
 
     def routes(self, level, made, split):
         """The rows of split nodes (index order), their nodes and sides, from the

@@ -126,6 +126,22 @@ def bootstrap_counts(seed: int, n_samples: int, sample_weight=None) -> np.ndarra
     each row with probability proportional to its weight.  A row drawn
     twice weighs 2 in the tree, a row never drawn (out of bag) weighs 0.
 
+    Parameters
+    ----------
+    seed : int
+        The tree's seed (one per tree, drawn from the forest's ``random_state``).
+    n_samples : int
+        Rows of the training set, and draws.
+    sample_weight : ndarray of shape (n_samples,), optional
+        Draw each row with probability proportional to its weight.
+
+    Returns
+    -------
+    ndarray of int of shape (n_samples,)
+        Draws of each row; they sum to ``n_samples``.
+
+    Examples
+    --------
     >>> counts = bootstrap_counts(0, 10_000)
     >>> int(counts.sum()), round(float(np.mean(counts == 0)), 2)  # 1/e out of bag
     (10000, 0.37)
@@ -841,6 +857,11 @@ max_categorical_candidates, missing_values, max_surrogates, max_bins
         trees (``max_bins``).
 """
 
+_CCP_RISK = """
+    ccp_risk : {"impurity", "misclassification"}, default="impurity"
+        The node risk that ``ccp_alpha`` prunes by, passed to every tree: see
+        :class:`DecisionTreeClassifier`."""
+
 _CLASS_WEIGHT = """\
     class_weight : {"balanced", "balanced_subsample"}, dict, list of dicts or None, \
 default=None
@@ -907,7 +928,7 @@ def _document(cls):
         score="accuracy" if classifier else "R²",
         oob_y=",\n        as class codes (positions in ``classes_``)" if classifier else "",
         class_weight=_CLASS_WEIGHT if classifier else "",
-        ccp_risk="\n        ``ccp_risk`` is passed on too." if classifier else "",
+        ccp_risk=_CCP_RISK if classifier else "",
     )
     specific = _CLASSIFIER_ATTRIBUTES if classifier else _REGRESSOR_ATTRIBUTES
     attributes = _ATTRIBUTES.format(tree=tree, specific=specific)

@@ -19,7 +19,23 @@ import numpy as np
 
 @dataclass
 class Node:
-    """A leaf (``value`` only) or an internal node (a test, two children)."""
+    """A leaf (``value`` only) or an internal node (a test, two children).
+
+    Parameters
+    ----------
+    value : ndarray
+        The node's prediction: class proportions or the mean target.
+    feature, threshold : int, float
+        The test ``x[feature] <= threshold`` (left); -1 and NaN in a leaf.
+    left, right : Node or None
+        The children; ``None`` in a leaf.
+
+    Examples
+    --------
+    >>> leaf = Node(value=np.array([2.0]))
+    >>> leaf.left is None, leaf.feature
+    (True, -1)
+    """
 
     value: np.ndarray  # mean row of Y: class proportions or mean target
     feature: int = -1  # the test: x[feature] <= threshold goes left
@@ -29,7 +45,23 @@ class Node:
 
 
 def first_impurity(Y: np.ndarray, criterion: str) -> float:
-    """Gini impurity of one-hot rows ``Y``, or the variance of a target."""
+    """Gini impurity of one-hot rows ``Y``, or the variance of a target.
+
+    Parameters
+    ----------
+    Y : ndarray of shape (n_samples, n_columns)
+        One-hot labels (``"gini"``) or a target column (``"squared_error"``).
+    criterion : {"gini", "squared_error"}
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    >>> first_impurity(np.array([[1.0, 0.0], [0.0, 1.0]]), "gini")
+    0.5
+    """
     if criterion == "gini":
         p = Y.mean(axis=0)  # class proportions
         return 1.0 - float(np.sum(p**2))
@@ -37,7 +69,26 @@ def first_impurity(Y: np.ndarray, criterion: str) -> float:
 
 
 def first_best_split(X: np.ndarray, Y: np.ndarray, criterion: str):
-    """``(feature, threshold)`` leaving the least impurity, or ``None``."""
+    """``(feature, threshold)`` leaving the least impurity, or ``None``.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n_samples, n_features)
+    Y : ndarray of shape (n_samples, n_columns)
+        One-hot labels or a target column.
+    criterion : {"gini", "squared_error"}
+
+    Returns
+    -------
+    tuple of (int, float) or None
+        ``None`` when every feature is constant.
+
+    Examples
+    --------
+    >>> X = np.array([[0.0, 5.0], [1.0, 5.0], [2.0, 6.0]])
+    >>> first_best_split(X, np.array([[1.0], [1.0], [4.0]]), "squared_error")
+    (0, 1.5)
+    """
     best, best_score = None, np.inf
     for j in range(X.shape[1]):
         values = np.unique(X[:, j])  # sorted distinct values
@@ -63,6 +114,26 @@ def grow_first_tree(
 ):
     """Grow a tree on ``X`` and one-hot ``Y`` (or a target column).
 
+    Parameters
+    ----------
+    X : ndarray of shape (n_samples, n_features)
+    Y : ndarray of shape (n_samples, n_columns)
+        One-hot labels or a target column.
+    criterion : {"gini", "squared_error"}
+    max_depth : int or None
+        Nodes at this depth become leaves.
+    min_samples_split : int
+        Nodes with fewer rows become leaves.
+    depth : int
+        Depth of this node (the recursion's counter).
+
+    Returns
+    -------
+    Node
+        The root of the grown tree.
+
+    Examples
+    --------
     >>> X = np.array([[0.0], [1.0], [2.0], [3.0]])
     >>> Y = np.array([[1.0], [1.0], [5.0], [5.0]])
     >>> root = grow_first_tree(X, Y, "squared_error")
@@ -87,7 +158,24 @@ def grow_first_tree(
 
 
 def predict_first_tree(node: Node, X: np.ndarray) -> np.ndarray:
-    """The leaf value of each row of ``X``: walk down from the root."""
+    """The leaf value of each row of ``X``: walk down from the root.
+
+    Parameters
+    ----------
+    node : Node
+        The root of a tree from :func:`grow_first_tree`.
+    X : ndarray of shape (n_samples, n_features)
+
+    Returns
+    -------
+    ndarray of shape (n_samples, n_columns)
+
+    Examples
+    --------
+    >>> X, Y = np.array([[0.0], [1.0]]), np.array([[2.0], [4.0]])
+    >>> predict_first_tree(grow_first_tree(X, Y, "squared_error"), X).tolist()
+    [[2.0], [4.0]]
+    """
     out = []
     for x in X:
         leaf = node

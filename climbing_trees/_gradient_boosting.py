@@ -732,7 +732,7 @@ class _GradientBoosting(_MissingValuesTag, BaseEstimator):
             self.classes_, self.n_classes_ = classes, len(classes)
 
     def _fit_stage(self, i, loss, X, y, raw, weights, in_bag, rng) -> list:
-        """One stage: ``K`` trees on the negative gradient, leaves stepped, ``raw`` updated."""
+        """One stage: ``K`` trees on minus the gradient; leaves stepped, ``raw`` set."""
         loss.before_stage(y, raw, weights)
         neg_gradient = loss.negative_gradient(y, raw)
         neg_gradient = neg_gradient.reshape(len(y), -1)
@@ -740,8 +740,11 @@ class _GradientBoosting(_MissingValuesTag, BaseEstimator):
         trees = []
         for k in range(loss.n_trees):
             target = (y == k).astype(float) if loss.n_trees > 1 else y
-            tree = self._tree(int(rng.randint(MAX_SEED)))  # scikit-learn draws one seed a tree
-            _fit_residuals(tree, X, neg_gradient[:, k], stage_weights, i, self.learning_rate)
+            # scikit-learn draws one seed a tree.
+            tree = self._tree(int(rng.randint(MAX_SEED)))
+            _fit_residuals(
+                tree, X, neg_gradient[:, k], stage_weights, i, self.learning_rate
+            )
             leaves = tree.apply(X)
             _update_leaves(loss, tree, leaves, target, neg_gradient[:, k], raw[:, k],
                            stage_weights, in_bag)  # fmt: skip

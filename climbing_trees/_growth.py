@@ -20,6 +20,7 @@ from ._categorical import (
 )
 from ._category_sets import encode_row, pack, pack_sides
 from ._criteria import CLASSIFICATION_CRITERIA, node_impurity, node_value, value_by_output
+from ._exact_weights import fixed_weights, leaf_minimum, too_light
 from ._fractional import fractional_children
 from ._incremental import prefix_sum_best_split
 from ._monotonic import (
@@ -33,7 +34,7 @@ from ._monotonic import (
 from ._naive import Split
 from ._random import RandomSplits, child_keys, random_node_split
 from ._surrogates import best_present_split, route_with_surrogates
-from ._ties import LeafMinimum, best_of, enough_decrease
+from ._ties import best_of, enough_decrease
 from ._tree import TREE_LEAF, TREE_UNDEFINED, Tree
 from ._wavelet import wavelet_best_split
 
@@ -80,6 +81,7 @@ def grow_tree(
         One-hot labels for classification, a target column for regression;
         with several outputs, their blocks side by side.
     sample_weight : ndarray of shape (n_samples,)
+        Weights of the rows.
     criterion : {"gini", "entropy", "log_loss", "squared_error", "poisson", "absolute_error"}
         For several outputs, an :class:`climbing_trees.OutputLayout` naming
         the criterion and each output's number of columns in ``Y``
@@ -159,6 +161,11 @@ def grow_tree(
         one output, numerical constrained features, ``missing_values="learn"``
         and the default ``find_split``; anything else raises ``ValueError``.
 
+    Returns
+    -------
+    Tree
+        The grown tree, node ids in depth-first preorder.
+
     Notes
     -----
     A node is a leaf when any of these hold: it is at ``max_depth``; it has
@@ -179,8 +186,8 @@ def grow_tree(
     check_training_rows(X)
     if find_split is None:
         find_split = default_split_search(criterion)
-    if min_weight_leaf > 0:
-        min_samples_leaf = LeafMinimum(min_samples_leaf, min_weight_leaf)
+    # Weights are compared with bounds in exact fixed point (_exact_weights).
+    min_samples_leaf = leaf_minimum(min_samples_leaf, min_weight_leaf, sample_weight)
     classifier = criterion in CLASSIFICATION_CRITERIA
     cst = None
     if monotonic_cst is not None:
@@ -240,7 +247,7 @@ def grow_tree(
             depth >= depth_limit
             or len(rows) < min_samples_split
             or len(rows) < 2 * min_samples_leaf
-            or node["w"] < 2 * min_weight_leaf
+            or too_light(fixed_weights(w_t, min_samples_leaf).sum(), min_samples_leaf)
             or is_pure(Y_t, w_t)
         ):
             continue
@@ -484,6 +491,19 @@ class NodeSearch:
 def is_pure(Y: np.ndarray, sample_weight: np.ndarray) -> bool:
     """True when every row with positive weight has the same label.
 
+    Parameters
+    ----------
+    Y : ndarray of shape (n_samples, n_columns)
+        The node's one-hot labels or targets.
+    sample_weight : ndarray of shape (n_samples,)
+        Rows of zero weight are ignored.
+
+    Returns
+    -------
+    bool
+
+    Examples
+    --------
     >>> is_pure(np.array([[1.0, 0.0], [1.0, 0.0]]), np.ones(2))
     True
     >>> is_pure(np.array([[2.0], [3.0]]), np.array([1.0, 0.0]))

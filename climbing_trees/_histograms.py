@@ -85,18 +85,37 @@ def add_rows(codes, rows, first, stop, stats, hist):
                 hist[j, b, 1 + c] += stats[r, c]
 
 
-@numba.njit(cache=True, nogil=True)
 def node_histograms(codes, rows, starts, sizes, which, stats, width):
     """The histograms of the nodes ``which`` (their rows: ``rows[starts[k]:][:sizes[k]]``).
 
     Returns an int64 array (len(which), d, width, 1 + stats columns).
     """
-    d = codes.shape[1]
-    out = np.zeros((which.size, d, width, 1 + stats.shape[1]), dtype=np.int64)
+    out = np.empty((which.size, codes.shape[1], width, 1 + stats.shape[1]), dtype=np.int64)
+    sum_histograms(codes, rows, starts, sizes, which, stats, out)
+    return out
+
+
+@numba.njit(cache=True, nogil=True)
+def sum_histograms(codes, rows, starts, sizes, which, stats, out):
+    """Sum the histograms of the nodes ``which`` from their rows into ``out[0], out[1], ...``."""
     for t in range(which.size):
         k = which[t]
+        out[t] = 0
         add_rows(codes, rows, starts[k], starts[k] + sizes[k], stats, out[t])
-    return out
+
+
+@numba.njit(cache=True, nogil=True)
+def subtract_siblings(parent_hist, parent_slot, hist, sibling_slot, slot):
+    """``hist[slot[t]] = parent_hist[parent_slot[t]] - hist[sibling_slot[t]]`` for each ``t``.
+
+    A node's histogram as its parent's minus its sibling's: exact (integers).
+    """
+    for t in range(slot.size):
+        parent, sibling, out = parent_hist[parent_slot[t]], hist[sibling_slot[t]], hist[slot[t]]
+        for j in range(parent.shape[0]):
+            for b in range(parent.shape[1]):
+                for c in range(parent.shape[2]):
+                    out[j, b, c] = parent[j, b, c] - sibling[j, b, c]
 
 
 def sibling_histograms(codes, rows, starts, sizes, stats, parent_hist, parents):
@@ -106,25 +125,63 @@ def sibling_histograms(codes, rows, starts, sizes, stats, parent_hist, parents):
     ``parent_hist``, the previous level's histograms), then their right
     children (:func:`climbing_trees._levelwise._orders._partition`).  Of each
     pair the child with fewer rows (the left one on equal sizes) is summed
-    from its rows; the other is the parent's minus it, exactly (integers).
+    from its rows (:func:`sum_histograms`); the other is the parent's minus it,
+    exactly (:func:`subtract_siblings`).
     """
-    out = np.empty((2 * parents.size,) + parent_hist.shape[1:], dtype=np.int64)
-    _sibling_kernel(codes, rows, starts, sizes, stats, parent_hist, parents, out)
+    n_split = parents.size
+    left = np.arange(n_split)
+    right = left + n_split
+    left_smaller = sizes[left] <= sizes[right]
+    small = np.where(left_smaller, left, right)
+    large = np.where(left_smaller, right, left)
+    out = np.empty((2 * n_split,) + parent_hist.shape[1:], dtype=np.int64)
+    out[small] = node_histograms(codes, rows, starts, sizes, small, stats, out.shape[2])
+    subtract_siblings(parent_hist, parents, out, small, large)
     return out
 
 
 @numba.njit(cache=True, nogil=True)
-def _sibling_kernel(codes, rows, starts, sizes, stats, parent_hist, parents, out):
-    """:func:`sibling_histograms` into ``out``, pair by pair, without temporaries."""
-    n_split = parents.size
-    for t in range(n_split):
-        left, right = t, t + n_split
-        small, large = (left, right) if sizes[left] <= sizes[right] else (right, left)
-        out[small] = 0
-        add_rows(codes, rows, starts[small], starts[small] + sizes[small], stats, out[small])
-        parent = parent_hist[parents[t]]
-        large_hist, small_hist = out[large], out[small]
-        for j in range(parent.shape[0]):
-            for b in range(parent.shape[1]):
-                for c in range(parent.shape[2]):
-                    large_hist[j, b, c] = parent[j, b, c] - small_hist[j, b, c]
+def compact_histograms(codes, rows, starts, sizes, which, stats, missing_bin, width):
+    """The histograms of the nodes ``which`` over their non-empty bins only.
+
+    For a node with few rows: its bins in the order of their codes, packed
+    to the left (column ``width - 1``: missing), found by sorting each
+    feature's codes of the node's rows instead of touching every bin.
+    Returns the sums (len(which), d, width, 1 + stats columns), as
+    :func:`node_histograms` without its empty present bins, and each
+    column's bin code (len(which), d, width - 1), -1 after the last non-empty
+    bin.  ``width`` must exceed the number of present codes of every node
+    (its row count does).
+    """
+    d, n_stats = codes.shape[1], stats.shape[1]
+    out = np.zeros((which.size, d, width, 1 + n_stats), dtype=np.int64)
+    bin_code = np.full((which.size, d, width - 1), -1, dtype=np.int32)
+    column = np.empty(width, dtype=np.int64)  # one feature's codes of the node, sorted
+    order = np.empty(width, dtype=np.int64)  # their rows
+    for t in range(which.size):
+        k = which[t]
+        first, m = starts[k], sizes[k]
+        for j in range(d):
+            for p in range(m):  # insertion sort: a few rows
+                r = rows[first + p]
+                b = np.int64(codes[r, j])
+                q = p
+                while q > 0 and column[q - 1] > b:
+                    column[q], order[q] = column[q - 1], order[q - 1]
+                    q -= 1
+                column[q], order[q] = b, r
+            position, last = -1, -1
+            for q in range(m):
+                b, r = column[q], order[q]
+                if b == missing_bin:  # the largest code: after every present one
+                    at = width - 1
+                else:
+                    if b != last:
+                        position += 1
+                        last = b
+                        bin_code[t, j, position] = b
+                    at = position
+                out[t, j, at, 0] += 1
+                for c in range(n_stats):
+                    out[t, j, at, 1 + c] += stats[r, c]
+    return out, bin_code

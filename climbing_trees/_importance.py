@@ -64,6 +64,44 @@ def surrogate_importances(
     Returns the raw sums, one per feature (rpart's scale: the weighted
     impurity decrease, a sum of squares for regression); divide by their sum
     to compare with ``feature_importances_``.
+
+    Parameters
+    ----------
+    tree : Tree
+        A tree grown with ``missing_values="surrogate"``.
+    X : ndarray of shape (n_samples, n_features)
+        The training features (categorical columns as level codes).
+    Y : ndarray of shape (n_samples, n_columns)
+        The training labels, one-hot, or the targets.
+    sample_weight : ndarray of shape (n_samples,)
+        The training weights.
+    criterion : str
+        The tree's criterion.
+    is_categorical : ndarray of bool of shape (n_features,)
+        Which columns are categorical.
+    n_categories : ndarray of int of shape (n_features,)
+        Levels of each categorical column.
+    surrogate_weight : ndarray of shape (n_samples,), optional
+        The weights the surrogates were searched with.
+
+    Returns
+    -------
+    ndarray of shape (n_features,)
+
+    Examples
+    --------
+    Column 1 orders the rows almost as column 0 does; the root splits on
+    column 0 and column 1, its surrogate, agrees on every row (``adj = 1``):
+
+    >>> from climbing_trees import grow_tree
+    >>> X = np.array([[0.0, 0.0], [1.0, 1.0], [2.0, 3.0], [3.0, 2.0]])
+    >>> Y, w = np.array([[0.0], [0.0], [1.0], [1.0]]), np.ones(4)
+    >>> tree = grow_tree(X, Y, w, criterion="squared_error", missing_values="surrogate")
+    >>> int(tree.feature[0]), int(tree.surrogate_feature[0, 0])
+    (0, 1)
+    >>> flags, levels = np.zeros(2, bool), np.zeros(2, int)
+    >>> surrogate_importances(tree, X, Y, w, "squared_error", flags, levels).tolist()
+    [1.0, 1.0]
     """
     importances = np.zeros(X.shape[1])
     if surrogate_weight is None:
@@ -120,6 +158,33 @@ def drop_column_importances(estimator, X_train, y_train, X_test, y_test) -> np.n
     about rows it could not have seen (a shuffled column breaks the features'
     correlations), but it costs one fit per feature, and a feature with a
     correlated twin scores near 0: the twin takes its place.
+
+    Parameters
+    ----------
+    estimator : estimator
+        Any scikit-learn estimator with ``score``; it is cloned.
+    X_train, y_train : array-like or DataFrame
+        The rows the models are fitted on.
+    X_test, y_test : array-like or DataFrame
+        The held-out rows they are scored on.
+
+    Returns
+    -------
+    ndarray of shape (n_features,)
+        The drop in score for each column (negative when removing it helps).
+
+    Examples
+    --------
+    On iris, petal length (column 2) has a twin, petal width (column 3); the
+    sepal columns are never used:
+
+    >>> from sklearn.datasets import load_iris
+    >>> from climbing_trees import DecisionTreeClassifier
+    >>> X, y = load_iris(return_X_y=True)
+    >>> model = DecisionTreeClassifier(max_depth=2)
+    >>> drops = drop_column_importances(model, X[::2], y[::2], X[1::2], y[1::2])
+    >>> drops.round(3).tolist()
+    [0.0, 0.0, 0.0, 0.013]
     """
     full = clone(estimator).fit(X_train, y_train).score(X_test, y_test)
     drops = []

@@ -32,10 +32,11 @@ from ._criteria import (
     node_statistics,
     total_weight,
 )
+from ._exact_weights import fixed_weights, refused_sides
 from ._missing import column_candidates
 from ._monotonic import NodeConstraints, refused_candidates, value_statistics
 from ._naive import Split
-from ._ties import choose_best, refused_weights
+from ._ties import choose_best
 
 
 def incremental_best_split(
@@ -51,6 +52,24 @@ def incremental_best_split(
     :func:`climbing_trees.naive_best_split`; each feature costs
     O(N log N) for the sort plus O(N) for the scan.
 
+    Parameters
+    ----------
+    X : ndarray of shape (n_samples, n_features)
+        Numerical features of the node's rows; NaN marks a missing value.
+    Y : ndarray of shape (n_samples, n_columns)
+        One-hot labels (classification) or the targets (regression).
+    sample_weight : ndarray of shape (n_samples,)
+        Weights of the rows.
+    criterion : str
+        A criterion with sufficient statistics (not ``"absolute_error"``).
+    min_samples_leaf : int
+        Candidates leaving fewer rows than this on either side are skipped.
+
+    Returns
+    -------
+    Split or None
+        As :func:`climbing_trees.naive_best_split` returns it.
+
     Examples
     --------
     >>> X = np.array([[1.0], [2.0], [3.0], [4.0]])
@@ -59,13 +78,17 @@ def incremental_best_split(
     Split(feature=0, threshold=2.5, score=0.0, missing_go_to_left=False)
     """
     n_samples, n_features = X.shape
-    phi = node_statistics(_centred(Y, sample_weight, criterion), sample_weight, criterion)
+    centred = _centred(Y, sample_weight, criterion)
+    phi = node_statistics(centred, sample_weight, criterion)
     node_stats = phi.sum(axis=0)
     total = total_weight(node_stats, criterion)
     parent = float(impurity_from_statistics(node_stats, criterion))
+    q = fixed_weights(sample_weight, min_samples_leaf)  # exact sums for the refusal rule
+    q_total = q.sum()
     splits, scores = [], []
     for j in range(n_features):
         c = column_candidates(X[:, j], min_samples_leaf)
+        q_left = _prefix(q[:, None], c)[:, 0]
         missing = np.cumsum(phi[c.missing], axis=0)[-1] if len(c.missing) else 0.0
         # The sweep: left statistics after each present row moves left, O(1) each.
         left = np.zeros_like(node_stats)
@@ -79,7 +102,8 @@ def incremental_best_split(
                 left = left + missing
             right = node_stats - left
             score, w_left, w_right = children_score(left, right, criterion, total)
-            if refused_weights(w_left, w_right, min_samples_leaf):
+            q_right = q_total - q_left[k]
+            if refused_sides(q_left[k], q_right, min_samples_leaf, sample_weight):
                 continue
             score = float(score)
             splits.append(Split(j, float(c.threshold[k]), score, bool(c.go_left[k])))
@@ -109,6 +133,26 @@ def prefix_sum_best_split(
     values break the constraint or the node's bounds are refused
     (:func:`climbing_trees._monotonic.refused_candidates`, chapter 5).
 
+    Parameters
+    ----------
+    X : ndarray of shape (n_samples, n_features)
+        Numerical features of the node's rows; NaN marks a missing value.
+    Y : ndarray of shape (n_samples, n_columns)
+        One-hot labels (classification) or the targets (regression).
+    sample_weight : ndarray of shape (n_samples,)
+        Weights of the rows.
+    criterion : str
+        A criterion with sufficient statistics (not ``"absolute_error"``).
+    min_samples_leaf : int
+        Candidates leaving fewer rows than this on either side are skipped.
+    monotonic : NodeConstraints, optional
+        The node's monotonic constraints and value bounds.
+
+    Returns
+    -------
+    Split or None
+        As :func:`climbing_trees.naive_best_split` returns it.
+
     Examples
     --------
     >>> X = np.array([[1.0, 5.0], [2.0, 5.0], [3.0, 5.0], [4.0, 5.0]])
@@ -117,12 +161,16 @@ def prefix_sum_best_split(
     Split(feature=0, threshold=2.5, score=0.0, missing_go_to_left=False)
     """
     n_samples, n_features = X.shape
-    phi = node_statistics(_centred(Y, sample_weight, criterion), sample_weight, criterion)
+    centred = _centred(Y, sample_weight, criterion)
+    phi = node_statistics(centred, sample_weight, criterion)
     node_stats = phi.sum(axis=0)
     total = total_weight(node_stats, criterion)
     parent = float(impurity_from_statistics(node_stats, criterion))
+    q = fixed_weights(sample_weight, min_samples_leaf)  # exact sums, for refusals
+    q_total = q.sum()
     if monotonic is not None:
-        v = value_statistics(Y, sample_weight)  # the children's values, for the constraints
+        # The children's values, for the constraints.
+        v = value_statistics(Y, sample_weight)
         v_total = v.sum(axis=0)
     candidates, all_scores = [], []
     for j in range(n_features):
@@ -130,12 +178,16 @@ def prefix_sum_best_split(
         left = _prefix(phi, c)
         right = node_stats - left
         scores, w_left, w_right = children_score(left, right, criterion, total)
-        scores[refused_weights(w_left, w_right, min_samples_leaf)] = np.nan
+        q_left = _prefix(q[:, None], c)[:, 0]
+        q_right = q_total - q_left
+        refused = refused_sides(q_left, q_right, min_samples_leaf, sample_weight)
+        scores[refused] = np.nan
         if monotonic is not None and monotonic.cst[j] != 0:
             lower, upper = monotonic.lower, monotonic.upper
-            scores[refused_candidates(monotonic.cst[j], _prefix(v, c), v_total, lower, upper)] = (
-                np.nan
+            refused = refused_candidates(
+                monotonic.cst[j], _prefix(v, c), v_total, lower, upper
             )
+            scores[refused] = np.nan
         candidates.append((j, c))
         all_scores.append(scores)
     scores = np.concatenate(all_scores) if all_scores else np.empty(0)

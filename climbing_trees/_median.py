@@ -32,9 +32,10 @@ import heapq
 import numpy as np
 
 from ._criteria import weighted_median
+from ._exact_weights import fixed_weights, refused_sides
 from ._missing import column_candidates
 from ._naive import Split
-from ._ties import choose_best, refused_weights
+from ._ties import choose_best
 
 
 class RunningMedian:
@@ -119,6 +120,24 @@ def prefix_absolute_errors(y: np.ndarray, w: np.ndarray) -> np.ndarray:
 
     One :class:`RunningMedian` fed the rows in order: O(n log n) in all with
     unit weights or a bounded ratio of weights (see the module docstring).
+
+    Parameters
+    ----------
+    y : ndarray of shape (n,)
+        Values, in the order they join the set.
+    w : ndarray of shape (n,)
+        Their positive weights.
+
+    Returns
+    -------
+    ndarray of shape (n,)
+        ``sum_{k <= i} w_k |y_k - m_i|``, with ``m_i`` the weighted median of
+        the first ``i + 1`` values.
+
+    Examples
+    --------
+    >>> prefix_absolute_errors(np.array([5.0, 1.0, 3.0, 10.0]), np.ones(4)).tolist()
+    [0.0, 4.0, 4.0, 11.0]
     """
     running, out = RunningMedian(), np.empty(len(y))
     for i, (value, weight) in enumerate(zip(y.tolist(), w.tolist(), strict=True)):
@@ -146,6 +165,29 @@ def running_median_best_split(
     target is first shifted by the node's median, which changes no
     absolute error but keeps the running sums small.
 
+    Parameters
+    ----------
+    X : ndarray of shape (n_samples, n_features)
+        Numerical features of the node's rows; NaN marks a missing value.
+    Y : ndarray of shape (n_samples, n_outputs)
+        The targets, one column per output.
+    sample_weight : ndarray of shape (n_samples,)
+        Weights of the rows.
+    criterion : str
+        Only ``"absolute_error"``.
+    min_samples_leaf : int
+        Candidates leaving fewer rows than this on either side are skipped.
+
+    Returns
+    -------
+    Split or None
+        As :func:`climbing_trees.naive_best_split` returns it.
+
+    Raises
+    ------
+    ValueError
+        For any other criterion.
+
     Examples
     --------
     >>> X = np.array([[1.0], [2.0], [3.0], [4.0]])
@@ -165,7 +207,11 @@ def running_median_best_split(
     n_outputs = Y.shape[1]
     Y = Y - [weighted_median(Y[:, k], w) for k in range(n_outputs)]
     total = w.sum()
-    parent = float(sum(np.sum(w * np.abs(Y[:, k])) for k in range(n_outputs)) / n_outputs / total)
+    parent = float(
+        sum(np.sum(w * np.abs(Y[:, k])) for k in range(n_outputs)) / n_outputs / total
+    )
+    q = fixed_weights(w, min_samples_leaf)  # exact sums for the refusal rule
+    q_total = q.sum()
     splits, scores = [], []
     for j in range(n_features):
         c = column_candidates(X[:, j], min_samples_leaf)
@@ -176,19 +222,24 @@ def running_median_best_split(
         # (missing right); with the missing rows first for the other pass.
         k_sides = []
         for first_missing in (False, True) if n_missing else (False,):
-            seq = np.concatenate([c.missing, c.order] if first_missing else [c.order, c.missing])
+            seq = np.concatenate(
+                [c.missing, c.order] if first_missing else [c.order, c.missing]
+            )
             w_seq = w[seq]
             left = right = 0.0
             for k in range(n_outputs):
                 y_seq = Y[seq, k]
                 left = left + prefix_absolute_errors(y_seq, w_seq)
                 right = right + prefix_absolute_errors(y_seq[::-1], w_seq[::-1])[::-1]
-            k_sides.append((left / n_outputs, right / n_outputs, np.cumsum(w_seq)))
+            cum_w, cum_q = np.cumsum(w_seq), np.cumsum(q[seq])
+            k_sides.append((left / n_outputs, right / n_outputs, cum_w, cum_q))
         for k in range(len(c.position)):
-            left, right, cum_w = k_sides[int(c.missing_left[k])]
+            left, right, cum_w, cum_q = k_sides[int(c.missing_left[k])]
             cut = c.n_left[k] - 1  # the last row of the left child in scan order
             w_left = cum_w[cut]
-            if refused_weights(w_left, total - w_left, min_samples_leaf):
+            if refused_sides(cum_q[cut], q_total - cum_q[cut], min_samples_leaf, w):
+                continue
+            if not (w_left > 0 and total - w_left > 0):
                 continue
             score = float((left[cut] + right[cut + 1]) / total)
             splits.append(Split(j, float(c.threshold[k]), score, bool(c.go_left[k])))

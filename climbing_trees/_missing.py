@@ -49,6 +49,34 @@ class ColumnCandidates(NamedTuple):
     ``missing_left[c]``.  ``go_left[c]`` is the direction the fitted tree
     stores for missing values: ``missing_left[c]`` when the node has missing
     rows, else whether the left child has more rows than the right.
+
+    Parameters
+    ----------
+    order : ndarray of int
+        Rows with a value, sorted by it.
+    missing : ndarray of int
+        Rows without a value, increasing.
+    position : ndarray of int of shape (n_candidates,)
+        Candidate ``c`` sends ``order[: position[c] + 1]`` left.
+    missing_left : ndarray of bool of shape (n_candidates,)
+        Whether candidate ``c`` sends the missing rows left too.
+    threshold : ndarray of float of shape (n_candidates,)
+        The candidate's threshold (``inf``: present left, missing right).
+    n_left : ndarray of int of shape (n_candidates,)
+        Rows on the left.
+    go_left : ndarray of bool of shape (n_candidates,)
+        The fitted tree's ``missing_go_to_left`` for the candidate.
+
+    Examples
+    --------
+    A column without missing values: two candidates, between 1 and 2 and
+    between 2 and 3.
+
+    >>> c = column_candidates(np.array([3.0, 1.0, 2.0]))
+    >>> isinstance(c, ColumnCandidates), c.order.tolist(), c.threshold.tolist()
+    (True, [1, 2, 0], [1.5, 2.5])
+    >>> c.go_left.tolist()   # no missing rows: the side with more rows
+    [False, True]
     """
 
     order: np.ndarray
@@ -151,6 +179,17 @@ def column_candidates(x: np.ndarray, min_samples_leaf: int = 1) -> ColumnCandida
     constant at the node offers none: without missing values, present values
     within scikit-learn's ``FEATURE_THRESHOLD`` of each other (rule 6 of
     :mod:`climbing_trees._ties`).
+
+    Parameters
+    ----------
+    x : ndarray of shape (n_samples,)
+        One feature's values at the node; NaN marks a missing value.
+    min_samples_leaf : int
+        Candidates leaving fewer rows than this on either side are dropped.
+
+    Returns
+    -------
+    ColumnCandidates
 
     Examples
     --------

@@ -1,7 +1,7 @@
 """Monotonic constraints: predictions that only rise (or only fall) along a feature.
 
-Chapter 5 of the book ("Training and inference", section "Monotonic
-constraints") explains this module.
+The book's appendix "Monotonic constraints", after chapter 5 ("Training and
+inference"), explains this module.
 
 ``monotonic_cst[j] = 1`` asks that the prediction never decreases when feature
 ``j`` increases (the other features fixed), ``-1`` that it never increases,
@@ -128,7 +128,8 @@ def allowed_splits(cst, value_left, value_right, lower, upper) -> np.ndarray:
     in ``[lower, upper]`` and be in the order ``cst`` asks
     (``(left - right) * cst <= 0``), scikit-learn's ``_check_monotonicity``.
 
-    >>> allowed_splits(1, np.array([1.0, 3.0, 1.0]), np.array([2.0, 2.0, 9.0]), 0.0, 5.0)
+    >>> left, right = np.array([1.0, 3.0, 1.0]), np.array([2.0, 2.0, 9.0])
+    >>> allowed_splits(1, left, right, 0.0, 5.0)
     array([ True, False, False])
     >>> allowed_splits(0, 3.0, 2.0, 0.0, 1.0)
     array(True)
@@ -185,7 +186,7 @@ def child_bounds(
     value_right: float,
     medians: bool = False,
 ):
-    """Rule 2: the bounds ``((lower, upper) left, (lower, upper) right)`` of the children.
+    """Rule 2: the children's bounds, ``((lower, upper) left, (lower, upper) right)``.
 
     >>> child_bounds(1, -np.inf, np.inf, 1.0, 3.0)
     ((-inf, 2.0), (2.0, inf))

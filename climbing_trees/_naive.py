@@ -15,8 +15,9 @@ from typing import NamedTuple
 import numpy as np
 
 from ._criteria import node_impurity
+from ._exact_weights import fixed_weights, refused_sides
 from ._missing import column_candidates
-from ._ties import choose_best, refused_weights
+from ._ties import choose_best
 
 
 class Split(NamedTuple):
@@ -27,6 +28,23 @@ class Split(NamedTuple):
     node's impurity minus ``score`` is the split's impurity decrease.
     ``missing_go_to_left``: where rows missing the feature go (chapter 9,
     :mod:`climbing_trees._missing`).
+
+    Parameters
+    ----------
+    feature : int
+        Column of ``X`` that the test reads.
+    threshold : float
+        Rows with ``x[feature] <= threshold`` go left.
+    score : float
+        Weighted mean impurity of the two children.
+    missing_go_to_left : bool
+        Whether rows missing the feature go left.
+
+    Examples
+    --------
+    >>> split = Split(feature=0, threshold=2.5, score=0.0)
+    >>> split.threshold, split.missing_go_to_left
+    (2.5, False)
     """
 
     feature: int
@@ -51,7 +69,9 @@ def naive_best_split(
     Y : ndarray of shape (n_samples, n_outputs)
         One-hot labels (classification) or a target column (regression).
     sample_weight : ndarray of shape (n_samples,)
+        Weights of the rows.
     criterion : {"gini", "entropy", "log_loss", "squared_error", "poisson", "absolute_error"}
+        The impurity to minimise.
     min_samples_leaf : int
         Candidates leaving fewer rows than this on either side are skipped.
 
@@ -79,6 +99,7 @@ def naive_best_split(
     n_samples, n_features = X.shape
     total = sample_weight.sum()
     parent = node_impurity(Y, sample_weight, criterion)
+    q = fixed_weights(sample_weight, min_samples_leaf)  # exact sums for the refusal rule
     splits, scores = [], []
     for j in range(n_features):
         c = column_candidates(X[:, j], min_samples_leaf)
@@ -87,14 +108,16 @@ def naive_best_split(
             left = np.zeros(n_samples, dtype=bool)
             left[c.order[: c.position[k] + 1]] = True
             left[c.missing] = c.missing_left[k]
-            w_left, w_right = sample_weight[left].sum(), sample_weight[~left].sum()
-            if refused_weights(w_left, w_right, min_samples_leaf):
+            if refused_sides(q[left].sum(), q[~left].sum(), min_samples_leaf, sample_weight):
                 continue
+            w_left, w_right = sample_weight[left].sum(), sample_weight[~left].sum()
             score = (
                 w_left * node_impurity(Y[left], sample_weight[left], criterion)
                 + w_right * node_impurity(Y[~left], sample_weight[~left], criterion)
             ) / total
-            splits.append(Split(j, float(c.threshold[k]), float(score), bool(c.go_left[k])))
+            splits.append(
+                Split(j, float(c.threshold[k]), float(score), bool(c.go_left[k]))
+            )
             scores.append(score)
     best = choose_best(np.array(scores), parent)
     if best < 0:

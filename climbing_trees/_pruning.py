@@ -57,13 +57,30 @@ def node_risk(tree: Tree, risk: str = "impurity") -> np.ndarray:
     classification tree with ``risk="misclassification"`` it is the weighted
     training error.
 
-    >>> import numpy as np
+    Parameters
+    ----------
+    tree : Tree
+        A fitted tree (``estimator.tree_``, or :func:`climbing_trees.grow_tree`'s).
+    risk : {"impurity", "misclassification"}, default="impurity"
+        What ``I(t)`` measures.
+
+    Returns
+    -------
+    ndarray of shape (node_count,)
+        ``R(t)`` of every node.
+
+    Examples
+    --------
+    Six rows, the tree splits at 1.5, 3.5 and 4.5 (node 2 holds rows 2 to 5):
+
     >>> from climbing_trees import grow_tree, one_hot
-    >>> X = np.array([[0.0], [1.0], [2.0], [3.0]])
-    >>> Y = one_hot(np.array([0, 0, 1, 0]), 2)
-    >>> tree = grow_tree(X, Y, np.ones(4), criterion="gini")
-    >>> node_risk(tree, "misclassification").tolist()[:2]
-    [0.25, 0.0]
+    >>> X = np.arange(6.0).reshape(-1, 1)
+    >>> Y = one_hot(np.array([0, 0, 1, 1, 0, 1]), 2)
+    >>> tree = grow_tree(X, Y, np.ones(6), criterion="gini")
+    >>> node_risk(tree).tolist()[:3]   # 6/6 * 0.5, 2/6 * 0, 4/6 * 0.375
+    [0.5, 0.0, 0.25]
+    >>> node_risk(tree, "misclassification").tolist()[:3]   # one row of four wrong
+    [0.5, 0.0, 0.16666666666666666]
     """
     if risk not in RISKS:
         raise ValueError(f"risk={risk!r} is not supported; use one of {RISKS}.")
@@ -153,6 +170,18 @@ def weakest_links(
     arithmetic follows scikit-learn's: ``R(T_t)`` starts as the sum of leaf
     risks in increasing leaf id order, and a collapse adds ``R(t) - R(T_t)``
     to each ancestor.
+
+    Examples
+    --------
+    Node 2's branch goes first (``g = 0.25 / 2``), then the root's:
+
+    >>> from climbing_trees import grow_tree, one_hot
+    >>> X = np.arange(6.0).reshape(-1, 1)
+    >>> Y = one_hot(np.array([0, 0, 1, 1, 0, 1]), 2)
+    >>> tree = grow_tree(X, Y, np.ones(6), criterion="gini")
+    >>> links = weakest_links(tree)
+    >>> links.nodes.tolist(), links.alphas.tolist(), links.n_leaves.tolist()
+    ([2, 0], [0.125, 0.25], [4, 2, 1])
     """
     r_node = node_risk(tree) if risk is None else np.asarray(risk, dtype=float)
     parent = _parents(tree).tolist()
@@ -228,6 +257,28 @@ def weakest_links_scan(tree: Tree, risk: np.ndarray | None = None) -> Bunch:
     and walks up the collapsed node's ancestors: ``O(node_count * n_steps)``
     in all, like scikit-learn's loop, which makes a 40,000-node tree take
     seconds.  The tests use it as the oracle of the heap version.
+
+    Parameters
+    ----------
+    tree : Tree
+        A fitted tree (``estimator.tree_``, or :func:`climbing_trees.grow_tree`'s).
+    risk : ndarray of shape (node_count,), optional
+        ``R(t)`` of every node; :func:`node_risk` ``(tree, "impurity")`` by default.
+
+    Returns
+    -------
+    Bunch
+        ``nodes``, ``alphas``, ``risks`` and ``n_leaves``, as in :func:`weakest_links`.
+
+    Examples
+    --------
+    >>> from climbing_trees import grow_tree, one_hot
+    >>> X = np.arange(6.0).reshape(-1, 1)
+    >>> Y = one_hot(np.array([0, 0, 1, 1, 0, 1]), 2)
+    >>> tree = grow_tree(X, Y, np.ones(6), criterion="gini")
+    >>> scan = weakest_links_scan(tree)
+    >>> scan.nodes.tolist(), scan.alphas.tolist(), scan.risks.tolist()
+    ([2, 0], [0.125, 0.25], [0.0, 0.25, 0.5])
     """
     r_node = node_risk(tree) if risk is None else np.asarray(risk, dtype=float)
     n = tree.node_count
@@ -281,6 +332,28 @@ def cost_complexity_path(tree: Tree, risk: np.ndarray | None = None) -> Bunch:
     ``impurities`` (the total leaf risk ``R(T)`` of the tree at each of those
     alphas; with ``risk="misclassification"`` risks, the weighted training
     error).  The last row is the root alone.
+
+    Parameters
+    ----------
+    tree : Tree
+        A fitted tree (``estimator.tree_``, or :func:`climbing_trees.grow_tree`'s).
+    risk : ndarray of shape (node_count,), optional
+        ``R(t)`` of every node; :func:`node_risk` ``(tree, "impurity")`` by default.
+
+    Returns
+    -------
+    Bunch
+        ``ccp_alphas`` and ``impurities``, arrays of one length.
+
+    Examples
+    --------
+    >>> from climbing_trees import grow_tree, one_hot
+    >>> X = np.arange(6.0).reshape(-1, 1)
+    >>> Y = one_hot(np.array([0, 0, 1, 1, 0, 1]), 2)
+    >>> tree = grow_tree(X, Y, np.ones(6), criterion="gini")
+    >>> path = cost_complexity_path(tree)
+    >>> path.ccp_alphas.tolist(), path.impurities.tolist()
+    ([0.0, 0.125, 0.25], [0.0, 0.25, 0.5])
     """
     links = weakest_links(tree, risk)
     return Bunch(
@@ -294,6 +367,27 @@ def subtree_mask(tree: Tree, collapsed) -> np.ndarray:
 
     Ids are in depth-first preorder, so a node's branch is the contiguous
     run of ids from the node to the end of its branch.
+
+    Parameters
+    ----------
+    tree : Tree
+        A fitted tree (``estimator.tree_``, or :func:`climbing_trees.grow_tree`'s).
+    collapsed : array-like of int
+        Ids of the nodes to turn into leaves.
+
+    Returns
+    -------
+    ndarray of bool of shape (node_count,)
+        True for the nodes that remain, for :func:`prune`.
+
+    Examples
+    --------
+    >>> from climbing_trees import grow_tree, one_hot
+    >>> X = np.arange(6.0).reshape(-1, 1)
+    >>> Y = one_hot(np.array([0, 0, 1, 1, 0, 1]), 2)
+    >>> tree = grow_tree(X, Y, np.ones(6), criterion="gini")
+    >>> subtree_mask(tree, [2]).tolist()   # node 2's branch is ids 3 to 6
+    [True, True, True, False, False, False, False]
     """
     inside = np.ones(tree.node_count, dtype=bool)
     size = _branch_sizes(tree)
@@ -320,6 +414,30 @@ def ccp_subtree(tree: Tree, alpha: float, risk: np.ndarray | None = None) -> np.
     section 10.2) the result is the smallest minimising subtree, unique and
     nested in the subtrees of smaller alphas.  Returns a boolean mask over
     the nodes of ``tree``, for :func:`prune`.
+
+    Parameters
+    ----------
+    tree : Tree
+        A fitted tree (``estimator.tree_``, or :func:`climbing_trees.grow_tree`'s).
+    alpha : float
+        The complexity parameter, ``ccp_alpha``.
+    risk : ndarray of shape (node_count,), optional
+        ``R(t)`` of every node; :func:`node_risk` ``(tree, "impurity")`` by default.
+
+    Returns
+    -------
+    ndarray of bool of shape (node_count,)
+
+    Examples
+    --------
+    >>> from climbing_trees import grow_tree, one_hot
+    >>> X = np.arange(6.0).reshape(-1, 1)
+    >>> Y = one_hot(np.array([0, 0, 1, 1, 0, 1]), 2)
+    >>> tree = grow_tree(X, Y, np.ones(6), criterion="gini")
+    >>> ccp_subtree(tree, 0.1).tolist()   # below every alpha: the whole tree
+    [True, True, True, True, True, True, True]
+    >>> ccp_subtree(tree, 0.125).tolist()   # node 2's link goes at 0.125
+    [True, True, True, False, False, False, False]
     """
     links = weakest_links(tree, risk, max_alpha=alpha)
     return subtree_mask(tree, links.nodes)
@@ -335,6 +453,17 @@ def best_first_subtree(tree: Tree, max_leaf_nodes: int) -> np.ndarray:
     is left.  Returns a boolean mask over the nodes of ``tree``, for
     :func:`prune`.
 
+    Parameters
+    ----------
+    tree : Tree
+        A fitted tree (``estimator.tree_``, or :func:`climbing_trees.grow_tree`'s).
+    max_leaf_nodes : int
+        The most leaves the subtree may have.
+
+    Returns
+    -------
+    ndarray of bool of shape (node_count,)
+
     Notes
     -----
     scikit-learn's best-first builder expands, at each step, the frontier
@@ -348,6 +477,17 @@ def best_first_subtree(tree: Tree, max_leaf_nodes: int) -> np.ndarray:
     the internal nodes of the full tree grown depth first with the same
     rules.  Its tree is therefore this truncation of the full tree (on data
     without equal decreases, where the order of equal ones could differ).
+
+    Examples
+    --------
+    Three leaves keep the root's split and node 2's, the one below it:
+
+    >>> from climbing_trees import grow_tree, one_hot
+    >>> X = np.arange(6.0).reshape(-1, 1)
+    >>> Y = one_hot(np.array([0, 0, 1, 1, 0, 1]), 2)
+    >>> tree = grow_tree(X, Y, np.ones(6), criterion="gini")
+    >>> best_first_subtree(tree, 3).tolist()
+    [True, True, True, True, True, False, False]
     """
     left, right = tree.children_left, tree.children_right
     w, imp = tree.weighted_n_node_samples, tree.impurity
@@ -453,6 +593,32 @@ def prune(tree: Tree, inside: np.ndarray) -> Tree:
     (:func:`climbing_trees._category_sets.select` and
     :func:`~climbing_trees._category_sets.select_sides`), so a pruned tree
     stores no level of a removed node.
+
+    Parameters
+    ----------
+    tree : Tree
+        A fitted tree.
+    inside : ndarray of bool of shape (node_count,)
+        The nodes to keep (:func:`ccp_subtree`, :func:`best_first_subtree`).
+
+    Returns
+    -------
+    Tree
+
+    Raises
+    ------
+    ValueError
+        When ``inside`` does not describe a pruned subtree.
+
+    Examples
+    --------
+    >>> from climbing_trees import grow_tree, one_hot
+    >>> X = np.arange(6.0).reshape(-1, 1)
+    >>> Y = one_hot(np.array([0, 0, 1, 1, 0, 1]), 2)
+    >>> tree = grow_tree(X, Y, np.ones(6), criterion="gini")
+    >>> small = prune(tree, ccp_subtree(tree, 0.125))
+    >>> small.node_count, small.threshold.tolist()
+    (3, [1.5, -2.0, -2.0])
     """
     inside = np.asarray(inside, dtype=bool)
     left, right = tree.children_left, tree.children_right
@@ -595,6 +761,18 @@ def select_ccp_alpha(
         * ``cv_loss``, ``cv_se``: the held-out loss (misclassification rate,
           squared error, or minus the score) and its standard error;
         * ``chosen``.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_iris
+    >>> from climbing_trees import DecisionTreeClassifier
+    >>> X, y = load_iris(return_X_y=True)
+    >>> model = DecisionTreeClassifier(random_state=0)
+    >>> alpha, table = select_ccp_alpha(model, X, y, cv=5)
+    >>> table.n_leaves.tolist()
+    [9, 7, 5, 4, 3, 2, 1]
+    >>> table.n_leaves[table.chosen].tolist(), round(alpha, 4)
+    ([5], 0.0108)
     """
     if rule not in ("1se", "min"):
         raise ValueError(f"rule={rule!r} is not supported; use '1se' or 'min'.")

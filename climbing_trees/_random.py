@@ -90,6 +90,7 @@ from ._criteria import (
     output_absolute_error,
     total_weight,
 )
+from ._exact_weights import fixed_weights, refused_sides
 from ._missing import missing_goes_left
 from ._monotonic import allowed_splits, child_values
 from ._naive import Split
@@ -164,7 +165,36 @@ def pair_uniforms(keys, index, stream: int, offset: int = 0) -> np.ndarray:
 
 @dataclass(frozen=True)
 class RandomSplits:
-    """What makes a tree random: features per node, splitter, the root's key."""
+    """What makes a tree random: features per node, splitter, the root's key.
+
+    The estimators make one from ``max_features``, ``splitter`` and
+    ``random_state`` (:func:`random_splits`); the builders take it as
+    ``random_splits``.
+
+    Parameters
+    ----------
+    max_features : int
+        Features drawn at each node.
+    splitter : {"best", "random"}
+        Best thresholds of the drawn features, or one random threshold each.
+    key : int
+        The root's 64-bit key; every node's draws derive from it.
+
+    Examples
+    --------
+    The same key grows the same random tree:
+
+    >>> from climbing_trees import grow_tree
+    >>> X = np.array([[0.0, 5.0], [1.0, 3.0], [2.0, 4.0], [3.0, 1.0]])
+    >>> Y, w = np.array([[0.0], [0.0], [1.0], [1.0]]), np.ones(4)
+    >>> spec = RandomSplits(max_features=1, splitter="random", key=7)
+    >>> tree = grow_tree(X, Y, w, criterion="squared_error", random_splits=spec)
+    >>> int(tree.feature[0]), round(float(tree.threshold[0]), 3)
+    (1, 2.759)
+    >>> again = grow_tree(X, Y, w, criterion="squared_error", random_splits=spec)
+    >>> bool(np.array_equal(tree.threshold, again.threshold))
+    True
+    """
 
     max_features: int
     splitter: str
@@ -497,7 +527,10 @@ def threshold_sides(below, stats, w, node, n_nodes):
     return left, n_left, positive_left
 
 
-def threshold_scores(left, n_left, positive_left, node_stats, n_rows, n_positive, criterion, msl):
+def threshold_scores(
+    left, n_left, positive_left, node_stats, n_rows, n_positive, criterion, msl,
+    q_left=None, q_node=None,
+):  # fmt: skip
     """Scores ``(W_L I_L + W_R I_R) / W`` of drawn thresholds; ``inf`` where refused.
 
     ``left`` is ``(nodes, d, m)``, ``node_stats`` ``(nodes, m)`` and
@@ -505,19 +538,26 @@ def threshold_scores(left, n_left, positive_left, node_stats, n_rows, n_positive
     candidate is refused when a side has fewer than ``msl`` rows, no row of
     positive weight (counted: the right side's weight is a difference and can
     round to a tiny positive number), less than ``leaf_weight(msl)``, or an
-    infinite impurity (Poisson).  Both builders call it.
+    infinite impurity (Poisson).  Both builders call it.  The weights are
+    compared in exact fixed point (:func:`climbing_trees._exact_weights.refused_sides`)
+    when ``q_left`` (``(nodes, d)``) and ``q_node`` (per node) are given.
     """
     node_stats = node_stats[:, None, :]
     right = node_stats - left
     total = total_weight(node_stats, criterion)
     scores, w_left, w_right = children_score(left, right, criterion, total)
     n_right = n_rows[:, None] - n_left
+    if q_left is None:
+        refused = refused_weights(w_left, w_right, msl)
+    else:
+        refused = refused_sides(q_left, q_node[:, None] - q_left, msl)
+        refused |= (w_left <= 0) | (w_right <= 0)  # a float side at or below 0: NaN
     allowed = (
         (n_left >= msl)
         & (n_right >= msl)
         & (positive_left > 0)
         & (positive_left < n_positive[:, None])
-        & ~refused_weights(w_left, w_right, msl)
+        & ~refused
         & np.isfinite(scores)
     )
     return np.where(allowed, scores, np.inf)
@@ -554,10 +594,14 @@ def random_numeric_split(
         phi = node_statistics(_centred(Y, w, criterion), w, criterion)
         node_stats = phi.sum(axis=0)
         parent = float(impurity_from_statistics(node_stats, criterion))
-        sides = threshold_sides(below.T, phi.T, w, np.zeros(n_samples, dtype=np.intp), 1)
+        q = fixed_weights(w, min_samples_leaf)  # exact sums for the refusal rule
+        stats = np.vstack([phi.T, q[None]])
+        left, *sides = threshold_sides(below.T, stats, w, np.zeros(n_samples, dtype=np.intp), 1)
         counts = np.array([n_samples]), np.array([np.count_nonzero(w > 0)])
-        scores = threshold_scores(*sides, node_stats[None], *counts, criterion, min_samples_leaf)
-        scores = scores[0]
+        scores = threshold_scores(
+            left[..., :-1], *sides, node_stats[None], *counts, criterion, min_samples_leaf,
+            q_left=left[..., -1], q_node=np.array([q.sum()]),
+        )[0]  # fmt: skip
     if monotonic is not None:
         for j in np.flatnonzero(monotonic.cst):
             values = child_values(Y, w, below[:, j], criterion)
@@ -576,9 +620,9 @@ def random_numeric_split(
 def _absolute_error_score(y, w, goes_left, msl) -> float:
     """Score of one absolute-error split of the rows (``inf`` if it is refused)."""
     sides = [(y[goes_left], w[goes_left]), (y[~goes_left], w[~goes_left])]
-    w_left, w_right = sides[0][1].sum(), sides[1][1].sum()
+    q = fixed_weights(w, msl)  # exact sums for the refusal rule
     too_few = min(goes_left.sum(), (~goes_left).sum()) < msl
-    if too_few or refused_weights(w_left, w_right, msl):
+    if too_few or refused_sides(q[goes_left].sum(), q[~goes_left].sum(), msl, w):
         return np.inf
     return sum(ws.sum() * output_absolute_error(ys, ws) for ys, ws in sides) / w.sum()
 

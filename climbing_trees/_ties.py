@@ -82,6 +82,22 @@ def constant_features(lo: np.ndarray, hi: np.ndarray, missing: np.ndarray) -> np
 def midpoint_threshold(lower: np.ndarray, upper: np.ndarray) -> np.ndarray:
     """Threshold between neighbouring distinct values ``lower < upper``.
 
+    The midpoint, unless it rounds onto ``upper`` (adjacent floats) or is not
+    finite (an infinite value): then ``lower``, so that ``x <= threshold``
+    still separates them.
+
+    Parameters
+    ----------
+    lower, upper : array-like of float
+        Neighbouring distinct values of a sorted feature, ``lower < upper``.
+
+    Returns
+    -------
+    ndarray of float
+        A threshold ``t`` with ``lower <= t < upper``.
+
+    Examples
+    --------
     >>> float(midpoint_threshold(1.0, 2.0))
     1.5
     >>> a = np.nextafter(1.0, 2.0); b = np.nextafter(a, 2.0)   # adjacent floats
@@ -101,6 +117,18 @@ def split_positions(x_sorted: np.ndarray) -> np.ndarray:
 
     Only positions between two distinct values qualify (rule 1).
 
+    Parameters
+    ----------
+    x_sorted : ndarray of shape (n_samples,)
+        A feature's values, sorted.
+
+    Returns
+    -------
+    ndarray of int
+        Each ``i`` with ``x_sorted[i] < x_sorted[i + 1]``, increasing.
+
+    Examples
+    --------
     >>> split_positions(np.array([1.0, 1.0, 2.0, 3.0, 3.0])).tolist()
     [1, 2]
     """
@@ -114,6 +142,20 @@ def choose_best(scores: np.ndarray, parent_score: float) -> int:
     first one whose score is within the tie tolerance of the minimum wins.
     Returns -1 when there is no finite score.
 
+    Parameters
+    ----------
+    scores : ndarray of shape (n_candidates,)
+        Candidate scores in tie-break order; NaN and infinite ones never win.
+    parent_score : float
+        The node's impurity, the scale of the tie tolerance.
+
+    Returns
+    -------
+    int
+        Index of the winner, or -1.
+
+    Examples
+    --------
     >>> choose_best(np.array([3.0, 1.0, 1.0 + 1e-15, 2.0]), parent_score=4.0)
     1
     >>> choose_best(np.array([1.0 + 1e-15, 1.0]), parent_score=4.0)
@@ -240,6 +282,25 @@ def enough_decrease(
     when targets are large: a zero decrease then comes out slightly negative
     about as often as slightly positive.)  Works on scalars and arrays.
 
+    Parameters
+    ----------
+    node_weight : float or ndarray
+        The node's weight ``W_t``.
+    total_weight : float
+        The weight ``W`` of the whole training set.
+    impurity : float or ndarray
+        The node's impurity ``I_t``.
+    score : float or ndarray
+        The split's weighted mean child impurity.
+    min_impurity_decrease : float
+        The estimators' parameter of that name.
+
+    Returns
+    -------
+    bool or ndarray of bool
+
+    Examples
+    --------
     >>> bool(enough_decrease(10.0, 10.0, 1.7e11, 1.7e11 + 1e-4, 0.0))  # noise
     True
     >>> bool(enough_decrease(10.0, 10.0, 1.0, 1.1, 0.0))  # a real increase
@@ -263,18 +324,24 @@ class LeafMinimum(int):
     with less than ``min_weight_leaf`` of the weight is refused, scikit-learn's
     rule), so the weight rule enters every search without a new argument.
 
+    It also carries the fit's fixed-point ``exponent``
+    (:func:`climbing_trees._exact_weights.weight_exponent`), so that every
+    search compares exact sums of the same fixed-point weights
+    (:func:`climbing_trees._exact_weights.refused_sides`).
+
     >>> m = LeafMinimum(3, 2.5)
     >>> m >= 3, leaf_weight(m), leaf_weight(3)
     (True, 2.5, 0.0)
     """
 
-    def __new__(cls, rows: int, weight: float = 0.0):
+    def __new__(cls, rows: int, weight: float = 0.0, exponent: int | None = None):
         out = super().__new__(cls, rows)
         out.weight = float(weight)
+        out.exponent = exponent
         return out
 
     def __reduce__(self):
-        return (LeafMinimum, (int(self), self.weight))
+        return (LeafMinimum, (int(self), self.weight, self.exponent))
 
 
 def leaf_weight(min_samples_leaf) -> float:

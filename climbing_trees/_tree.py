@@ -142,7 +142,11 @@ def set_aside_steps(finished: np.ndarray, n_rows: int = 1 << 15) -> np.ndarray:
 class Tree:
     """A fitted binary tree stored as arrays.
 
-    Attributes
+    The builders make it (an estimator's ``tree_``); pruning and prediction
+    read it.  Each parameter is kept as the attribute of that name, with
+    scikit-learn's names and meanings, so the two compare array by array.
+
+    Parameters
     ----------
     children_left, children_right : ndarray of int
         Child ids of each node; ``TREE_LEAF`` (-1) for leaves.
@@ -217,8 +221,36 @@ class Tree:
         NaN that take no memory).  :meth:`apply` and :meth:`decision_path`
         follow ``missing_go_to_left`` (``p > 1/2``), one path per row.
 
+    Attributes
+    ----------
+    node_count, n_leaves, max_depth : int
+        Nodes, leaves, and the depth of the deepest leaf (the root alone: 0).
+
+    Notes
+    -----
     :mod:`climbing_trees._categorical` describes the format of categorical
     splits, and :mod:`climbing_trees._category_sets` their compact storage.
+
+    Examples
+    --------
+    A stump by hand: ``x <= 2.5`` goes to leaf 1 (class 0), the rest to leaf 2.
+    A row missing ``x`` goes right: the children hold equal counts, and the
+    default ``missing_go_to_left`` then picks the right one.
+
+    >>> tree = Tree(
+    ...     children_left=np.array([1, -1, -1]),
+    ...     children_right=np.array([2, -1, -1]),
+    ...     feature=np.array([0, -2, -2]),
+    ...     threshold=np.array([2.5, -2.0, -2.0]),
+    ...     value=np.array([[[0.5, 0.5]], [[1.0, 0.0]], [[0.0, 1.0]]]),
+    ...     impurity=np.array([0.5, 0.0, 0.0]),
+    ...     n_node_samples=np.array([4, 2, 2]),
+    ...     weighted_n_node_samples=np.array([4.0, 2.0, 2.0]),
+    ... )
+    >>> tree.node_count, tree.n_leaves, tree.max_depth
+    (3, 2, 1)
+    >>> tree.apply(np.array([[1.0], [3.0], [np.nan]])).tolist()
+    [1, 2, 2]
     """
 
     children_left: np.ndarray
@@ -411,7 +443,9 @@ class Tree:
         """True at internal nodes that split a categorical feature (threshold NaN)."""
         return (self.children_left != TREE_LEAF) & np.isnan(self.threshold)
 
-    def _goes_left(self, nodes: np.ndarray, x: np.ndarray, X=None, rows=None) -> np.ndarray:
+    def _goes_left(
+        self, nodes: np.ndarray, x: np.ndarray, X=None, rows=None
+    ) -> np.ndarray:
         """Whether values ``x`` at internal ``nodes`` go left: ``<=`` or set membership.
 
         A missing ``x`` follows the node's surrogates (which read the full
@@ -519,7 +553,9 @@ class Tree:
             current = node[active]
             internal = self.children_left[current] != TREE_LEAF
             active, current = active[internal], current[internal]
-            go_left = self._goes_left(current, X[active, self.feature[current]], X, active)
+            go_left = self._goes_left(
+                current, X[active, self.feature[current]], X, active
+            )
             node[active] = np.where(
                 go_left, self.children_left[current], self.children_right[current]
             )
@@ -553,7 +589,9 @@ class Tree:
         while active.size:
             internal = self.children_left[current] != TREE_LEAF
             active, current = active[internal], current[internal]
-            go_left = self._goes_left(current, X[active, self.feature[current]], X, active)
+            go_left = self._goes_left(
+                current, X[active, self.feature[current]], X, active
+            )
             current = np.where(go_left, self.children_left[current], self.children_right[current])
             rows.append(active)
             nodes.append(current)
@@ -603,8 +641,9 @@ class Tree:
             node = 0
             while left[node] != TREE_LEAF:
                 x, t = row[feature[node]], threshold[node]
-                if t == t and x != x and surrogates:  # missing: surrogates, then default
-                    go_left = bool(self._missing_left(np.array([node]), X[i : i + 1])[0])
+                if t == t and x != x and surrogates:  # missing: surrogates, default
+                    here = np.array([node])
+                    go_left = bool(self._missing_left(here, X[i : i + 1])[0])
                 elif t == t and x != x:  # missing: the node's direction
                     go_left = missing_left[node]
                 elif t == t:
@@ -900,7 +939,9 @@ class Tree:
         right = self.children_right[internal]
         w = power_of_two_scale(self.weighted_n_node_samples)[0]
         imp = power_of_two_scale(np.maximum(self.impurity, 0.0))[0]
-        decrease = w[internal] * imp[internal] - w[left] * imp[left] - w[right] * imp[right]
+        decrease = (
+            w[internal] * imp[internal] - w[left] * imp[left] - w[right] * imp[right]
+        )
         decrease = np.maximum(decrease, 0.0)
         importances = np.bincount(
             self.feature[internal], weights=decrease, minlength=n_features

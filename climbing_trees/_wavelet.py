@@ -57,10 +57,11 @@ from __future__ import annotations
 import numpy as np
 
 from ._criteria import output_absolute_error
+from ._exact_weights import fixed_weights, refused_sides
 from ._missing import column_candidates
 from ._monotonic import allowed_splits, prefix_medians
 from ._naive import Split
-from ._ties import choose_best, refused_weights
+from ._ties import choose_best
 
 
 class WaveletMatrix:
@@ -88,6 +89,20 @@ class WaveletMatrix:
         entries, so the same bits).
     y_last, w_last : ndarray of shape (s * (L + 1),)
         Values and weights in the order of the last level.
+
+    Examples
+    --------
+    The median of all four values, then of the ranges ``[0, 2)`` and ``[1, 4)``:
+    its value ``y_k``, the weight ``C_k`` and weighted sum ``S_k`` up to it.
+
+    >>> y = np.array([[3.0, 1.0, 2.0, 0.0]])
+    >>> matrix = WaveletMatrix(node_ranks(y[0])[None], y, np.ones((1, 4)))
+    >>> lo, hi, half = np.array([[0]]), np.array([[4]]), np.array([[2.0]])
+    >>> [a.tolist() for a in matrix.median_sums(lo, hi, half)]
+    [[[1.0]], [[2.0]], [[1.0]]]
+    >>> lo, hi, half = np.array([[0, 1]]), np.array([[2, 4]]), np.array([[1.0, 1.5]])
+    >>> [a.tolist() for a in matrix.median_sums(lo, hi, half)]
+    [[[1.0, 1.0]], [[1.0, 2.0]], [[1.0, 1.0]]]
     """
 
     def __init__(self, ranks: np.ndarray, y: np.ndarray, w: np.ndarray) -> None:
@@ -236,6 +251,18 @@ def absolute_error_scores(left, right, n_outputs: int, total):
 def node_ranks(y: np.ndarray) -> np.ndarray:
     """Each row's rank by ``y`` in a node whose rows are in index order (ties: index).
 
+    Parameters
+    ----------
+    y : ndarray of shape (n,)
+        The node's targets (one output).
+
+    Returns
+    -------
+    ndarray of int of shape (n,)
+        A permutation of ``0 .. n-1``: the position of each row in ``y`` order.
+
+    Examples
+    --------
     >>> node_ranks(np.array([3.0, 1.0, 3.0, 0.0])).tolist()
     [2, 1, 3, 0]
     """
@@ -266,6 +293,31 @@ def wavelet_best_split(
     ``monotonic`` (:class:`climbing_trees._monotonic.NodeConstraints`, one
     constraint per column, one output) refuses the candidates whose
     children's medians break a constraint (chapter 5).
+
+    Parameters
+    ----------
+    X : ndarray of shape (n_samples, n_features)
+        Numerical features of the node's rows; NaN marks a missing value.
+    Y : ndarray of shape (n_samples, n_outputs)
+        The targets, one column per output.
+    sample_weight : ndarray of shape (n_samples,)
+        Weights of the rows.
+    criterion : str
+        Only ``"absolute_error"``.
+    min_samples_leaf : int
+        Candidates leaving fewer rows than this on either side are skipped.
+    monotonic : NodeConstraints, optional
+        The node's monotonic constraints and value bounds.
+
+    Returns
+    -------
+    Split or None
+        As :func:`climbing_trees.naive_best_split` returns it.
+
+    Raises
+    ------
+    ValueError
+        For any other criterion.
 
     Examples
     --------
@@ -307,6 +359,9 @@ def wavelet_best_split(
         args = (ranks[scans, k], Y[scans, k], w[scans])
         l_k, r_k, cumulative = split_absolute_errors(*args, positions)
         left, right = left + l_k, right + r_k
+    # The weights in exact fixed point along each scan, for the refusal rule.
+    q = fixed_weights(w, min_samples_leaf)
+    q_cum = np.concatenate([np.zeros((len(scans), 1)), np.cumsum(q[scans], axis=1)], axis=1)
     # The candidates in tie-break order (feature, then the column's own order);
     # a refused one scores inf.
     features, thresholds, go_left, scores = [], [], [], []
@@ -320,7 +375,9 @@ def wavelet_best_split(
         score = absolute_error_scores(
             left[scan, cut - 1 - lo], right[scan, cut - 1 - lo], n_outputs, total
         )
-        score[refused_weights(w_left, total - w_left, min_samples_leaf)] = np.inf
+        q_left, q_total = q_cum[scan, cut], q_cum[scan, -1]
+        score[refused_sides(q_left, q_total - q_left, min_samples_leaf, w)] = np.inf
+        score[(w_left <= 0) | (total - w_left <= 0)] = np.inf
         if monotonic is not None and monotonic.cst[j] != 0:
             score[_refused_medians(monotonic, j, c, Y_given[:, 0], w)] = np.inf
         features.append(np.full(len(score), j))

@@ -14,6 +14,7 @@ weights and a weight threshold, so no split search needs to know about them:
 
 from __future__ import annotations
 
+import math
 import numbers
 
 import numpy as np
@@ -158,7 +159,10 @@ def check_min_weight_fraction_leaf(value) -> float:
 def min_weight_leaf(fraction: float, sample_weight: np.ndarray) -> float:
     """The weight every leaf keeps: ``fraction`` of the total (scikit-learn's rule).
 
+    The total is exactly rounded (``math.fsum``), so the bound does not depend
+    on the order of the rows (:mod:`climbing_trees._exact_weights`).
+
     >>> min_weight_leaf(0.1, np.array([1.0, 3.0]))
     0.4
     """
-    return float(fraction * np.sum(sample_weight))
+    return float(fraction * math.fsum(np.asarray(sample_weight, dtype=float).ravel().tolist()))

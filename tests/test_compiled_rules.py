@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+import climbing_trees as ct
 from climbing_trees import _missing, _random, _ties
 from climbing_trees._compiled import _choice, _rules
 
@@ -95,6 +96,9 @@ def test_candidate_bounds_and_missing_direction_equal():
                         assert _rules.missing_left_of(n_missing, left, n_left, rows) == goes
 
 
+NO_STATS = np.zeros(0)
+
+
 @pytest.mark.parametrize("seed", range(40))
 def test_near_list_picks_choose_best_winner(seed):
     """The streaming choice equals choose_best on the full list, in any arrival order."""
@@ -107,11 +111,40 @@ def test_near_list_picks_choose_best_winner(seed):
     scores[rng.random(n) < 0.1] = np.inf  # refused
     expected = _ties.choose_best(np.where(np.isfinite(scores), scores, np.nan), parent)
     arrival = rng.permutation(n)
-    near, count, best = _choice.near_empty(), 0, np.inf
+    near, count, best = _choice.near_empty(0), 0, np.inf
     for i in arrival:
         near, count, best = _choice.near_add(
-            near, count, best, parent, scores[i], float(i), 0.0, 0, False, 0
-        )
+            near, count, best, parent, 0.0, scores[i], float(i), 0.0, 0, False, 0, 0.0,
+            NO_STATS, NO_STATS, 0.0,
+        )  # fmt: skip
     winner = _choice.near_winner(near, count, best, parent)
     got = -1 if winner < 0 else int(near[winner, _choice.KEY])
     assert got == expected
+
+
+@pytest.mark.parametrize("criterion", ["gini", "entropy"])
+@pytest.mark.parametrize("widths", [(2,), (3,), (9,), (3, 2), (2, 4, 3)])
+def test_class_children_score_equals_children_score(criterion, widths):
+    """The near list's rescoring is children_score, to a few units of rounding
+    (math.log2 and numpy's log2 may differ in the last bit)."""
+    from climbing_trees._compiled import _scores
+    from climbing_trees._criteria import children_score, output_criterion
+
+    layout = criterion if len(widths) == 1 else output_criterion(criterion, list(widths))
+    code = _scores.CRITERION_CODES[criterion]
+    offsets = np.concatenate([[0], np.cumsum(widths)]).astype(np.int64)
+    m = int(offsets[-1])
+    for _ in range(300):  # class weights of rows, one class per output, some rows left
+        n = int(RNG.integers(2, 40))
+        w = RNG.uniform(0.1, 1e4, size=n) * (RNG.random(n) < 0.9)
+        goes_left = RNG.random(n) < RNG.uniform(0.05, 0.95)
+        Y = np.hstack([ct.one_hot(RNG.integers(0, k, size=n), k) for k in widths])
+        left, total = (Y * w[:, None])[goes_left].sum(axis=0), (Y * w[:, None]).sum(axis=0)
+        right = total - left
+        if left[: widths[0]].sum() <= 0 or right[: widths[0]].sum() <= 0:
+            continue
+        expected = float(children_score(left, right, layout, total[: widths[0]].sum())[0])
+        got = _scores.class_children_score(
+            left, total, 0.0, offsets, len(widths), code, np.empty(m)
+        )
+        np.testing.assert_allclose(got, expected, rtol=1e-14, atol=1e-300)

@@ -357,24 +357,24 @@ def test_compiled_squared_choice_is_the_numpy_choice(monkeypatch, weighted, opti
     compiled = hs.Histograms.squared_choice
     checked = []
 
-    def both(self, hist, nodes, draws, tie):
-        best, first = compiled(self, hist, nodes, draws, tie)
-        gains = self.gains(hist[nodes], self.level, nodes)
-        expected_best, expected_first = choose_best_gains(gains.reshape(nodes.size, -1), *tie)
+    def both(self, hist, at, draws, tie):
+        best, first = compiled(self, hist, at, draws, tie)
+        gains = self.gains(hist[at], self.level, self.nodes)
+        expected_best, expected_first = choose_best_gains(gains.reshape(at.size, -1), *tie)
         np.testing.assert_array_equal(best, expected_best)
         found = np.isfinite(best)
         np.testing.assert_array_equal(first[found], expected_first[found])
         checked.append(int(found.sum()))
         return best, first
 
-    winners = hs.Histograms.winners
+    search_block = hs.Histograms.search_block
 
-    def remember(self, level, splits):
-        self.level = level
-        return winners(self, level, splits)
+    def remember(self, level, hist, at, nodes, bin_code, splits):
+        self.level, self.nodes = level, nodes
+        return search_block(self, level, hist, at, nodes, bin_code, splits)
 
     monkeypatch.setattr(hs.Histograms, "squared_choice", both)
-    monkeypatch.setattr(hs.Histograms, "winners", remember)
+    monkeypatch.setattr(hs.Histograms, "search_block", remember)
     X, Y, w, layout = _problem(13, "squared_error", weighted=weighted, missing=True)
     grow_tree_levelwise(X, Y, w, criterion=layout, max_depth=6, max_bins=255, **options)
     assert sum(checked) > 20
@@ -459,3 +459,130 @@ def test_a_feature_with_no_present_value_is_constant():
     assert_equivalent(hist, best)
     alone = ct.DecisionTreeRegressor(splitter="hist").fit(X[:, :1], y).tree_
     assert alone.node_count == 1
+
+
+# --- full depth: histograms only where searched, small nodes from their rows -----------
+
+
+@pytest.mark.parametrize("criterion", ["gini", "entropy", "squared_error", "poisson"])
+@pytest.mark.parametrize("weighted", [False, True])
+@pytest.mark.parametrize("missing", [False, True])
+def test_full_depth_same_tree_as_exact_splitter(criterion, weighted, missing):
+    """At full depth most nodes are small and searched from their rows (compact
+    histograms); the tree is still the exact splitter's, array by array."""
+    X, Y, w, layout = _problem(
+        21, criterion, weighted=weighted, missing=missing, n=1500, d=3, levels=40
+    )
+    exact = grow_tree_levelwise(X, Y, w, criterion=layout)
+    hist = grow_tree_levelwise(X, Y, w, criterion=layout, max_bins=255)
+    assert exact.max_depth > 10
+    assert_equivalent(hist, exact)
+
+
+@pytest.mark.parametrize("criterion", ["gini", "squared_error", "poisson"])
+@pytest.mark.parametrize("max_bins", [8, 255])
+def test_row_search_bound_does_not_change_the_tree(monkeypatch, criterion, max_bins):
+    """Searching every node from its bins, every node from its rows, or the small ones
+    from their rows: the same histograms (integers), so the same tree, also where
+    quantile bins (more values than bins) make it differ from the exact splitter's."""
+    from climbing_trees._levelwise import _histogram_plan as plans
+
+    X, Y, w, layout = _problem(22, criterion, weighted=True, missing=True, n=1200,
+                               levels=400)  # fmt: skip
+    trees = []
+    for bound in (0, 16, plans.ROW_SEARCH_MAX, 10**9):
+        monkeypatch.setattr(plans, "ROW_SEARCH_MAX", bound)
+        trees.append(grow_tree_levelwise(X, Y, w, criterion=layout, max_bins=max_bins))
+    assert trees[0].node_count > 100
+    for tree in trees[1:]:
+        assert_equivalent(tree, trees[0])
+        np.testing.assert_array_equal(tree.threshold, trees[0].threshold)
+
+
+@HYPOTHESIS
+@given(seed=st.integers(0, 2**32 - 1), width=st.integers(2, 40))
+def test_compact_histograms_are_the_dense_ones_without_empty_bins(seed, width):
+    """A node's compact histogram: its non-empty present bins in code order, packed to
+    the left, their codes, and the missing bin last; the same sums as node_histograms."""
+    from climbing_trees._histograms import compact_histograms
+
+    rng = np.random.default_rng(seed)
+    codes, stats, rows, starts, sizes = _random_level(rng, n=120, width=width)
+    missing_bin = width - 1
+    nodes = np.arange(sizes.size)
+    dense = node_histograms(codes, rows, starts, sizes, nodes, stats, width)
+    compact, bin_code = compact_histograms(
+        codes, rows, starts, sizes, nodes, stats, missing_bin, int(sizes.max()) + 1
+    )
+    for t in nodes:
+        for j in range(codes.shape[1]):
+            present = np.flatnonzero(dense[t, j, :-1, 0])
+            k = present.size
+            np.testing.assert_array_equal(bin_code[t, j, :k], present)
+            assert (bin_code[t, j, k:] == -1).all()
+            np.testing.assert_array_equal(compact[t, j, :k], dense[t, j, present])
+            assert not compact[t, j, k:-1].any()
+            np.testing.assert_array_equal(compact[t, j, -1], dense[t, j, -1])
+
+
+def test_histograms_only_for_searched_nodes(monkeypatch):
+    """Full depth: a level's histograms are those of the searched nodes with more than
+    ROW_SEARCH_MAX rows and of the siblings their subtractions need, no other (every
+    node had one, and the parents' block stayed alive with the children's)."""
+    from climbing_trees._levelwise import _histogram_plan as plans
+
+    X, Y, w, layout = _problem(23, "squared_error", weighted=False, missing=True, n=3000,
+                               levels=300)  # fmt: skip
+    seen = []
+    plan_histograms = plans.plan_histograms
+
+    def check(sizes, searched, parent_slot, row_search_max, n_bins):
+        plan = plan_histograms(sizes, searched, parent_slot, row_search_max, n_bins)
+        big = sizes > row_search_max
+        np.testing.assert_array_equal(plan.dense, np.flatnonzero(searched & big))
+        np.testing.assert_array_equal(plan.compact, np.flatnonzero(searched & ~big))
+        n = sizes.size
+        np.testing.assert_array_equal(plan.sibling, (plan.derived + n // 2) % n)
+        assert (parent_slot[plan.derived] >= 0).all()
+        built = np.union1d(plan.dense, plan.sibling)
+        assert np.union1d(plan.summed, plan.derived).tolist() == built.tolist()
+        assert np.intersect1d(plan.summed, plan.derived).size == 0
+        seen.append((n, built.size, plan.derived.size))
+        return plan
+
+    monkeypatch.setattr(plans, "plan_histograms", check)
+    grow_tree_levelwise(X, Y, w, criterion=layout, max_bins=255)
+    assert len(seen) > 15
+    assert sum(built for _, built, _ in seen) < sum(n for n, _, _ in seen) / 4
+    assert sum(derived for _, _, derived in seen) > 0
+
+
+@pytest.mark.parametrize("criterion", ["gini", "squared_error"])
+def test_last_level_in_parts_same_tree(monkeypatch, criterion):
+    """The last level that may split is not kept: its histograms are made and searched
+    a few pairs of siblings at a time (at most SEARCH_CELLS cells), the same tree."""
+    from climbing_trees._levelwise import _histogram_plan as plans
+    from climbing_trees._levelwise import _histogram_search as hs
+
+    X, Y, w, layout = _problem(24, criterion, weighted=True, missing=True, n=4000,
+                               levels=200)  # fmt: skip
+    whole = grow_tree_levelwise(X, Y, w, criterion=layout, max_bins=255, max_depth=7)
+    blocks = []
+    level_histograms = hs.Histograms.level_histograms
+
+    def record(self, level, plan):
+        hist = level_histograms(self, level, plan)
+        assert hist.shape[0] == plan.summed.size + plan.derived.size
+        blocks.append((level.depth, hist.shape[0]))
+        return hist
+
+    monkeypatch.setattr(hs.Histograms, "level_histograms", record)
+    per_block = 6  # nodes: three pairs of siblings
+    monkeypatch.setattr(plans, "SEARCH_CELLS", per_block * X.shape[1] * 256)
+    monkeypatch.setattr(plans, "ROW_SEARCH_MAX", 8)
+    parts = grow_tree_levelwise(X, Y, w, criterion=layout, max_bins=255, max_depth=7)
+    assert_equivalent(parts, whole)
+    np.testing.assert_array_equal(parts.threshold, whole.threshold)
+    last = [size for depth, size in blocks if depth == 6]
+    assert len(last) > 3 and max(last) <= per_block
+    assert max(size for depth, size in blocks if depth == 5) > per_block  # kept whole

@@ -19,11 +19,15 @@ The modules:
   list of near-best candidates while they stream past.
 - ``_rules``: scalar numba ports of the package's rules (tie tolerance,
   midpoints, candidate bounds, missing direction, narrow ranges, the
-  per-node random keys and draws), each pinned equal to its numpy rule by a
-  test.  The constant-feature test, the drawn missing side, the refused
-  sides and purity are restated in ``_grow`` and ``_scan``, checked through
-  whole trees against :func:`climbing_trees.grow_tree`.
+  per-node random keys and draws, the refused sides on exact fixed-point
+  weights of :mod:`climbing_trees._exact_weights`), each pinned equal to its
+  numpy rule by a test.  The constant-feature test, the drawn missing side
+  and purity are restated in ``_grow`` and ``_scan``, checked through whole
+  trees against :func:`climbing_trees.grow_tree`.
 - ``_support``: which options this builder grows (:func:`compiled_refusal`).
+- ``_cache``: numba's on-disk cache, cleared at import when this package's
+  sources or the rule modules they import from change
+  (:func:`._cache.clear_stale_cache`).
 
 The random draws are the per-node keys of :mod:`climbing_trees._random`:
 every number a node draws depends only on its path from the root, so this
@@ -31,7 +35,11 @@ builder, the level-wise one and :func:`climbing_trees.grow_tree` draw the
 same numbers in any visiting order.
 """
 
-from ._grow import grow_tree_compiled, presorts
-from ._support import compiled_refusal
+from ._cache import clear_stale_cache
+
+clear_stale_cache()  # before any compiled function loads its cache
+
+from ._grow import grow_tree_compiled, presorts  # noqa: E402
+from ._support import compiled_refusal  # noqa: E402
 
 __all__ = ["compiled_refusal", "grow_tree_compiled", "presorts"]

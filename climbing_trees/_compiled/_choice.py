@@ -14,7 +14,18 @@ lowest key among the entries within one tolerance of the lowest score.  The
 candidates may therefore arrive in any order.
 
 An entry is a row of a float array: score, key, threshold, feature,
-``missing_go_to_left``, rows sent left.
+``missing_go_to_left``, rows sent left, the left side's weight and its
+statistics (so that the entry can be scored again, :func:`near_rescore`).
+
+The scan ranks by cheap *gains* (:mod:`._scores`), whose rounding can
+exceed the tie tolerance where they cancel (entropy's ``sum c ln c - W ln W``
+in a large, nearly pure node).  So each node passes a ``slack``, a bound on
+that rounding in units of score (:func:`._scores.gain_slack`): the list keeps
+the candidates within twice the tolerance plus twice the slack, and for
+classification the entries are scored again as
+:func:`climbing_trees._criteria.children_score` scores them (its port
+:func:`._scores.class_children_score`) before the tie rule runs.  The
+compared numbers are then those every other builder compares.
 """
 
 from __future__ import annotations
@@ -22,45 +33,52 @@ from __future__ import annotations
 import numpy as np
 
 from ._rules import jit, tie_tolerance
+from ._scores import class_children_score
 
-SCORE, KEY, THRESHOLD, FEATURE, MISSING_LEFT, N_LEFT = 0, 1, 2, 3, 4, 5
-N_FIELDS = 6
+SCORE, KEY, THRESHOLD, FEATURE, MISSING_LEFT, N_LEFT, W_LEFT = 0, 1, 2, 3, 4, 5, 6
+N_FIELDS = 7  # then the left side's statistics
 
 
 @jit
-def near_empty():
+def near_empty(n_stats):
     """An empty near list (room for 16 entries; it grows when ties pile up)."""
-    return np.empty((16, N_FIELDS))
+    return np.empty((16, N_FIELDS + n_stats))
 
 
 @jit
-def gate(best, reference, constant, scale):
+def gate(best, reference, constant, scale, slack):
     """The lowest gain ``g`` whose score ``(constant - g) / scale`` may enter the list.
 
     A candidate with a smaller gain is surely farther than twice the tie
-    tolerance from the lowest score ``best``: the scan skips it without
-    working out its score.  A margin of four tolerances covers the rounding
-    of this bound itself.
+    tolerance plus twice ``slack`` from the lowest score ``best``: the scan
+    skips it without working out its score.  A margin of four tolerances
+    and four slacks covers the rounding of this bound itself.
     """
     if not np.isfinite(best):
         return -np.inf
-    return constant - scale * (best + 4.0 * tie_tolerance(reference, best))
+    return constant - scale * (best + 4.0 * (tie_tolerance(reference, best) + slack))
 
 
 @jit
-def near_add(near, count, best, reference, score, key, threshold, feature, missing_left, n_left):
+def near_add(
+    near, count, best, reference, slack, score, key, threshold, feature, missing_left,
+    n_left, w_left, acc, extra, share,
+):  # fmt: skip
     """Offer a candidate; returns the list, its length and the lowest score seen.
 
-    The candidate enters when within twice the tolerance of the lowest
-    score; a new lowest score drops the entries now beyond that.
+    The candidate enters when within twice the tolerance plus twice
+    ``slack`` of the lowest score; a new lowest score drops the entries now
+    beyond that.  Its left side (``acc + share * extra``, weight ``w_left``)
+    is kept with it.
     """
     if not np.isfinite(score):  # refused (an infinite or undefined impurity)
         return near, count, best
-    if not (score <= best + 2.0 * tie_tolerance(reference, best)) and np.isfinite(best):
+    margin = 2.0 * (tie_tolerance(reference, best) + slack)
+    if not (score <= best + margin) and np.isfinite(best):
         return near, count, best
     if score < best or not np.isfinite(best):
         best = score
-        limit = best + 2.0 * tie_tolerance(reference, best)
+        limit = best + 2.0 * (tie_tolerance(reference, best) + slack)
         kept = 0
         for i in range(count):
             if near[i, SCORE] <= limit:
@@ -68,7 +86,7 @@ def near_add(near, count, best, reference, score, key, threshold, feature, missi
                 kept += 1
         count = kept
     if count == near.shape[0]:
-        bigger = np.empty((2 * count, N_FIELDS))
+        bigger = np.empty((2 * count, near.shape[1]))
         bigger[:count] = near
         near = bigger
     near[count, SCORE] = score
@@ -77,7 +95,27 @@ def near_add(near, count, best, reference, score, key, threshold, feature, missi
     near[count, FEATURE] = feature
     near[count, MISSING_LEFT] = 1.0 if missing_left else 0.0
     near[count, N_LEFT] = n_left
+    near[count, W_LEFT] = w_left
+    for c in range(near.shape[1] - N_FIELDS):
+        near[count, N_FIELDS + c] = acc[c] + share * extra[c]
     return near, count + 1, best
+
+
+@jit
+def near_rescore(near, count, total, node_weight, offsets, n_out, criterion, right):
+    """Score every entry again from its statistics as ``children_score`` does (classes).
+
+    Returns the lowest of the new scores (``inf`` for an empty list).
+    ``right`` is room for one side's statistics.
+    """
+    best = np.inf
+    for i in range(count):
+        score = class_children_score(
+            near[i, N_FIELDS:], total, node_weight, offsets, n_out, criterion, right
+        )
+        near[i, SCORE] = score
+        best = min(best, score)
+    return best
 
 
 @jit

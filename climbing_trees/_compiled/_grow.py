@@ -32,11 +32,21 @@ from .._criteria import (
     output_widths,
     value_by_output,
 )
+from .._exact_weights import fixed_leaf_weight, fixed_weights, leaf_minimum
 from .._growth import check_training_rows
 from .._levelwise._orders import _in_place  # X read in place, one flat type for both orders
 from .._random import FEATURES, MISSING, THRESHOLDS, RandomSplits
 from .._tree import TREE_LEAF, TREE_UNDEFINED, Tree
-from ._choice import FEATURE, MISSING_LEFT, N_LEFT, SCORE, THRESHOLD, near_empty, near_winner
+from ._choice import (
+    FEATURE,
+    MISSING_LEFT,
+    N_LEFT,
+    SCORE,
+    THRESHOLD,
+    near_empty,
+    near_rescore,
+    near_winner,
+)
 from ._rules import (
     child_key,
     enough_decrease,
@@ -51,6 +61,7 @@ from ._scores import (
     POISSON,
     SQUARED_ERROR,
     class_impurity,
+    gain_slack,
     score_constants,
 )
 from ._support import compiled_refusal
@@ -124,6 +135,9 @@ def grow_tree_compiled(
         raise ValueError(f"X has {n} rows; grow_tree_compiled takes fewer than 2**31 - 1.")
     Y = np.ascontiguousarray(Y, dtype=float)
     w = np.ascontiguousarray(sample_weight, dtype=float)
+    # Weights compared with bounds are summed in exact fixed point (_exact_weights).
+    leaf = leaf_minimum(min_samples_leaf, min_weight_leaf, w)
+    q = fixed_weights(w, leaf)
     code = CRITERION_CODES[str(criterion)]
     k = n_outputs(criterion)
     classes = criterion in CLASSIFICATION_CRITERIA
@@ -153,7 +167,7 @@ def grow_tree_compiled(
     nodes = _grow_nodes(
         Xf, row_step, column_step, n, d, code, k, classes, cls, offsets, Y, w, phi, n_stats,
         -1 if max_depth is None else int(max_depth), int(min_samples_split),
-        int(min_samples_leaf), float(min_weight_leaf), float(min_impurity_decrease),
+        int(min_samples_leaf), q, fixed_leaf_weight(leaf), float(min_impurity_decrease),
         randomness, random_splits.max_features if randomness else d,
         randomness and random_splits.splitter == "random",
         np.uint64(random_splits.key if randomness else 0), bool(presort), order,
@@ -485,7 +499,7 @@ def _summarise(rows, criterion, classes, cls, offsets, Y, w, phi, n_out, total, 
 @jit
 def _grow_nodes(
     Xf, rs, cs, n, d, criterion, n_out, classes, cls, offsets, Y, w, phi, n_stats,
-    max_depth, min_samples_split, msl, mwl, mid, randomness, max_features,
+    max_depth, min_samples_split, msl, q, low, mid, randomness, max_features,
     random_splitter, root_key, presorted, order, unit,
 ):  # fmt: skip
     """The depth-first loop; returns the tree's arrays (see the module docstring)."""
@@ -525,9 +539,11 @@ def _grow_nodes(
     s_drawn = np.zeros(d, dtype=np.bool_)
     sums = np.zeros((d if random_splitter else 1, n_stats))
     w_sides = np.zeros(d)
+    q_sides = np.zeros(d)
     n_sides = np.zeros(d, dtype=np.intp)
     p_sides = np.zeros(d, dtype=np.intp)
-    near = near_empty()
+    near = near_empty(n_stats)
+    right_stats = np.empty(n_stats)
     # The stack: start, stop, depth, parent, is-left, key.
     stack_size = n + 2 if max_depth < 0 else min(n, max_depth) + 2
     s_start = np.empty(stack_size, dtype=np.intp)
@@ -559,11 +575,14 @@ def _grow_nodes(
         impurity[node] = node_impurity
         n_node[node] = size
         w_node[node] = node_weight
+        q_node = 0.0  # exact (fixed point): any order gives the same sum
+        for i in range(size):
+            q_node += q[here[i]]
         if (
             (max_depth >= 0 and depth >= max_depth)
             or size < min_samples_split
             or size < 2 * msl
-            or node_weight < 2 * mwl
+            or q_node < 2.0 * low
             or pure
         ):
             continue
@@ -572,6 +591,7 @@ def _grow_nodes(
         n_near = 0
         best = np.inf
         n_positive = 0
+        slack = gain_slack(criterion, node_weight, n_out) if classes else 0.0
         if random_splitter:
             for i in range(size):
                 if w[here[i]] > 0.0:
@@ -588,8 +608,8 @@ def _grow_nodes(
             near, n_near, best = drawn_thresholds(
                 here, drawn, n_drawn, t_drawn, s_drawn, has_missing, Xf, rs, cs, w, classes,
                 cls, offsets, phi, n_out, criterion, total, node_weight, n_positive,
-                node_impurity, constant, scale, msl, mwl, sums, w_sides, n_sides, p_sides,
-                extra, near, n_near, best,
+                node_impurity, constant, scale, slack, msl, q, q_node, low, sums, w_sides,
+                q_sides, n_sides, p_sides, extra, near, n_near, best,
             )  # fmt: skip
         for j in range(d):
             if random_splitter or not mask[j]:
@@ -609,9 +629,13 @@ def _grow_nodes(
                 continue  # constant (rule 6 of _ties) and none missing: no candidate
             near, n_near, best = scan_sorted(
                 piece, n_present, j, Xf, rs, cs, w, unit, classes, cls, offsets, phi, n_out,
-                criterion, total, node_weight, node_impurity, constant, scale, msl, mwl,
-                acc, extra, j * 2 * (n + 1), near, n_near, best,
+                criterion, total, node_weight, node_impurity, constant, scale, slack, msl,
+                q, q_node, low, acc, extra, j * 2 * (n + 1), near, n_near, best,
             )  # fmt: skip
+        if classes and n_near > 0:  # the numbers grow_tree compares (see _choice)
+            best = near_rescore(
+                near, n_near, total, node_weight, offsets, n_out, criterion, right_stats
+            )
         winner = near_winner(near, n_near, best, node_impurity)
         if winner < 0:
             continue

@@ -20,6 +20,7 @@ port                           numpy rule
 :func:`enough_decrease`        :func:`climbing_trees._ties.enough_decrease`
 :func:`bounds`                 :func:`climbing_trees._missing.candidate_bounds`
 :func:`missing_left_of`        :func:`climbing_trees._missing.missing_goes_left`
+:func:`refused_side`           :func:`climbing_trees._exact_weights.refused_sides`
 =============================  ==================================================
 """
 
@@ -135,3 +136,10 @@ def missing_left_of(n_missing, missing_left, n_left, n_rows):
     if n_missing > 0:
         return missing_left
     return n_left > n_rows - n_left
+
+
+@jit
+def refused_side(q_left, q_right, low):
+    """A side without weight or lighter than ``low``, in exact fixed point
+    (:func:`climbing_trees._exact_weights.refused_sides`)."""
+    return q_left <= 0.0 or q_right <= 0.0 or q_left < low or q_right < low

@@ -10,7 +10,9 @@ present row, "present left, missing right", threshold ``+inf``), then
 missing rows left.  The positions allowed by ``min_samples_leaf`` come from
 :func:`climbing_trees._missing.candidate_bounds` (its port
 :func:`._rules.bounds`); a side without weight or lighter than
-``min_weight_leaf`` is refused (:func:`climbing_trees._ties.refused_weights`).
+``min_weight_leaf`` is refused, on exact fixed-point sums of the weights ``q``
+(:func:`climbing_trees._exact_weights.refused_sides`, its port
+:func:`._rules.refused_side`).
 
 :func:`drawn_thresholds` scores the random splitter's one candidate of each
 drawn feature (:func:`climbing_trees._random.random_numeric_split`): rows with
@@ -25,7 +27,7 @@ from __future__ import annotations
 import numpy as np
 
 from ._choice import gate, near_add
-from ._rules import bounds, jit, midpoint, missing_left_of
+from ._rules import bounds, jit, midpoint, missing_left_of, refused_side
 from ._scores import ENTROPY, POISSON, gain, poisson_side, xlogx
 
 
@@ -44,8 +46,8 @@ def add_row(acc, row, weight, classes, cls, offsets, phi, n_out):
 @jit
 def scan_sorted(
     srows, n_present, j, Xf, rs, cs, w, unit, classes, cls, offsets, phi, n_out, criterion,
-    total, node_weight, impurity, constant, scale, msl, mwl, acc, extra, key_base,
-    near, count, best,
+    total, node_weight, impurity, constant, scale, slack, msl, q, q_node, low, acc, extra,
+    key_base, near, count, best,
 ):  # fmt: skip
     """Offer every candidate of feature ``j`` at a node whose rows, sorted, are ``srows``.
 
@@ -65,24 +67,28 @@ def scan_sorted(
         acc[c] = 0.0
         extra[c] = 0.0
     w_missing = 0.0
+    q_missing = 0.0
     for i in range(n_present, n):
         row = srows[i]
         w_missing += w[row]
+        q_missing += q[row]
         add_row(extra, row, w[row], classes, cls, offsets, phi, n_out)
     lo_right, hi_right = bounds(n_present, n_missing, msl, False)
     lo_left, hi_left = bounds(n_present, n_missing, msl, True)
     last = max(hi_right, hi_left)
     first = min(lo_right, lo_left)
-    floor = gate(best, impurity, constant, scale)
+    floor = gate(best, impurity, constant, scale, slack)
     single_class = classes and n_out == 1
     poisson = criterion == POISSON
     entropy = criterion == ENTROPY
     w_left = 0.0
+    q_left = 0.0
     x_next = Xf[srows[0] * rs + j * cs] if n_present > 0 else np.nan
     for i in range(last + 1):
         row = srows[i]
         weight = 1.0 if unit else w[row]
         w_left += weight
+        q_left += q[row]
         if single_class:
             acc[cls[row, 0]] += weight
         elif classes:
@@ -104,15 +110,17 @@ def scan_sorted(
                 if not (lo_right <= i <= hi_right and (distinct or i == n_present - 1)):
                     continue
                 w_side = w_left
+                q_side = q_left
                 share = 0.0
             else:
                 if not (distinct and lo_left <= i <= hi_left):
                     continue
                 w_side = w_left + w_missing
+                q_side = q_left + q_missing
                 share = 1.0
             w_right = node_weight - w_side
-            if not (w_side > 0.0 and w_right > 0.0 and w_side >= mwl and w_right >= mwl):
-                continue
+            if refused_side(q_side, q_node - q_side, low) or not w_right > 0.0:
+                continue  # (a float side weight at or below 0: grow_tree's NaN score)
             g = 0.0
             if poisson:
                 for o in range(n_out):
@@ -153,9 +161,10 @@ def scan_sorted(
                 goes = True
                 key, n_left = key_base + n + i, i + 1 + n_missing
             near, count, best = near_add(
-                near, count, best, impurity, score, key, threshold, j, goes, n_left
-            )
-            floor = gate(best, impurity, constant, scale)
+                near, count, best, impurity, slack, score, key, threshold, j, goes,
+                n_left, w_side, acc, extra, share,
+            )  # fmt: skip
+            floor = gate(best, impurity, constant, scale, slack)
     return near, count, best
 
 
@@ -163,7 +172,8 @@ def scan_sorted(
 def drawn_thresholds(
     rows, features, n_drawn, thresholds, sides, has_missing, Xf, rs, cs, w, classes, cls,
     offsets, phi, n_out, criterion, total, node_weight, n_positive, impurity, constant,
-    scale, msl, mwl, sums, w_left, n_left, positive_left, extra, near, count, best,
+    scale, slack, msl, q, q_node, low, sums, w_left, q_sides, n_left, positive_left, extra,
+    near, count, best,
 ):  # fmt: skip
     """Offer the one candidate of each drawn feature under its drawn threshold.
 
@@ -175,14 +185,16 @@ def drawn_thresholds(
     that send it left: without a branch on the side (a random threshold's
     sides are unpredictable), a row going right adds 0.0, which leaves every
     sum as it was.  A candidate is refused when a side has fewer than ``msl``
-    rows, no row of positive weight (counted), less weight than ``mwl``, or
-    an infinite score (:func:`climbing_trees._random.threshold_scores`).
+    rows, no row of positive weight (counted), no fixed-point weight or less
+    than ``low`` (:func:`._rules.refused_side`), or an infinite score
+    (:func:`climbing_trees._random.threshold_scores`).
     """
     n = rows.shape[0]
     m = sums.shape[1]
     for f in range(n_drawn):
         j = features[f]
         w_left[j] = 0.0
+        q_sides[j] = 0.0
         n_left[j] = 0
         positive_left[j] = 0
         for c in range(m):
@@ -197,6 +209,7 @@ def drawn_thresholds(
             below = sides[j] if np.isnan(x) else x <= thresholds[j]
             b = 1.0 if below else 0.0
             w_left[j] += b * weight
+            q_sides[j] += b * q[row]
             n_left[j] += 1 if below else 0
             positive_left[j] += 1 if below and positive else 0
             if classes:  # written out: a call with array arguments per row costs more
@@ -211,7 +224,7 @@ def drawn_thresholds(
         if nl < msl or n - nl < msl or pl == 0 or pl >= n_positive:
             continue
         w_right = node_weight - wl
-        if not (wl > 0.0 and w_right > 0.0 and wl >= mwl and w_right >= mwl):
+        if refused_side(q_sides[j], q_node - q_sides[j], low) or not w_right > 0.0:
             continue
         g = gain(criterion, sums[j], extra, False, total, wl, w_right, n_out)
         score = (constant - g) / scale
@@ -219,6 +232,7 @@ def drawn_thresholds(
             continue
         goes = missing_left_of(1 if has_missing[j] else 0, sides[j], nl, n)
         near, count, best = near_add(
-            near, count, best, impurity, score, j, thresholds[j], j, goes, nl
-        )
+            near, count, best, impurity, slack, score, j, thresholds[j], j, goes, nl, wl,
+            sums[j], extra, 0.0,
+        )  # fmt: skip
     return near, count, best

@@ -21,6 +21,15 @@ rounding stays below the tie tolerance (see ``_gains``), so it is scored as
 :func:`climbing_trees._criteria.poisson_impurity` scores it, side by side.
 ``tests/test_compiled.py`` compares every criterion's trees with
 :func:`climbing_trees.grow_tree`'s.
+
+A gain is a difference of much larger numbers where a node is nearly pure
+(entropy's ``sum c ln c - W ln W``; Gini's ``sum c**2 / W`` near ``W``), so
+its rounding, in units of score, can exceed the tie tolerance.
+:func:`gain_slack` bounds that rounding; the near list (:mod:`._choice`)
+keeps the candidates within it, and classification's are then scored by
+:func:`class_children_score`, the port of
+:func:`climbing_trees._criteria.children_score`, so that the tie rule
+compares the numbers every builder compares.
 """
 
 from __future__ import annotations
@@ -152,3 +161,51 @@ def class_impurity(criterion, total, offsets, n_out):
                     part += p * math.log2(p)
             result += 0.0 - part
     return result / n_out
+
+
+_EPS = float(np.finfo(np.float64).eps)
+
+
+@jit
+def gain_slack(criterion, node_weight, n_out):
+    """A bound on the rounding of a candidate's gain, in units of score (0: not needed).
+
+    Gini's gain and constant are at most ``k W``, their score scale ``k W``;
+    entropy's terms add up to at most ``2 k W (|ln W| + 1)``, its scale is
+    ``k W ln 2``.  Sixteen units of rounding per term cover the sums of a
+    few classes; the rescoring's own rounding is far smaller.
+    """
+    if criterion == GINI:
+        return 32.0 * _EPS
+    if criterion == ENTROPY:
+        return 32.0 * _EPS * (abs(math.log(node_weight)) + 1.0) / _LN2
+    return 0.0
+
+
+@jit
+def class_children_score(left, total, node_weight, offsets, n_out, criterion, right):
+    """``(W_L I_L + W_R I_R) / W`` of a split from its left class weights ``left``.
+
+    :func:`climbing_trees._criteria.children_score` for classification: the
+    side weights are the first output's class weights summed, the
+    impurities :func:`class_impurity` (the numpy rule's sums, in the same
+    order), ``W`` the node's first output's class weights summed.  Equal to
+    the numpy rule to a few units of rounding (``math.log2`` and numpy's
+    ``log2`` may differ in the last bit): ``tests/test_compiled_rules.py``.
+    ``node_weight`` is not read (kept for the callers' symmetry).
+    """
+    m = left.shape[0]
+    for c in range(m):
+        right[c] = total[c] - left[c]
+    w_left = 0.0
+    w_right = 0.0
+    w_total = 0.0
+    for c in range(offsets[0], offsets[1]):
+        w_left += left[c]
+        w_right += right[c]
+        w_total += total[c]
+    if not (w_left > 0.0 and w_right > 0.0):
+        return np.inf
+    i_left = class_impurity(criterion, left, offsets, n_out)
+    i_right = class_impurity(criterion, right[:m], offsets, n_out)
+    return (w_left * i_left + w_right * i_right) / w_total

@@ -5,12 +5,12 @@ from __future__ import annotations
 import numpy as np
 
 from .._criteria import n_outputs
+from .._exact_weights import refused_sides
 from .._missing import allowed_candidates, missing_goes_left
 from .._ties import (
     choose_best_rows,
     constant_features,
     midpoint_threshold,
-    refused_weights,
 )
 from .._wavelet import absolute_error_scores, node_medians, split_absolute_errors
 from ._gains import _store
@@ -106,7 +106,11 @@ def _absolute_error_splits(fit, orders, level, winners):
         total = cumulative[:, -1:].real
         w_left = cumulative[:, positions + 1].real
         scores = absolute_error_scores(left, right, k_out, total)
-        scores[refused_weights(w_left, total - w_left, msl)] = np.inf
+        # The refusal rule on exact fixed-point weights (_exact_weights; padding: 0).
+        q_cum = np.cumsum(fit.q_col.take(scans), axis=1)
+        q_left, q_total = q_cum[:, positions], q_cum[:, -1:]
+        scores[refused_sides(q_left, q_total - q_left, msl)] = np.inf
+        scores[(w_left <= 0) | (total - w_left <= 0)] = np.inf
         scores = scores.reshape(c, -1, len(positions))
         # Allowed candidates of each scan (column_candidates' list).
         p = positions

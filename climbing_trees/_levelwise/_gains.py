@@ -15,6 +15,7 @@ from .._criteria import (
     poisson_impurity,
     total_weight,
 )
+from .._exact_weights import refused_sides
 from .._ties import constant_features, refused_weights
 
 
@@ -189,7 +190,23 @@ class _Totals:
     msl: int = 1  # min_samples_leaf (a LeafMinimum carries min_weight_leaf)
 
 
-def _block_gains(prefix, i, totals: _Totals, penalty, missing=None, n_missing=0):
+def _fixed_sides(fit, idx, n_present):
+    """The fixed-point weights (:mod:`climbing_trees._exact_weights`) of the rows
+    ``idx`` (``(c, f, L)``, present rows sorted, then missing, then padding):
+    their prefix sums, each segment's total and its missing rows' sum.  Exact
+    integers, so the same in any order or chunking.  None with unit weights
+    (every row weighs 1 and ``min_weight_leaf`` is 0: no side is refused)."""
+    if fit.unit:
+        return None
+    q_all = np.cumsum(fit.q_col.take(idx), axis=-1)
+    q_total = q_all[..., -1:]
+    present = np.take_along_axis(q_all, np.maximum(n_present - 1, 0)[..., None], axis=-1)
+    return q_all, q_total, np.where(n_present[..., None] > 0, q_total - present, q_total)
+
+
+def _block_gains(
+    prefix, i, totals: _Totals, penalty, missing=None, n_missing=0, fixed=None, at=None
+):
     """Gains of every candidate of a block (some of its features), -inf if refused.
 
     ``prefix`` holds the block's segmented prefix sums (:func:`_prefix_sums`)
@@ -199,7 +216,11 @@ def _block_gains(prefix, i, totals: _Totals, penalty, missing=None, n_missing=0)
     lighter than ``leaf_weight(msl)`` (``min_weight_fraction_leaf``), is
     refused too.  With ``missing``, the missing rows' sums (one
     ``(c, features, 1)`` array per statistic column) and ``n_missing`` their
-    count, the missing rows join every left child.
+    count, the missing rows join every left child.  ``fixed``
+    (:func:`_fixed_sides`) and ``at`` (the positions): the sides' weights in
+    exact fixed point, which the refusal rule compares
+    (:func:`climbing_trees._exact_weights.refused_sides`); without them (the
+    histogram search), the float sums are compared.
     """
     scan, unit, stats, w_node = totals.scan, totals.unit, totals.stats, totals.w_node
     criterion, msl = totals.criterion, totals.msl
@@ -223,7 +244,13 @@ def _block_gains(prefix, i, totals: _Totals, penalty, missing=None, n_missing=0)
         w_right = np.maximum(w_right, 0.5)  # only refused positions are clamped
     else:
         # A side without weight is refused; give it weight 1 so no 0/0 appears.
-        empty = refused_weights(w_left, w_right, msl)  # min_weight_leaf too
+        if fixed is not None:  # exact sums; a float side at or below 0 is refused too
+            q_all, q_total, q_missing = fixed
+            q_left = q_all[..., at] + (q_missing if missing is not None else 0.0)
+            empty = refused_sides(q_left, q_total - q_left, msl)
+            empty |= (w_left <= 0) | (w_right <= 0)
+        else:
+            empty = refused_weights(w_left, w_right, msl)  # min_weight_leaf too
         w_left = np.where(w_left > 0, w_left, 1.0)
         w_right = np.where(w_right > 0, w_right, 1.0)
     gains = _gains(left, stats, w_left, w_right, criterion)

@@ -45,9 +45,11 @@ def grow_tree_levelwise(
     Parameters
     ----------
     X : ndarray of shape (n_samples, n_features)
+        NaN in a numerical column is a missing value, as in :func:`grow_tree`.
     Y : ndarray of shape (n_samples, n_values)
         One-hot labels for classification, a target column for regression.
     sample_weight : ndarray of shape (n_samples,)
+        Weights of the rows.
     criterion : {"gini", "entropy", "log_loss", "squared_error", "poisson", \
     "absolute_error"}
         ``"absolute_error"`` has no prefix sums: every node's and feature's
@@ -79,6 +81,9 @@ def grow_tree_levelwise(
         the fixed point holds the statistics exactly
         (:mod:`climbing_trees._histograms`), the tree is the one grown
         without.
+    bin_random_state : None, int or RandomState, optional
+        With ``max_bins``: draws the rows whose quantiles give the bins, when
+        there are more than 200,000 (:func:`climbing_trees._binning.fit_bins`).
 
     Returns
     -------
@@ -196,13 +201,19 @@ def _routes(fit: FitData, level: Level, made: LevelSplits, split: np.ndarray):
     keep = split[level.node_of_pos]
     kept_rows = np.compress(keep, level.index_rows)
     kept_node = np.compress(keep, level.node_of_pos)
-    kept_feature = made.feature[kept_node]
-    index = kept_rows.astype(np.intp) * fit.row_step + kept_feature * fit.column_step
+    del keep
+    # X[row, feature] through the flat view; in place, one row-sized temporary at a time
+    index = kept_rows.astype(np.intp)
+    index *= fit.row_step
+    step = made.feature.take(kept_node)
+    step *= fit.column_step
+    index += step
+    del step
     x = fit.X_flat.take(index)
-    kept_threshold = made.threshold.take(kept_node)
-    go_left = numeric_goes_left(x, kept_threshold, made.missing_left, kept_node)
+    del index
+    go_left = numeric_goes_left(x, made.threshold.take(kept_node), made.missing_left, kept_node)
     if fit.cat_features.size:
-        i = np.flatnonzero(np.isnan(kept_threshold))
+        i = np.flatnonzero(np.isnan(made.threshold).take(kept_node))
         n_listed = np.bincount(made.set_node, minlength=level.n_nodes)
         stop = np.cumsum(n_listed)
         router = SetRouter(

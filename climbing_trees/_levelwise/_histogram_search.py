@@ -1,7 +1,8 @@
 """The histogram search (``splitter="hist"``): binned rows and per-bin sums, level by level.
 
-Two pieces for :func:`grow_tree_levelwise`: :class:`BinnedRows`, the rows
-object of a histogram fit (the binned codes of the numerical features, and
+Two pieces for :func:`grow_tree_levelwise`: :class:`BinnedRows`
+(:mod:`~climbing_trees._levelwise._binned_rows`), the rows object of a
+histogram fit (the binned codes of the numerical features, and
 the level's rows node by node in index order, partitioned as
 :class:`~climbing_trees._levelwise._orders.Orders` partitions its orders), and
 :class:`Histograms`, the search.  Each level the search sums, for every node
@@ -29,11 +30,9 @@ the tree is the exact splitter's.
 from __future__ import annotations
 
 import dataclasses
-from contextvars import ContextVar
 
 import numpy as np
 
-from .._binning import Bins, fit_bins
 from .._criteria import (
     CLASSIFICATION_CRITERIA,
     n_outputs,
@@ -41,10 +40,10 @@ from .._criteria import (
     output_widths,
 )
 from .._histograms import (
+    compact_histograms,
     fixed_point_exponent,
     from_fixed_point,
-    node_histograms,
-    sibling_histograms,
+    subtract_siblings,
     to_fixed_point,
 )
 from .._missing import candidate_bounds, missing_goes_left
@@ -55,89 +54,12 @@ from .._ties import (
     leaf_weight,
     midpoint_threshold,
 )
+from . import _histogram_plan as plans
+from ._binned_rows import ROWS_SOURCE, BinnedRows, binned_rows
 from ._gains import _block_gains, _sum_last, _Totals
-from ._histogram_kernels import _partition_index, _squared_scan, _squared_summaries
+from ._histogram_kernels import _squared_scan, _squared_summaries
 from ._searches import CategoricalSets, NumericalSearch
 from ._state import FitData, Level, LevelSplits
-
-#: Makes a histogram fit's rows object, ``(fit, max_bins, random_state) -> rows``:
-#: None for :func:`binned_rows` (in memory); a Dask fit's rows live on its workers
-#: (:mod:`climbing_trees._dask` sets it for the length of one fit).
-ROWS_SOURCE: ContextVar = ContextVar("ROWS_SOURCE", default=None)
-
-
-class BinnedRows:
-    """The rows of a histogram fit: codes of the numerical features, and each node's rows.
-
-    ``codes`` (n, d_num), uint8 (uint16 above 255 bins), C order: a row's
-    codes side by side, as the histogram kernel reads them.  The level's rows
-    are kept node by node in index order (one order, not one per feature:
-    nothing is sorted), the padding row ``n`` after them.  ``last_split``:
-    the nodes of the level just partitioned that split (the search pairs the
-    next level's children with their parents' histograms by it).
-    """
-
-    rows = None  # no sorted orders: the random draws read each node's rows
-
-    def __init__(self, fit: FitData, bins: Bins, X_num: np.ndarray | None = None):
-        n = fit.n
-        if X_num is None:
-            X_num = _numerical_columns(fit)
-        self.bins = bins
-        self.codes = bins.codes(X_num)
-        # Present values' codes stay below missing_bin: that code is NaN's only.
-        self.has_missing = (self.codes == bins.missing_bin).any(axis=0)
-        self.index = row_index(n)
-        self.last_split = None
-
-    def index_rows(self, m: int) -> np.ndarray:
-        """The level's ``m`` rows, node by node, in index order."""
-        return self.index[0, :m]
-
-    def histograms(self, level: Level, stats, width: int, parent_hist) -> np.ndarray:
-        """The level's histograms (:meth:`Histograms.level_histograms`): every node's
-        at the root, then the smaller child of each pair summed, the other subtracted."""
-        if parent_hist is None or level.depth == 0:
-            return node_histograms(
-                self.codes, level.index_rows, level.starts, level.sizes,
-                np.arange(level.n_nodes), stats, width,
-            )  # fmt: skip
-        parents = np.flatnonzero(self.last_split)
-        return sibling_histograms(
-            self.codes, level.index_rows, level.starts, level.sizes, stats, parent_hist, parents
-        )
-
-    def partition(self, kept_rows, kept_node, go_left, sizes, split) -> np.ndarray:
-        """Move the split nodes' rows into their children: :func:`_partition`'s order
-        (left children in their parents' order, then right children; stable), one pass."""
-        self.last_split = split
-        n_left = np.bincount(kept_node, weights=go_left, minlength=sizes.size)[split]
-        n_left = n_left.astype(np.intp)
-        child_sizes = np.concatenate([n_left, sizes[split] - n_left])
-        _partition_index(self.index[0], int(sizes.sum()), kept_rows, go_left, int(n_left.sum()))
-        return child_sizes
-
-
-def row_index(n: int) -> np.ndarray:
-    """Rows ``0 .. n - 1`` in index order, then the padding row ``n``: shape (1, n + 1)."""
-    row_dtype = np.int32 if n < np.iinfo(np.int32).max else np.intp
-    index = np.empty((1, n + 1), dtype=row_dtype)
-    index[0, :n] = np.arange(n)
-    index[0, n] = n
-    return index
-
-
-def _numerical_columns(fit: FitData) -> np.ndarray:
-    """``fit.X``'s numerical columns: ``X`` itself (no copy) when every column is one."""
-    if np.array_equal(fit.num_features, np.arange(fit.d)):
-        return fit.X
-    return fit.X[:, fit.num_features]
-
-
-def binned_rows(fit: FitData, max_bins: int, random_state) -> BinnedRows:
-    """Bin ``fit``'s numerical features (:func:`fit_bins`) into a :class:`BinnedRows`."""
-    X_num = _numerical_columns(fit)
-    return BinnedRows(fit, fit_bins(X_num, max_bins, random_state), X_num)
 
 
 class _Columns:
@@ -223,36 +145,113 @@ class _Columns:
 class Histograms(NumericalSearch):
     """Every bin boundary of every numerical feature, scored from exact integer histograms.
 
-    Keeps the histograms of the level it searched, so that the next level's
-    larger children are their parents' minus their smaller siblings.
+    Per level (:meth:`winners`): which nodes get built histograms
+    (:func:`~._histogram_plan.plan_histograms`), their sums from rows (:meth:`built_histograms`),
+    the siblings by subtraction (:meth:`level_histograms`,
+    :func:`subtract_siblings`), then the search (:meth:`search_block`) of the
+    large nodes from their histograms and of the small ones from their rows
+    (:func:`compact_histograms`).  The level's histograms are kept for the
+    next level's subtractions only while the next level may split (else they
+    are made and searched a part at a time), and the parents' are dropped as
+    soon as the level's are made.
     """
 
-    def __init__(self, fit: FitData, rows: BinnedRows):
+    def __init__(self, fit: FitData, rows: BinnedRows, row_search_max: int | None = None):
         super().__init__(fit, rows)
         self.columns = _Columns(fit)
         bins = rows.bins
         # Bins of present values: codes 0 .. width - 2; missing: the last column.
         self.width = bins.missing_bin + 1
-        self.hist = None  # the last level's histograms, one per node (None: not kept)
+        self.row_search_max = plans.ROW_SEARCH_MAX if row_search_max is None else row_search_max
+        if not rows.local_codes:  # no rows here to search from: every node from its bins
+            self.row_search_max = 0  # (the same tree: any choice gives the same sums)
+        self.d = len(bins.edges)  # binned (numerical) features
+        self.hist = None  # the last level's block of histograms (None: not kept)
+        self.slot = None  # each node of the last level: its row in self.hist, -1 none
 
-    def level_histograms(self, level: Level) -> np.ndarray:
-        """Every node's histogram (nodes that need none: zeros), summed or subtracted."""
+    def searched(self, level: Level) -> np.ndarray:
+        """The nodes the search tries: may split, and (random draws) drew a numerical feature."""
+        searched = level.searchable.copy()
+        if level.draws is not None:
+            searched &= level.draws.num_mask.any(axis=1)
+        return searched
+
+    def parent_slots(self, level: Level) -> np.ndarray:
+        """Each node's parent's row in the kept block (-1: none kept, or the root)."""
+        if self.hist is None or level.depth == 0:
+            return np.full(level.n_nodes, -1, dtype=np.intp)
+        parents = np.flatnonzero(self.orders.last_split)  # left children, then right
+        return np.tile(self.slot[parents], 2)
+
+    def built_histograms(self, level: Level, nodes: np.ndarray, out: np.ndarray) -> None:
+        """Sum the histograms of ``nodes`` from their rows into ``out`` (one row each)."""
         # Hook: the rows object sums them (BinnedRows in memory, a Dask fit's rows
         # on its workers: climbing_trees._dask).
-        self.hist = self.orders.histograms(level, self.columns.stats, self.width, self.hist)
-        return self.hist
+        self.orders.built_histograms(level, nodes, self.columns.stats, out)
+
+    def level_histograms(self, level: Level, plan: plans.HistogramPlan) -> np.ndarray:
+        """The block of ``plan``'s histograms (rows: :meth:`HistogramPlan.slots`): the
+        summed ones from rows, then the derived ones from the parents' block."""
+        n_summed = plan.summed.size
+        shape = (n_summed + plan.derived.size, self.d, self.width,
+                 self.columns.stats.shape[1] + 1)  # fmt: skip
+        hist = np.empty(shape, dtype=np.int64)
+        self.built_histograms(level, plan.summed, hist[:n_summed])
+        if plan.derived.size:
+            slot = plan.slots()
+            subtract_siblings(self.hist, plan.parent_slot, hist, slot[plan.sibling],
+                              slot[plan.derived])  # fmt: skip
+        return hist
 
     def winners(self, level: Level, splits: LevelSplits) -> LevelSplits:
-        fit = self.fit
-        hist = self.level_histograms(level)
-        draws = level.draws
-        nodes = np.flatnonzero(level.searchable)
-        if draws is not None:
-            nodes = nodes[draws.num_mask[nodes].any(axis=1)]
+        plan = plans.plan_histograms(level.sizes, self.searched(level), self.parent_slots(level),
+                               self.row_search_max, self.width)  # fmt: skip
+        d = self.d
+        per_block = plans.SEARCH_CELLS // (d * self.width)
+        keep = level.depth + 1 < self.fit.depth_limit  # the next level may split
+        parts = [plan] if keep else [plan.part(nodes) for nodes in plans.pairs(level, per_block)]
+        for part in parts:
+            hist = self.level_histograms(level, part)
+            slot = part.slots()
+            for nodes in plans.chunks(part.dense, per_block):
+                self.search_block(level, hist, slot[nodes], nodes, None, splits)
+        self.hist, self.slot = (hist, slot) if keep else (None, None)  # parents dropped
+        del hist, parts
+        for nodes in self.compact_blocks(level, plan.compact):
+            width = int(level.sizes[nodes].max()) + 1  # more than a node's present codes
+            block, bin_code = compact_histograms(
+                self.orders.codes, level.index_rows, level.starts, level.sizes, nodes,
+                self.columns.stats, self.orders.bins.missing_bin, width,
+            )  # fmt: skip
+            self.search_block(level, block, np.arange(nodes.size), nodes, bin_code, splits)
+        return splits
+
+    def compact_blocks(self, level: Level, nodes: np.ndarray) -> list:
+        """``nodes`` (searched from their rows) in blocks of sizes within a factor of two
+        of each other (little padding), of at most about ``SEARCH_CELLS`` cells each."""
         if not nodes.size:
-            return splits
+            return []
+        sizes = level.sizes[nodes]
+        size_class = np.frexp(sizes.astype(float))[1]  # 2**(e-1) <= size < 2**e
+        order = np.argsort(size_class, kind="stable")
+        nodes, sizes, size_class = nodes[order], sizes[order], size_class[order]
+        cells = 2.0**size_class * self.d  # per node, padded
+        part = np.zeros(nodes.size, dtype=np.int64)
+        for e in np.unique(size_class):  # a few size classes
+            here = size_class == e
+            part[here] = (np.cumsum(cells[here]) - 1) // plans.SEARCH_CELLS
+        key = size_class.astype(np.int64) * (nodes.size + 1) + part
+        cuts = np.flatnonzero(np.diff(key)) + 1
+        return np.split(nodes, cuts)
+
+    def search_block(self, level: Level, hist, at, nodes, bin_code, splits: LevelSplits):
+        """Write the winners of ``nodes`` into ``splits``: node ``nodes[i]``'s histogram is
+        ``hist[at[i]]``, its column ``b`` the bin ``bin_code[i, j, b]`` of feature ``j``
+        (``bin_code`` None: column ``b`` is bin ``b``)."""
+        fit = self.fit
+        draws = level.draws
         criterion, k_out = fit.criterion, n_outputs(fit.criterion)
-        w_t = self.node_weights(hist, nodes)
+        w_t = self.node_weights(hist, at)
         const = 0.0
         if criterion == "gini":
             const = w_t
@@ -260,19 +259,19 @@ class Histograms(NumericalSearch):
             squares = [s for s in level.node_stats[nodes].T[1 + k_out :]]
             const = output_mean(_sum_last(squares), criterion)
         tie = (const, w_t, level.impurity[nodes])
-        searched = ~self.constant(hist, nodes)  # rule 6 of _ties
+        searched = ~self.constant(hist, at, bin_code)  # rule 6 of _ties
         if draws is not None:
             searched &= draws.num_mask[nodes]
         if criterion == "squared_error" and k_out == 1:
-            best, first = self.squared_choice(hist, nodes, searched, tie)
+            best, first = self.squared_choice(hist, at, searched, tie)
         else:
-            gains = self.gains(hist[nodes], level, nodes)
+            gains = self.gains(hist[at], level, nodes)
             gains[~searched] = -np.inf
             best, first = choose_best_gains(gains.reshape(nodes.size, -1), *tie)
         d, B = hist.shape[1], hist.shape[2] - 1
         j, side, b = np.unravel_index(first, (d, 2, B))
         # The winners' features: their counts by bin, present and missing.
-        counts = hist[nodes, j, :, 0]  # (c, B + 1)
+        counts = hist[at, j, :, 0]  # (c, B + 1)
         nonempty = counts[:, :-1] > 0
         block = np.arange(nodes.size)
         count = np.cumsum(counts[:, :-1], axis=1)
@@ -280,27 +279,32 @@ class Histograms(NumericalSearch):
         n_b = count[block, b]
         goes_left = side.astype(bool)
         n_left = n_b + np.where(goes_left, nm, 0)
-        threshold = self.thresholds(j, b, nonempty, n_b == n_p)
+        after = np.arange(B)[None, :] > b[:, None]
+        upper = np.argmax(nonempty & after, axis=1)  # the next non-empty bin
+        if bin_code is not None:
+            b, upper = bin_code[block, j, b], bin_code[block, j, upper]
         score = (const - best) / w_t  # the gain's score (gain_tolerance's relation)
         direction = missing_goes_left(nm, goes_left, n_left, level.sizes[nodes])
         found = np.isfinite(best)
-        at = nodes[found]
-        splits.feature[at] = j[found]
-        splits.threshold[at] = threshold[found]
-        splits.score[at] = score[found]
-        splits.missing_left[at] = direction[found]
-        return splits
+        at_found = nodes[found]
+        splits.feature[at_found] = j[found]
+        splits.threshold[at_found] = self.thresholds(
+            j[found], b[found], upper[found], (n_b == n_p)[found]
+        )
+        splits.score[at_found] = score[found]
+        splits.missing_left[at_found] = direction[found]
 
-    def node_weights(self, hist, nodes) -> np.ndarray:
-        """Each node's weight from its histogram (feature 0's bins, missing included)."""
-        totals = hist[nodes, 0].sum(axis=1)  # (c, 1 + columns)
+    def node_weights(self, hist, at) -> np.ndarray:
+        """Each node's weight from its histogram ``hist[at[i]]`` (feature 0's bins,
+        missing included)."""
+        totals = hist[at, 0].sum(axis=1)  # (c, 1 + columns)
         layout = self.columns.layout_totals(totals)
         if self.columns.kind == "class":
             first_width = output_widths(self.fit.criterion, len(layout))[0]
             return _sum_last(layout[:first_width])
         return layout[0]
 
-    def constant(self, hist, nodes) -> np.ndarray:
+    def constant(self, hist, at, bin_code=None) -> np.ndarray:
         """The (node, feature) pairs that are constant at the node, ``(c, d)``.
 
         Rule 6 of :mod:`climbing_trees._ties` (:func:`constant_features`): no
@@ -309,44 +313,48 @@ class Histograms(NumericalSearch):
         last non-empty bins where each bin holds one value (then it is the
         exact splitter's range); a feature binned by quantiles knows its
         node's range only to the bins, and counts as constant only without a
-        present value (one non-empty bin has no candidate anyway).
+        present value (one non-empty bin has no candidate anyway).  ``hist[at[i]]``
+        and ``bin_code``: as in :meth:`search_block`.
         """
-        counts = hist[nodes, :, :, 0]  # (c, d, B + 1)
+        counts = hist[at, :, :, 0]  # (c, d, B + 1)
         present, missing = counts[:, :, :-1] > 0, counts[:, :, -1] > 0
         B = present.shape[2]
         first = np.argmax(present, axis=2)
         last = B - 1 - np.argmax(present[:, :, ::-1], axis=2)
+        if bin_code is not None:  # columns to bins (none present: -1, NaN below)
+            first = np.take_along_axis(bin_code, first[..., None], axis=2)[..., 0]
+            last = np.take_along_axis(bin_code, last[..., None], axis=2)[..., 0]
         lo, hi = np.zeros(first.shape), np.ones(first.shape)  # quantile bins: wide
         for j, values in enumerate(self.orders.bins.values):
             if values is not None and len(values):  # none: no present value (NaN below)
                 top = len(values) - 1
-                lo[:, j] = values[np.minimum(first[:, j], top)]
-                hi[:, j] = values[np.minimum(last[:, j], top)]
+                lo[:, j] = values[np.clip(first[:, j], 0, top)]
+                hi[:, j] = values[np.clip(last[:, j], 0, top)]
         lo[~present.any(axis=2)] = np.nan
         return constant_features(lo, hi, missing)
 
-    def squared_choice(self, hist, nodes, drawn, tie):
+    def squared_choice(self, hist, at, drawn, tie):
         """Squared error, one output: :meth:`gains`' numbers and choice, compiled.
 
         The same operations in the same order (:func:`_squared_gain`), without
         the level's arrays of every candidate: one pass finds each node's best
-        gain, a second its first candidate within the tie tolerance.  ``drawn``:
-        the (node, feature) pairs searched."""
+        gain, a second its first candidate within the tie tolerance.  ``hist[at[i]]``:
+        node ``i``'s histogram; ``drawn``: the (node, feature) pairs searched."""
         fit, columns = self.fit, self.columns
         exponents = columns.exponents
         k_w = -1 if fit.unit else exponents[0]
         k_s = exponents[-1]
         msl = fit.min_samples_leaf
         low = leaf_weight(msl)
-        best = _squared_scan(hist, nodes, drawn, int(msl), low, k_w, k_s, None)
-        tol = np.zeros(nodes.size)
+        best = _squared_scan(hist, at, drawn, int(msl), low, k_w, k_s, None)
+        tol = np.zeros(at.size)
         finite = np.isfinite(best)
         if finite.any():
             const, w_t, impurity = tie
             tol[finite] = gain_tolerance(best[finite], const if np.ndim(const) == 0
                                          else const[finite], w_t[finite],
                                          impurity[finite])  # fmt: skip
-        first = _squared_scan(hist, nodes, drawn, int(msl), low, k_w, k_s, best - tol)
+        first = _squared_scan(hist, at, drawn, int(msl), low, k_w, k_s, best - tol)
         return best, first.astype(np.intp)
 
     def gains(self, H, level: Level, nodes) -> np.ndarray:
@@ -402,23 +410,18 @@ class Histograms(NumericalSearch):
             passes.append(gains)
         return np.stack(passes, axis=2)
 
-    def thresholds(self, j, b, nonempty, last) -> np.ndarray:
-        """Each winner's threshold: after bin ``b`` of feature ``j`` (``nonempty``: the
-        node's non-empty bins of ``j``; ``last``: ``b`` holds the last present rows)."""
+    def thresholds(self, j, b, upper, last) -> np.ndarray:
+        """Each winner's threshold: after bin ``b`` of feature ``j`` (``upper``: the node's
+        next non-empty bin of ``j``; ``last``: ``b`` holds the last present rows)."""
         bins = self.orders.bins
-        out = np.empty(j.size)
-        B = nonempty.shape[1]
-        after = np.arange(B)[None, :] > b[:, None]
-        upper = np.argmax(nonempty & after, axis=1)  # the next non-empty bin
-        for t in range(j.size):
-            feature = int(j[t])
-            if last[t]:  # present left, missing right
-                out[t] = np.inf
-            elif bins.values[feature] is not None:
-                values = bins.values[feature]
-                out[t] = midpoint_threshold(values[b[t]], values[upper[t]])
+        out = np.full(j.size, np.inf)  # after the last present bin: present left, missing right
+        for feature in np.unique(j):  # a loop over features, not nodes
+            at = np.flatnonzero((j == feature) & ~last)
+            values = bins.values[feature]
+            if values is not None:
+                out[at] = midpoint_threshold(values[b[at]], values[upper[at]])
             else:
-                out[t] = bins.edges[feature][b[t]]
+                out[at] = bins.edges[feature][b[at]]
         return out
 
 

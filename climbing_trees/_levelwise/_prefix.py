@@ -22,6 +22,7 @@ from .._ties import (
 from . import _orders
 from ._gains import (
     _block_gains,
+    _fixed_sides,
     _impurity,
     _prefix_sums,
     _refuse_constant,
@@ -339,6 +340,7 @@ class _Block:
             lo_r, hi_r = self.lo_right, self.hi_right[:, s, None]
             lo_l, hi_l = (bound[:, s, None] for bound in self.left_bounds)
         extra = [None if a is None else a[:, s, None] for a in self.missing]
+        q = _fixed_sides(shared.fit, idx, self.n_present[:, s])  # exact weights (or None)
         carry = None
         for start in range(0, L - 1, piece):
             at = slice(start, min(start + piece, L - 1))
@@ -347,7 +349,7 @@ class _Block:
             weights = None if prefix[1] is None else prefix[1][..., -1]
             carry = ([p[..., -1] for p in prefix[0]], weights)
             i_at = i[at]
-            part = _block_gains(prefix, i_at, totals, penalty[..., at])
+            part = _block_gains(prefix, i_at, totals, penalty[..., at], fixed=q, at=at)
             if gains is None:
                 gains = part[:, :, None]
                 break
@@ -364,7 +366,7 @@ class _Block:
             allowed = i_at >= lo_l
             allowed &= i_at <= hi_l
             penalty_left = np.where(allowed, 0.0, -np.inf)
-            gains[:, :, 1, at] = _block_gains(prefix, i_at, totals, penalty_left, extra, nm)
+            gains[:, :, 1, at] = _block_gains(prefix, i_at, totals, penalty_left, extra, nm, q, at)
         return gains
 
     def group_choice(self, s):

@@ -24,9 +24,10 @@ from .._criteria import (
     segment_ranges,
     segment_sums,
 )
+from .._exact_weights import fixed_weights, leaf_minimum, too_light
 from .._growth import check_training_rows
 from .._random import RandomSplits
-from .._ties import LeafMinimum, choose_best_rows
+from .._ties import choose_best_rows
 from .._tree import TREE_UNDEFINED
 from ._absolute import _absolute_error_summaries
 from ._draws import Draws
@@ -80,6 +81,7 @@ class FitData:
     row_class: np.ndarray | None
     class_cols: np.ndarray | None
     X_by_feature: np.ndarray | None
+    q_col: np.ndarray  # the weights in exact fixed point (_exact_weights), padded with 0
     summaries: Callable  # summaries_for(criterion): how level_of summarises a level's nodes
 
     @property
@@ -136,8 +138,10 @@ def fit_data(
     # last class column of one output only; see _block_gains.)
     several = n_outputs(criterion) > 1
     unit = bool(np.all(w == 1.0)) and min_weight_leaf == 0 and not (several and not regression)
-    if min_weight_leaf > 0:
-        min_samples_leaf = LeafMinimum(min_samples_leaf, min_weight_leaf)
+    # Weights compared with bounds are summed in exact fixed point (_exact_weights).
+    min_samples_leaf = leaf_minimum(min_samples_leaf, min_weight_leaf, w)
+    q_col = np.zeros(n + 1)
+    q_col[:n] = fixed_weights(w, min_samples_leaf)
     categorical = np.zeros(d, bool) if is_categorical is None else is_categorical
     categorical = np.asarray(categorical, dtype=bool)
     cat_features, num_features = np.flatnonzero(categorical), np.flatnonzero(~categorical)
@@ -171,7 +175,7 @@ def fit_data(
         min_samples_leaf=min_samples_leaf, min_weight_leaf=min_weight_leaf,
         num_features=num_features, cat_features=cat_features, n_categories=n_categories,
         width=width, codes=codes, unit=unit,
-        row_class=row_class, class_cols=class_cols, X_by_feature=X_by_feature,
+        row_class=row_class, class_cols=class_cols, X_by_feature=X_by_feature, q_col=q_col,
         summaries=summaries_for(criterion), **options,
     )  # fmt: skip
 
@@ -298,9 +302,15 @@ def may_split(fit: FitData, level: Level) -> np.ndarray:
         (level.depth < fit.depth_limit)
         & (level.sizes >= fit.min_samples_split)
         & (level.sizes >= 2 * fit.min_samples_leaf)
-        & (level.w_node >= 2 * fit.min_weight_leaf)
+        & ~too_light(node_fixed_weights(fit, level), fit.min_samples_leaf)
         & ~level.pure
     )
+
+
+def node_fixed_weights(fit: FitData, level: Level) -> np.ndarray:
+    """Each node's weight in exact fixed point (integers: any order of additions)."""
+    q = fit.q_col.take(level.index_rows)
+    return np.bincount(level.node_of_pos, weights=q, minlength=level.sizes.size)
 
 
 @dataclass

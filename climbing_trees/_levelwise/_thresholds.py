@@ -37,10 +37,12 @@ def _random_numeric_splits(fit, orders, level):
     criterion, msl = fit.criterion, fit.min_samples_leaf
     n_nodes, n_num = len(sizes), len(num_features)
     searched = draws.num_mask & searchable[:, None]
-    left = np.zeros((n_nodes, n_num, phi.shape[1]))
+    # One row per statistic, then the weights in exact fixed point (the refusal rule).
+    q_rows = fit.q_col.take(index_rows)
+    stats = np.ascontiguousarray(np.vstack([phi.T, q_rows[None]]))
+    left = np.zeros((n_nodes, n_num, len(stats)))
     n_left = np.zeros((n_nodes, n_num), dtype=np.intp)
     positive_left = np.zeros((n_nodes, n_num), dtype=np.intp)
-    stats = np.ascontiguousarray(phi.T)  # one row per statistic
     t, side = draws.thresholds, draws.missing_left
     t_by_feature, side_by_feature = np.ascontiguousarray(t.T), np.ascontiguousarray(side.T)
     # Features read at every row (the other nodes' scores are refused).
@@ -76,8 +78,9 @@ def _random_numeric_splits(fit, orders, level):
     # Scored where searched only: one (node, feature) candidate per row.
     node, feature = np.nonzero(searched)
     scores = np.full(searched.shape, np.inf)
+    q_node = np.bincount(node_of_pos, weights=q_rows, minlength=n_nodes)
     scores[node, feature] = threshold_scores(
-        left[node, feature][:, None],
+        left[node, feature][:, None, :-1],
         n_left[node, feature][:, None],
         positive_left[node, feature][:, None],
         node_stats[node],
@@ -85,6 +88,8 @@ def _random_numeric_splits(fit, orders, level):
         n_positive[node],
         criterion,
         msl,
+        q_left=left[node, feature][:, None, -1],
+        q_node=q_node[node],
     )[:, 0]
     best, first = choose_best_rows(scores, impurity)
     found = np.isfinite(best)
