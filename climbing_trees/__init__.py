@@ -37,6 +37,7 @@ module                      chapter  role
 ``_compiled_lesson``        12       chapter 3's scan of one feature, compiled (numba)
 ``_binning``                13       bins of ``splitter="hist"`` (scikit-learn's rule)
 ``_histograms``             13       exact integer histograms, sibling subtraction
+``_dask``                   14       histogram trees fitted on a Dask cluster, bit for bit
 ``_random``                 15       random thresholds and feature draws
 ``_weights``                15       class weights, minimum leaf weights
 ``_exact_weights``          15       exact fixed-point sums of weights compared with bounds

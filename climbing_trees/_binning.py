@@ -197,24 +197,45 @@ def fit_bins(X: np.ndarray, max_bins: int = 255, random_state=None) -> Bins:
     """
     max_bins = check_max_bins(max_bins)
     X = np.asarray(X, dtype=float)
-    n = X.shape[0]
-    sample = X
-    if n > SUBSAMPLE:
-        rng = random_state
-        if not isinstance(rng, np.random.RandomState):
-            rng = np.random.RandomState(random_state)
-        sample = X.take(rng.choice(n, SUBSAMPLE, replace=True), axis=0)
+    drawn = subsample_rows(X.shape[0], random_state)
+    if drawn is None:
+        return bins_of_sample(X, max_bins)
+
+    def distinct(j):  # the whole column's present values, if at most max_bins
+        full = np.unique(X[:, j][~np.isnan(X[:, j])])
+        return full if len(full) <= max_bins else None
+
+    return bins_of_sample(X.take(drawn, axis=0), max_bins, distinct)
+
+
+def subsample_rows(n: int, random_state) -> np.ndarray | None:
+    """The rows whose quantiles bin the features: None (every row) up to
+    :data:`SUBSAMPLE` rows, else :data:`SUBSAMPLE` row numbers drawn with
+    replacement by ``numpy.random.RandomState(random_state).choice``.  They
+    depend on ``n`` and ``random_state`` only (a Dask fit draws the same ones)."""
+    if n <= SUBSAMPLE:
+        return None
+    rng = random_state
+    if not isinstance(rng, np.random.RandomState):
+        rng = np.random.RandomState(random_state)
+    return rng.choice(n, SUBSAMPLE, replace=True)
+
+
+def bins_of_sample(sample: np.ndarray, max_bins: int, distinct=None) -> Bins:
+    """The :class:`Bins` of a (sub)sample's columns: :func:`fit_bins`' rule.
+
+    ``distinct(j)``: for a subsample, the whole column ``j``'s sorted distinct
+    present values if there are at most ``max_bins`` of them, else None (the
+    subsample may miss values: one bin per value only if the whole column has
+    at most ``max_bins`` of them); None when the sample is every row.
+    """
     edges, values = [], []
-    for j in range(X.shape[1]):
+    for j in range(sample.shape[1]):
         e, v = feature_edges(sample[:, j], max_bins)
-        if v is not None and sample is not X:
-            # The subsample may miss values: one bin per value only if the
-            # whole column has at most max_bins of them.
-            full = np.unique(X[:, j][~np.isnan(X[:, j])])
-            if len(full) <= max_bins:
-                e, v = feature_edges(X[:, j], max_bins)
-            else:
-                v = None
+        if v is not None and distinct is not None:
+            full = distinct(j)
+            # feature_edges of the distinct values are the whole column's.
+            e, v = feature_edges(full, max_bins) if full is not None else (e, None)
         edges.append(e)
         values.append(v)
     return Bins(edges, values, max_bins)

@@ -19,6 +19,7 @@ from ._categorical import check_categorical_split
 from ._categorical_encoding import encode_categorical, warn_unmatched_levels
 from ._costs import fit_costs, least_cost_classes
 from ._criteria import CLASSIFICATION_CRITERIA, REGRESSION_CRITERIA, one_hot, output_criterion
+from ._dask import fit_on_dask, is_dask_collection, lazy_predict
 from ._fractional import leaf_weights, mix
 from ._importance import surrogate_importances
 from ._levelwise._support import builder_for
@@ -278,6 +279,10 @@ class BaseDecisionTree(BaseEstimator):
         X : array-like or pandas DataFrame of shape (n_samples, n_features)
             Dense (a sparse matrix is refused: ``X.toarray()``); NaN marks a
             missing value; categorical columns as in ``categorical_features``.
+            With ``splitter="hist"``, a row-chunked ``dask.array`` fits on the
+            current ``distributed`` client, the same tree bit for bit
+            (:mod:`climbing_trees._dask`; ``fit_report_`` then says what crossed
+            the network).
         y : array-like of shape (n_samples,) or (n_samples, n_outputs)
             Several columns are several outputs, fitted by one tree whose
             impurity is the mean of the outputs' impurities (scikit-learn's
@@ -291,6 +296,8 @@ class BaseDecisionTree(BaseEstimator):
         -------
         self
         """
+        if is_dask_collection(X):  # rows on a Dask cluster (climbing_trees._dask)
+            return fit_on_dask(self, X, y, sample_weight)
         learner, X, Y = self._validated(X, y)
         self._grow(learner, X, Y, sample_weight)
         return self
@@ -1059,6 +1066,8 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
             ``loss_matrix``, the proportions under the priors, not the altered
             priors the tree was grown with (the costs do not change them).
         """
+        if is_dask_collection(X):  # lazy, chunk by chunk (climbing_trees._dask)
+            return lazy_predict(self, "predict_proba", X)
         weights = self._fractional_weights(X)  # first: raises NotFittedError before fit
         if weights is not None:  # C4.5's fractions: the mixture of the leaves reached
             return self._mixed_proba(weights)
@@ -1112,6 +1121,8 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
             costs equal to within ``TIE_RTOL`` go to the lowest class index, as in
             rpart.
         """
+        if is_dask_collection(X):  # lazy, chunk by chunk (climbing_trees._dask)
+            return lazy_predict(self, "predict", X)
         weights = self._fractional_weights(X)
         if weights is not None:  # C4.5's fractions: the best class of the mixture
             proba = self._mixed_proba(weights)
@@ -1327,6 +1338,8 @@ class DecisionTreeRegressor(RegressorMixin, BaseDecisionTree):
         ndarray of shape (n_samples,)
             With several outputs, an array of shape ``(n_samples, n_outputs)``.
         """
+        if is_dask_collection(X):  # lazy, chunk by chunk (climbing_trees._dask)
+            return lazy_predict(self, "predict", X)
         weights = self._fractional_weights(X)
         if weights is not None:  # C4.5's fractions: the mixture of the leaves reached
             mixed = mix(weights, self.tree_.value[:, :, 0])

@@ -68,10 +68,12 @@ level-wise builder's engineering" shows this map).
 - ``_draws``: each node's random draws (features, thresholds, missing sides).
 - ``_categorical_search``: categorical features, the (node, level) pairs
   present, searched by block; the random sets.
-- ``_histogram_search``: ``splitter="hist"``: ``BinnedRows`` (the binned
-  codes and each node's rows in index order) and the ``Histograms`` search
+- ``_histogram_search``: ``splitter="hist"``: the ``Histograms`` search
   (exact integer histograms, the smaller sibling summed, the other
   subtracted; bins scanned with the exact search's candidates and tie rule).
+- ``_binned_rows``: its rows object ``BinnedRows`` (the binned codes and each
+  node's rows in index order; sums the histograms the plan asks for), and
+  ``ROWS_SOURCE``, the hook a Dask fit sets to its own (``climbing_trees._dask``).
 - ``_histogram_plan``: which of a level's nodes get histograms (only the
   searched ones; small ones searched from their rows), which are summed and
   which subtracted, and the parts a level is made in.

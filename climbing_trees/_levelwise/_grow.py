@@ -173,7 +173,11 @@ def grow_tree_levelwise(
         nodes.store(level, made, split)
         if not split.any():
             break
-        sizes = orders.partition(*_routes(fit, level, made, split), sizes, split)
+        # Hook: rows kept elsewhere (a Dask fit's workers, climbing_trees._dask) route
+        # themselves; in memory, _routes reads X here.
+        remote = getattr(orders, "routes", None)
+        routes = remote(level, made, split) if remote else _routes(fit, level, made, split)
+        sizes = orders.partition(*routes, sizes, split)
         if not sizes.all():  # a split the search chose always leaves rows on each side
             raise RuntimeError(
                 "grow_tree_levelwise routed every row of a node to one side; this is a "
@@ -207,10 +211,7 @@ def _routes(fit: FitData, level: Level, made: LevelSplits, split: np.ndarray):
     del step
     x = fit.X_flat.take(index)
     del index
-    go_left = x <= made.threshold.take(kept_node)
-    nan = np.flatnonzero(np.isnan(x))  # missing: the node's learned direction
-    if nan.size:
-        go_left[nan] = made.missing_left[kept_node[nan]]
+    go_left = numeric_goes_left(x, made.threshold.take(kept_node), made.missing_left, kept_node)
     if fit.cat_features.size:
         i = np.flatnonzero(np.isnan(made.threshold).take(kept_node))
         n_listed = np.bincount(made.set_node, minlength=level.n_nodes)
@@ -221,3 +222,13 @@ def _routes(fit: FitData, level: Level, made: LevelSplits, split: np.ndarray):
         )  # fmt: skip
         go_left[i] = router.goes_left(kept_node[i], x[i])
     return kept_rows, kept_node, go_left
+
+
+def numeric_goes_left(x, threshold, missing_left, node) -> np.ndarray:
+    """Which rows go left at a numerical split: ``x <= threshold``, and where ``x`` is
+    missing the learned direction of the row's ``node`` (``missing_left[node]``)."""
+    go_left = x <= threshold
+    nan = np.flatnonzero(np.isnan(x))  # missing: the node's learned direction
+    if nan.size:
+        go_left[nan] = missing_left[node[nan]]
+    return go_left

@@ -1,7 +1,8 @@
 """The histogram search (``splitter="hist"``): binned rows and per-bin sums, level by level.
 
-Two pieces for :func:`grow_tree_levelwise`: :class:`BinnedRows`, the rows
-object of a histogram fit (the binned codes of the numerical features, and
+Two pieces for :func:`grow_tree_levelwise`: :class:`BinnedRows`
+(:mod:`~climbing_trees._levelwise._binned_rows`), the rows object of a
+histogram fit (the binned codes of the numerical features, and
 the level's rows node by node in index order, partitioned as
 :class:`~climbing_trees._levelwise._orders.Orders` partitions its orders), and
 :class:`Histograms`, the search.  Each level the search sums, for every node
@@ -32,7 +33,6 @@ import dataclasses
 
 import numpy as np
 
-from .._binning import Bins, fit_bins
 from .._criteria import (
     CLASSIFICATION_CRITERIA,
     n_outputs,
@@ -44,7 +44,6 @@ from .._histograms import (
     fixed_point_exponent,
     from_fixed_point,
     subtract_siblings,
-    sum_histograms,
     to_fixed_point,
 )
 from .._missing import candidate_bounds, missing_goes_left
@@ -56,66 +55,11 @@ from .._ties import (
     midpoint_threshold,
 )
 from . import _histogram_plan as plans
+from ._binned_rows import ROWS_SOURCE, BinnedRows, binned_rows
 from ._gains import _block_gains, _sum_last, _Totals
-from ._histogram_kernels import _partition_index, _squared_scan, _squared_summaries
+from ._histogram_kernels import _squared_scan, _squared_summaries
 from ._searches import CategoricalSets, NumericalSearch
 from ._state import FitData, Level, LevelSplits
-
-
-class BinnedRows:
-    """The rows of a histogram fit: codes of the numerical features, and each node's rows.
-
-    ``codes`` (n, d_num), uint8 (uint16 above 255 bins), C order: a row's
-    codes side by side, as the histogram kernel reads them.  The level's rows
-    are kept node by node in index order (one order, not one per feature:
-    nothing is sorted), the padding row ``n`` after them.  ``last_split``:
-    the nodes of the level just partitioned that split (the search pairs the
-    next level's children with their parents' histograms by it).
-    """
-
-    rows = None  # no sorted orders: the random draws read each node's rows
-
-    def __init__(self, fit: FitData, bins: Bins, X_num: np.ndarray | None = None):
-        n = fit.n
-        if X_num is None:
-            X_num = _numerical_columns(fit)
-        self.bins = bins
-        self.codes = bins.codes(X_num)
-        # Present values' codes stay below missing_bin: that code is NaN's only.
-        self.has_missing = (self.codes == bins.missing_bin).any(axis=0)
-        row_dtype = np.int32 if n < np.iinfo(np.int32).max else np.intp
-        index = np.empty((1, n + 1), dtype=row_dtype)
-        index[0, :n] = np.arange(n)
-        index[0, n] = n
-        self.index = index
-        self.last_split = None
-
-    def index_rows(self, m: int) -> np.ndarray:
-        """The level's ``m`` rows, node by node, in index order."""
-        return self.index[0, :m]
-
-    def partition(self, kept_rows, kept_node, go_left, sizes, split) -> np.ndarray:
-        """Move the split nodes' rows into their children: :func:`_partition`'s order
-        (left children in their parents' order, then right children; stable), one pass."""
-        self.last_split = split
-        n_left = np.bincount(kept_node, weights=go_left, minlength=sizes.size)[split]
-        n_left = n_left.astype(np.intp)
-        child_sizes = np.concatenate([n_left, sizes[split] - n_left])
-        _partition_index(self.index[0], int(sizes.sum()), kept_rows, go_left, int(n_left.sum()))
-        return child_sizes
-
-
-def _numerical_columns(fit: FitData) -> np.ndarray:
-    """``fit.X``'s numerical columns: ``X`` itself (no copy) when every column is one."""
-    if np.array_equal(fit.num_features, np.arange(fit.d)):
-        return fit.X
-    return fit.X[:, fit.num_features]
-
-
-def binned_rows(fit: FitData, max_bins: int, random_state) -> BinnedRows:
-    """Bin ``fit``'s numerical features (:func:`fit_bins`) into a :class:`BinnedRows`."""
-    X_num = _numerical_columns(fit)
-    return BinnedRows(fit, fit_bins(X_num, max_bins, random_state), X_num)
 
 
 class _Columns:
@@ -219,6 +163,9 @@ class Histograms(NumericalSearch):
         # Bins of present values: codes 0 .. width - 2; missing: the last column.
         self.width = bins.missing_bin + 1
         self.row_search_max = plans.ROW_SEARCH_MAX if row_search_max is None else row_search_max
+        if not rows.local_codes:  # no rows here to search from: every node from its bins
+            self.row_search_max = 0  # (the same tree: any choice gives the same sums)
+        self.d = len(bins.edges)  # binned (numerical) features
         self.hist = None  # the last level's block of histograms (None: not kept)
         self.slot = None  # each node of the last level: its row in self.hist, -1 none
 
@@ -238,14 +185,15 @@ class Histograms(NumericalSearch):
 
     def built_histograms(self, level: Level, nodes: np.ndarray, out: np.ndarray) -> None:
         """Sum the histograms of ``nodes`` from their rows into ``out`` (one row each)."""
-        sum_histograms(self.orders.codes, level.index_rows, level.starts, level.sizes, nodes,
-                       self.columns.stats, out)  # fmt: skip
+        # Hook: the rows object sums them (BinnedRows in memory, a Dask fit's rows
+        # on its workers: climbing_trees._dask).
+        self.orders.built_histograms(level, nodes, self.columns.stats, out)
 
     def level_histograms(self, level: Level, plan: plans.HistogramPlan) -> np.ndarray:
         """The block of ``plan``'s histograms (rows: :meth:`HistogramPlan.slots`): the
         summed ones from rows, then the derived ones from the parents' block."""
         n_summed = plan.summed.size
-        shape = (n_summed + plan.derived.size, self.orders.codes.shape[1], self.width,
+        shape = (n_summed + plan.derived.size, self.d, self.width,
                  self.columns.stats.shape[1] + 1)  # fmt: skip
         hist = np.empty(shape, dtype=np.int64)
         self.built_histograms(level, plan.summed, hist[:n_summed])
@@ -258,7 +206,7 @@ class Histograms(NumericalSearch):
     def winners(self, level: Level, splits: LevelSplits) -> LevelSplits:
         plan = plans.plan_histograms(level.sizes, self.searched(level), self.parent_slots(level),
                                self.row_search_max, self.width)  # fmt: skip
-        d = self.orders.codes.shape[1]
+        d = self.d
         per_block = plans.SEARCH_CELLS // (d * self.width)
         keep = level.depth + 1 < self.fit.depth_limit  # the next level may split
         parts = [plan] if keep else [plan.part(nodes) for nodes in plans.pairs(level, per_block)]
@@ -287,7 +235,7 @@ class Histograms(NumericalSearch):
         size_class = np.frexp(sizes.astype(float))[1]  # 2**(e-1) <= size < 2**e
         order = np.argsort(size_class, kind="stable")
         nodes, sizes, size_class = nodes[order], sizes[order], size_class[order]
-        cells = 2.0**size_class * self.orders.codes.shape[1]  # per node, padded
+        cells = 2.0**size_class * self.d  # per node, padded
         part = np.zeros(nodes.size, dtype=np.int64)
         for e in np.unique(size_class):  # a few size classes
             here = size_class == e
@@ -492,7 +440,8 @@ def histogram_searches(fit: FitData, max_bins: int, random_state) -> tuple:
         )
     if fit.criterion == "squared_error" and not fit.cat_features.size:
         fit = dataclasses.replace(fit, summaries=_squared_summaries)
-    rows = binned_rows(fit, max_bins, random_state)
+    # Hook: where the binned rows come from (a Dask fit sets ROWS_SOURCE to its own).
+    rows = (ROWS_SOURCE.get() or binned_rows)(fit, max_bins, random_state)
     searches = [Histograms(fit, rows)] if fit.num_features.size else []
     if fit.cat_features.size:  # from the level's rows, as with splitter="best"
         searches.append(CategoricalSets(fit, rows))

@@ -1,0 +1,93 @@
+"""The rows object of a histogram fit (``splitter="hist"``): binned codes, each node's rows.
+
+:class:`BinnedRows` holds the binned codes of the numerical features and the
+level's rows node by node in index order; it sums the histograms the
+search's plan asks for (:meth:`BinnedRows.built_histograms`) and partitions
+the rows.  :data:`ROWS_SOURCE` lets another rows object stand in for it for
+one fit (a Dask fit's, whose codes live on its workers:
+:mod:`climbing_trees._dask`).
+"""
+
+from __future__ import annotations
+
+from contextvars import ContextVar
+
+import numpy as np
+
+from .._binning import Bins, fit_bins
+from .._histograms import sum_histograms
+from ._histogram_kernels import _partition_index
+from ._state import FitData, Level
+
+#: Makes a histogram fit's rows object, ``(fit, max_bins, random_state) -> rows``:
+#: None for :func:`binned_rows` (in memory); a Dask fit's rows live on its workers
+#: (:mod:`climbing_trees._dask` sets it for the length of one fit).
+ROWS_SOURCE: ContextVar = ContextVar("ROWS_SOURCE", default=None)
+
+
+class BinnedRows:
+    """The rows of a histogram fit: codes of the numerical features, and each node's rows.
+
+    ``codes`` (n, d_num), uint8 (uint16 above 255 bins), C order: a row's
+    codes side by side, as the histogram kernel reads them.  The level's rows
+    are kept node by node in index order (one order, not one per feature:
+    nothing is sorted), the padding row ``n`` after them.  ``last_split``:
+    the nodes of the level just partitioned that split (the search pairs the
+    next level's children with their parents' histograms by it).
+    """
+
+    rows = None  # no sorted orders: the random draws read each node's rows
+    local_codes = True  # the codes are here: small nodes can be searched from their rows
+
+    def __init__(self, fit: FitData, bins: Bins, X_num: np.ndarray | None = None):
+        n = fit.n
+        if X_num is None:
+            X_num = _numerical_columns(fit)
+        self.bins = bins
+        self.codes = bins.codes(X_num)
+        # Present values' codes stay below missing_bin: that code is NaN's only.
+        self.has_missing = (self.codes == bins.missing_bin).any(axis=0)
+        self.index = row_index(n)
+        self.last_split = None
+
+    def index_rows(self, m: int) -> np.ndarray:
+        """The level's ``m`` rows, node by node, in index order."""
+        return self.index[0, :m]
+
+    def built_histograms(self, level: Level, nodes: np.ndarray, stats, out) -> None:
+        """Sum the histograms of ``nodes`` from their rows into ``out`` (one row each):
+        :meth:`Histograms.built_histograms`, which of them the plan decides."""
+        sum_histograms(self.codes, level.index_rows, level.starts, level.sizes, nodes,
+                       stats, out)  # fmt: skip
+
+    def partition(self, kept_rows, kept_node, go_left, sizes, split) -> np.ndarray:
+        """Move the split nodes' rows into their children: :func:`_partition`'s order
+        (left children in their parents' order, then right children; stable), one pass."""
+        self.last_split = split
+        n_left = np.bincount(kept_node, weights=go_left, minlength=sizes.size)[split]
+        n_left = n_left.astype(np.intp)
+        child_sizes = np.concatenate([n_left, sizes[split] - n_left])
+        _partition_index(self.index[0], int(sizes.sum()), kept_rows, go_left, int(n_left.sum()))
+        return child_sizes
+
+
+def row_index(n: int) -> np.ndarray:
+    """Rows ``0 .. n - 1`` in index order, then the padding row ``n``: shape (1, n + 1)."""
+    row_dtype = np.int32 if n < np.iinfo(np.int32).max else np.intp
+    index = np.empty((1, n + 1), dtype=row_dtype)
+    index[0, :n] = np.arange(n)
+    index[0, n] = n
+    return index
+
+
+def _numerical_columns(fit: FitData) -> np.ndarray:
+    """``fit.X``'s numerical columns: ``X`` itself (no copy) when every column is one."""
+    if np.array_equal(fit.num_features, np.arange(fit.d)):
+        return fit.X
+    return fit.X[:, fit.num_features]
+
+
+def binned_rows(fit: FitData, max_bins: int, random_state) -> BinnedRows:
+    """Bin ``fit``'s numerical features (:func:`fit_bins`) into a :class:`BinnedRows`."""
+    X_num = _numerical_columns(fit)
+    return BinnedRows(fit, fit_bins(X_num, max_bins, random_state), X_num)
