@@ -18,13 +18,24 @@ from ._binning import check_max_bins
 from ._categorical import check_categorical_split
 from ._categorical_encoding import encode_categorical, warn_unmatched_levels
 from ._costs import fit_costs, least_cost_classes
-from ._criteria import CLASSIFICATION_CRITERIA, REGRESSION_CRITERIA, one_hot, output_criterion
+from ._criteria import (
+    CLASSIFICATION_CRITERIA,
+    REGRESSION_CRITERIA,
+    one_hot,
+    output_criterion,
+)
 from ._dask import fit_on_dask, is_dask_collection, lazy_predict
 from ._fractional import leaf_weights, mix
 from ._importance import surrogate_importances
 from ._levelwise._support import builder_for
 from ._monotonic import check_monotonic_cst
-from ._pruning import best_first_subtree, ccp_subtree, cost_complexity_path, node_risk, prune
+from ._pruning import (
+    best_first_subtree,
+    ccp_subtree,
+    cost_complexity_path,
+    node_risk,
+    prune,
+)
 from ._random import random_splits, resolve_max_features
 from ._tree import Tree
 from ._validation import (
@@ -98,7 +109,9 @@ def _float_frame_named(X, names) -> bool:
     )
 
 
-def _encode_numeric_levels(X: np.ndarray, categories: list, names=None) -> np.ndarray | None:
+def _encode_numeric_levels(
+    X: np.ndarray, categories: list, names=None
+) -> np.ndarray | None:
     """Level codes of a float array whose categorical levels are all plain numbers.
 
     The same codes as :func:`encode_categorical` (a value equal to a level gets
@@ -177,7 +190,9 @@ def _check_classification_labels(y: np.ndarray) -> None:
             raise
         types = "; ".join(
             f"output {k}: "
-            + ", ".join(sorted({type(v).__name__ for v in y[:, k] if v == v}))  # v == v: not NaN
+            + ", ".join(
+                sorted({type(v).__name__ for v in y[:, k] if v == v})
+            )  # v == v: not NaN
             for k in range(y.shape[1])
         )
         raise TypeError(
@@ -341,8 +356,12 @@ class BaseDecisionTree(BaseEstimator):
         # Surrogates count the case weights, the primary split the altered priors
         # of a loss matrix (rpart's surrogate.c and gini.c; chapter 10).
         case_weight = sample_weight
-        sample_weight = learner._apply_loss(sample_weight, Y)  # altered priors (chapter 10)
-        weight_fraction = check_min_weight_fraction_leaf(learner.min_weight_fraction_leaf)
+        sample_weight = learner._apply_loss(
+            sample_weight, Y
+        )  # altered priors (chapter 10)
+        weight_fraction = check_min_weight_fraction_leaf(
+            learner.min_weight_fraction_leaf
+        )
         # self's random_state, not the clone's copy: a shared RandomState advances.
         randomness = random_splits(learner, X.shape[1], self.random_state)
         learner.max_features_ = resolve_max_features(learner.max_features, X.shape[1])
@@ -358,7 +377,9 @@ class BaseDecisionTree(BaseEstimator):
             X, Y, sample_weight = X[keep], Y[keep], sample_weight[keep]
             case_weight = case_weight[keep]
         # Several outputs: the criterion carries each output's columns in Y.
-        params["criterion"] = output_criterion(params["criterion"], learner._output_widths())
+        params["criterion"] = output_criterion(
+            params["criterion"], learner._output_widths()
+        )
         max_leaf_nodes = params.pop("max_leaf_nodes")
         ccp_alpha = params.pop("ccp_alpha")
         learner._check_target(Y)
@@ -366,7 +387,9 @@ class BaseDecisionTree(BaseEstimator):
         if learner.is_categorical_ is None:  # X was not 2-D before validate_data
             learner.is_categorical_ = np.zeros(X.shape[1], dtype=bool)
             learner.categories_ = [None] * X.shape[1]
-        n_categories = np.array([0 if c is None else len(c) for c in learner.categories_])
+        n_categories = np.array(
+            [0 if c is None else len(c) for c in learner.categories_]
+        )
         # Which builder grows these options: one place says (builder_for).
         missing_values = params.pop("missing_values")
         monotonic_cst = learner._checked_monotonic_cst(X.shape[1])
@@ -376,7 +399,9 @@ class BaseDecisionTree(BaseEstimator):
             max_bins=learner._max_bins(),
             monotonic_cst=monotonic_cst,
         )  # fmt: skip
-        if "max_bins" in extra:  # splitter="hist": quantiles of a subsample drawn from it
+        if (
+            "max_bins" in extra
+        ):  # splitter="hist": quantiles of a subsample drawn from it
             extra["bin_random_state"] = check_random_state(self.random_state)
         if missing_values == "surrogate":  # rpart's surrogates count the case weights
             extra["surrogate_weight"] = case_weight
@@ -407,10 +432,16 @@ class BaseDecisionTree(BaseEstimator):
             tree = prune(tree, ccp_subtree(tree, ccp_alpha, learner._node_risk(tree)))
         learner.tree_ = tree
         tree.n_features = learner.n_features_in_
-        tree.n_classes = np.ones(learner.n_outputs_) * np.asarray(learner._output_widths())
+        tree.n_classes = np.ones(learner.n_outputs_) * np.asarray(
+            learner._output_widths()
+        )
         if training is not None:
             importances = surrogate_importances(
-                tree, *training, learner.is_categorical_, n_categories, extra["surrogate_weight"]
+                tree,
+                *training,
+                learner.is_categorical_,
+                n_categories,
+                extra["surrogate_weight"],
             )
             with np.errstate(over="ignore"):  # the caller's weights: inf past 1e308
                 learner.surrogate_importances_ = importances * weight_scale
@@ -427,8 +458,12 @@ class BaseDecisionTree(BaseEstimator):
 
     def _checked_monotonic_cst(self, n_features: int):
         """``monotonic_cst`` checked (scikit-learn's errors), or ``None`` (chapter 5)."""
-        classes = self._output_widths()[0] if isinstance(self, ClassifierMixin) else None
-        return check_monotonic_cst(self.monotonic_cst, n_features, self.n_outputs_, classes)
+        classes = (
+            self._output_widths()[0] if isinstance(self, ClassifierMixin) else None
+        )
+        return check_monotonic_cst(
+            self.monotonic_cst, n_features, self.n_outputs_, classes
+        )
 
     def cost_complexity_pruning_path(self, X, y, sample_weight=None) -> Bunch:
         """The minimal cost-complexity pruning path of the tree grown on ``(X, y)``.
@@ -454,7 +489,9 @@ class BaseDecisionTree(BaseEstimator):
                 (weighted impurity; with ``ccp_risk="misclassification"``, the
                 weighted training error rate).
         """
-        est = clone(self).set_params(ccp_alpha=0.0).fit(X, y, sample_weight=sample_weight)
+        est = (
+            clone(self).set_params(ccp_alpha=0.0).fit(X, y, sample_weight=sample_weight)
+        )
         return cost_complexity_path(est.tree_, est._node_risk(est.tree_))
 
     def _node_risk(self, tree: Tree):
@@ -478,7 +515,9 @@ class BaseDecisionTree(BaseEstimator):
         """Columns of each output in the encoded target (one per regression output)."""
         return (1,) * self.n_outputs_
 
-    def _apply_class_weight(self, sample_weight: np.ndarray, Y: np.ndarray) -> np.ndarray:
+    def _apply_class_weight(
+        self, sample_weight: np.ndarray, Y: np.ndarray
+    ) -> np.ndarray:
         """``sample_weight`` times the class weights (the classifier's); as is here."""
         return sample_weight
 
@@ -504,14 +543,22 @@ class BaseDecisionTree(BaseEstimator):
         which on a tiny data set is a noticeable part of ``fit``."""
         learner = object.__new__(type(self))
         learner.__dict__.update(
-            {k: v for k, v in vars(self).items() if not k.endswith("_") or k.startswith("__")}
+            {
+                k: v
+                for k, v in vars(self).items()
+                if not k.endswith("_") or k.startswith("__")
+            }
         )
         return learner
 
     def _adopt_fitted_state(self, learner) -> None:
-        for name in [k for k in vars(self) if k.endswith("_") and not k.startswith("__")]:
+        for name in [
+            k for k in vars(self) if k.endswith("_") and not k.startswith("__")
+        ]:
             delattr(self, name)
-        self.__dict__.update({k: v for k, v in vars(learner).items() if k.endswith("_")})
+        self.__dict__.update(
+            {k: v for k, v in vars(learner).items() if k.endswith("_")}
+        )
 
     def _validate_X_predict(self, X) -> np.ndarray:
         """``X`` checked and encoded as the tree reads it (:meth:`_checked_X`)."""
@@ -541,7 +588,9 @@ class BaseDecisionTree(BaseEstimator):
                 # reordered DataFrame would be reported as text in a numerical column.
                 validate_data(self, X, reset=False, skip_check_array=True)
             X = encode_categorical(X, categories=list(self.categories_))[0]
-            X = validate_data(self, X, reset=False, dtype=np.float64, ensure_all_finite="allow-nan")
+            X = validate_data(
+                self, X, reset=False, dtype=np.float64, ensure_all_finite="allow-nan"
+            )
             return X, None
 
     def _plain_floats(self, X) -> np.ndarray | None:
@@ -577,7 +626,10 @@ class BaseDecisionTree(BaseEstimator):
         which then reads the block from the cache instead of memory.
         """
         check_is_fitted(self, "tree_")  # first: raises NotFittedError before fit
-        if not self.is_categorical_.any() and (plain := self._plain_floats(X)) is not None:
+        if (
+            not self.is_categorical_.any()
+            and (plain := self._plain_floats(X)) is not None
+        ):
 
             def has_missing(block: np.ndarray) -> bool:
                 state = _finite_state(block)
@@ -1016,10 +1068,13 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
     def _output_widths(self) -> tuple[int, ...]:
         return tuple(int(k) for k in np.atleast_1d(self.n_classes_))
 
-    def _apply_class_weight(self, sample_weight: np.ndarray, Y: np.ndarray) -> np.ndarray:
+    def _apply_class_weight(
+        self, sample_weight: np.ndarray, Y: np.ndarray
+    ) -> np.ndarray:
         ends = np.cumsum(self._output_widths())
         codes = [
-            Y[:, e - k : e].argmax(axis=1) for e, k in zip(ends, self._output_widths(), strict=True)
+            Y[:, e - k : e].argmax(axis=1)
+            for e, k in zip(ends, self._output_widths(), strict=True)
         ]
         classes = [self.classes_] if self.n_outputs_ == 1 else self.classes_
         factors = expand_output_class_weights(self.class_weight, codes, classes)
@@ -1053,7 +1108,7 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
         return np.hstack(blocks)
 
     def predict_proba(self, X):
-        """Class probabilities (weighted leaf proportions), columns in ``classes_`` order.
+        """Class probabilities (weighted leaf proportions), in ``classes_`` order.
 
         Parameters
         ----------
@@ -1082,8 +1137,13 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
         """:meth:`predict_proba` of a fractional tree: its leaves' probabilities mixed."""
         value = self.tree_.value
         if self.n_outputs_ == 1:
-            costs = getattr(self, "_costs_", None)  # each leaf's under the priors, mixed
-            return mix(weights, value[:, 0, :] if costs is None else costs.proba(value[:, 0, :]))
+            costs = getattr(
+                self, "_costs_", None
+            )  # each leaf's under the priors, mixed
+            return mix(
+                weights,
+                value[:, 0, :] if costs is None else costs.proba(value[:, 0, :]),
+            )
         proba = mix(weights, value)
         return [proba[:, k, :n] for k, n in enumerate(self.n_classes_)]
 
@@ -1131,16 +1191,22 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
                 if costs is None or costs.loss.uniform is not None:
                     return self.classes_.take(np.argmax(proba, axis=1))
                 return self.classes_.take(least_cost_classes(proba, costs.loss.matrix))
-            out = np.empty((weights.shape[0], self.n_outputs_), dtype=self.classes_[0].dtype)
+            out = np.empty(
+                (weights.shape[0], self.n_outputs_), dtype=self.classes_[0].dtype
+            )
             for k, classes in enumerate(self.classes_):
                 out[:, k] = classes.take(np.argmax(proba[k], axis=1))
             return out
         leaves = self._leaves(X)
         # The argmax of each node once, rather than of each row's copy of it.
-        if getattr(self, "_costs_", None) is not None:  # least expected cost (chapter 10)
+        if (
+            getattr(self, "_costs_", None) is not None
+        ):  # least expected cost (chapter 10)
             node_class = self._costs_.node_classes(self.tree_.value[:, 0, :])[:, None]
         else:
-            node_class = np.argmax(self.tree_.value, axis=2)  # padding is 0: never above
+            node_class = np.argmax(
+                self.tree_.value, axis=2
+            )  # padding is 0: never above
         if self.n_outputs_ == 1:
             return self.classes_.take(node_class[:, 0].take(leaves))
         # scikit-learn's dtype: that of the first output's classes.

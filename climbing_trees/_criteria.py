@@ -215,7 +215,9 @@ def entropy(proportions: np.ndarray) -> np.ndarray:
     p = np.asarray(proportions, dtype=float)
     # 0 * log(0) is 0 by continuity; mask the zeros so log2 never sees them.
     logs = np.log2(np.where(p > 0, p, 1.0))
-    return 0.0 - np.sum(p * logs, axis=-1)  # 0.0 - x: a pure node's entropy is +0.0, not -0.0
+    return 0.0 - np.sum(
+        p * logs, axis=-1
+    )  # 0.0 - x: a pure node's entropy is +0.0, not -0.0
 
 
 def squared_error(y: np.ndarray, sample_weight: np.ndarray | None = None) -> float:
@@ -314,7 +316,9 @@ def absolute_error(y: np.ndarray, sample_weight: np.ndarray | None = None) -> fl
     return float(np.sum(w * np.abs(y - median)) / np.sum(w))
 
 
-def output_absolute_error(Y: np.ndarray, sample_weight: np.ndarray | None = None) -> float:
+def output_absolute_error(
+    Y: np.ndarray, sample_weight: np.ndarray | None = None
+) -> float:
     """:func:`absolute_error` of each column of ``Y`` (one per output), averaged.
 
     >>> output_absolute_error(np.array([[1.0, 0.0], [3.0, 4.0]]))
@@ -393,7 +397,9 @@ def poisson_impurity(total, s, t, positive):
     return np.where(positive > 0, impurity, np.inf)
 
 
-def class_proportions(Y: np.ndarray, sample_weight: np.ndarray | None = None) -> np.ndarray:
+def class_proportions(
+    Y: np.ndarray, sample_weight: np.ndarray | None = None
+) -> np.ndarray:
     """Weighted class proportions of one-hot labels ``Y`` (shape ``(n, K)``).
 
     A sample of weight 2 counts exactly like two copies of that sample.
@@ -449,7 +455,9 @@ def one_hot(codes: np.ndarray, n_classes: int) -> np.ndarray:
     return out
 
 
-def node_statistics(Y: np.ndarray, sample_weight: np.ndarray, criterion: str) -> np.ndarray:
+def node_statistics(
+    Y: np.ndarray, sample_weight: np.ndarray, criterion: str
+) -> np.ndarray:
     """Per-sample statistics ``phi(y_i) * w_i``, one row per sample.
 
     ``Y`` is one-hot (``(n, K)``) for classification and a column ``(n, 1)``
@@ -548,7 +556,9 @@ def impurity_from_statistics(stats: np.ndarray, criterion: str) -> np.ndarray:
             # node's mean first, which keeps this subtraction accurate.
             return np.maximum(s2 / total - mean * mean, 0.0)
         if criterion == "poisson":
-            return poisson_impurity(stats[..., 0], stats[..., 1], stats[..., 2], stats[..., 3])
+            return poisson_impurity(
+                stats[..., 0], stats[..., 1], stats[..., 2], stats[..., 3]
+            )
     raise ValueError(f"Unknown criterion {criterion!r}.")
 
 
@@ -561,7 +571,10 @@ def _mean_over_outputs(stats: np.ndarray, criterion: str) -> np.ndarray:
         # Columns [W, k sums, k squares] (Poisson: [W, k sums, k y log y, k positives]).
         n_kinds = (stats.shape[-1] - 1) // k
         parts = [
-            np.stack([stats[..., 0], *(stats[..., 1 + i * k + o] for i in range(n_kinds))], -1)
+            np.stack(
+                [stats[..., 0], *(stats[..., 1 + i * k + o] for i in range(n_kinds))],
+                -1,
+            )
             for o in range(k)
         ]
     total = impurity_from_statistics(parts[0], name)
@@ -670,14 +683,20 @@ def node_value(
     """
     if criterion == "absolute_error":  # one median per output
         Y = np.asarray(Y, dtype=float)
-        return np.array([weighted_median(Y[:, k], sample_weight) for k in range(Y.shape[1])])
+        return np.array(
+            [weighted_median(Y[:, k], sample_weight) for k in range(Y.shape[1])]
+        )
     w = np.asarray(sample_weight, dtype=float)
     Y = np.asarray(Y, dtype=float)
     return segment_means(Y, w, np.zeros(len(w), dtype=np.intp), 1)[0]  # one segment
 
 
 def segment_means(
-    Y: np.ndarray, sample_weight: np.ndarray, segment: np.ndarray, n_segments: int, total=None
+    Y: np.ndarray,
+    sample_weight: np.ndarray,
+    segment: np.ndarray,
+    n_segments: int,
+    total=None,
 ) -> np.ndarray:
     """Weighted mean of each column of ``Y`` per segment (node): ``(n_segments, k)``.
 
@@ -698,7 +717,9 @@ def segment_means(
     return mean
 
 
-def segment_ranges(Y: np.ndarray, sample_weight: np.ndarray, starts: np.ndarray) -> tuple:
+def segment_ranges(
+    Y: np.ndarray, sample_weight: np.ndarray, starts: np.ndarray
+) -> tuple:
     """Smallest and largest value of each column of ``Y`` over the rows of positive
     weight of each segment (rows ``starts[i]`` up to ``starts[i + 1]``):
     ``(lo, hi)``, each ``(n_segments, k)``.  A segment without such a row has
@@ -746,7 +767,10 @@ def segment_sums(columns, segment: np.ndarray, n_segments: int) -> np.ndarray:
     [[5.0], [2.0]]
     """
     return np.stack(
-        [np.bincount(segment, weights=column, minlength=n_segments) for column in columns],
+        [
+            np.bincount(segment, weights=column, minlength=n_segments)
+            for column in columns
+        ],
         axis=1,
     )
 
@@ -765,4 +789,6 @@ def _centred(Y: np.ndarray, sample_weight: np.ndarray, criterion: str) -> np.nda
     if not len(Y):
         return Y
     mean = segment_means(Y, w, np.zeros(len(w), dtype=np.intp), 1)  # one segment
-    return Y - centring_means(mean, *segment_ranges(Y, w, np.zeros(1, dtype=np.intp)))[0]
+    return (
+        Y - centring_means(mean, *segment_ranges(Y, w, np.zeros(1, dtype=np.intp)))[0]
+    )

@@ -59,7 +59,12 @@ from sklearn.utils import (
 from sklearn.utils._param_validation import Hidden, Interval, RealNotInt, StrOptions
 from sklearn.utils.multiclass import type_of_target
 from sklearn.utils.parallel import Parallel, delayed
-from sklearn.utils.validation import _num_samples, check_is_fitted, column_or_1d, validate_data
+from sklearn.utils.validation import (
+    _num_samples,
+    check_is_fitted,
+    column_or_1d,
+    validate_data,
+)
 
 from ._classes import (
     DecisionTreeClassifier,
@@ -100,8 +105,10 @@ _TREE_PARAMETERS = {
 }
 
 
-def bootstrap_rows(seed: int, n_samples: int, n_draws: int, sample_weight=None) -> np.ndarray:
-    """The rows drawn with replacement for the tree with ``seed``, as scikit-learn 1.9 draws them.
+def bootstrap_rows(
+    seed: int, n_samples: int, n_draws: int, sample_weight=None
+) -> np.ndarray:
+    """The rows drawn with replacement for the tree with ``seed``, as scikit-learn does.
 
     ``n_draws`` draws from ``RandomState(seed)``: uniformly, or, given
     ``sample_weight``, each row with probability proportional to its weight.
@@ -214,7 +221,9 @@ def _tree_outputs(estimator, X, method: str) -> list:
     """Every tree's ``method`` on ``X``, once the ensemble has checked ``X``'s columns."""
     _check_columns(estimator, X)
     seen: set = set()
-    return [_tree_call(getattr(tree, method), X, seen) for tree in estimator.estimators_]
+    return [
+        _tree_call(getattr(tree, method), X, seen) for tree in estimator.estimators_
+    ]
 
 
 def _class_labels(estimator, y, regressor: str) -> None:
@@ -250,7 +259,9 @@ class _MissingValuesTag:
 #: Constraints of the package's own tree options (chapters 6, 7, 8 and 9), which a
 #: forest passes on to its trees.
 _PACKAGE_TREE_PARAMETERS = {
-    "min_samples_leaf": _TREE_PARAMETERS["min_samples_leaf"],  # 1.0: a fraction here too
+    "min_samples_leaf": _TREE_PARAMETERS[
+        "min_samples_leaf"
+    ],  # 1.0: a fraction here too
     "categorical_features": _TREE_PARAMETERS["categorical_features"],
     "categorical_split": [StrOptions({"auto", "one_vs_rest", "partition"})],
     "min_samples_level": [Interval(Integral, 1, None, closed="left")],
@@ -277,7 +288,7 @@ def _forest_constraints(sklearn_forest: type, criteria: tuple[str, ...]) -> dict
 
 
 def _average(outputs: list) -> np.ndarray:
-    """The trees' outputs summed in the order of the trees, then divided by their number.
+    """The trees' outputs summed in tree order, then divided by their number.
 
     scikit-learn's forests add each tree's output to a running total in the
     order their threads finish, which can change the last bits from one run
@@ -301,8 +312,12 @@ def _parallel_outputs(forest, X, method: str) -> list:
     _check_columns(forest, X)
 
     def run(X):
-        parallel = Parallel(n_jobs=forest.n_jobs, verbose=forest.verbose, prefer="threads")
-        return parallel(delayed(getattr(tree, method))(X) for tree in forest.estimators_)
+        parallel = Parallel(
+            n_jobs=forest.n_jobs, verbose=forest.verbose, prefer="threads"
+        )
+        return parallel(
+            delayed(getattr(tree, method))(X) for tree in forest.estimators_
+        )
 
     return _tree_call(run, X, set())
 
@@ -368,7 +383,7 @@ class _Forest(_MissingValuesTag, BaseEstimator):
 
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y, sample_weight=None):
-        """Grow the forest on ``(X, y)``: one tree per seed, as scikit-learn grows it.
+        """Grow the forest on ``(X, y)``: one tree per seed, as scikit-learn does.
 
         Parameters
         ----------
@@ -387,7 +402,9 @@ class _Forest(_MissingValuesTag, BaseEstimator):
         if issparse(y):
             raise ValueError("sparse multilabel-indicator for y is not supported.")
         if np.asarray(y).ndim == 2 and np.asarray(y).shape[1] == 1:
-            y = column_or_1d(y, warn=True)  # a column vector warns, as scikit-learn's forests
+            y = column_or_1d(
+                y, warn=True
+            )  # a column vector warns, as scikit-learn's forests
         n, weights = _rows_and_weights(self, X, y, sample_weight)
         Y = _one_column_per_output(self._check_target(y))
         if not self.bootstrap and self.max_samples is not None:
@@ -405,7 +422,11 @@ class _Forest(_MissingValuesTag, BaseEstimator):
         sampling = _Sampling(n, n_draws if self.bootstrap else None, draw_weight)
 
         rng = check_random_state(self.random_state)
-        kept = list(self.estimators_) if self.warm_start and hasattr(self, "estimators_") else []
+        kept = (
+            list(self.estimators_)
+            if self.warm_start and hasattr(self, "estimators_")
+            else []
+        )
         if kept:
             self._check_warm_start(X, Y)
         n_more = self.n_estimators - len(kept)
@@ -416,12 +437,17 @@ class _Forest(_MissingValuesTag, BaseEstimator):
             )
         if n_more == 0:
             warnings.warn(
-                "Warm-start fitting without increasing n_estimators does not fit new trees.",
+                "Warm-start fitting without increasing n_estimators does not "
+                "fit new trees.",
                 stacklevel=user_stacklevel(),
             )
-        rng.randint(MAX_SEED, size=len(kept))  # the seeds of the trees kept: drawn again
+        rng.randint(
+            MAX_SEED, size=len(kept)
+        )  # the seeds of the trees kept: drawn again
         seeds = rng.randint(MAX_SEED, size=n_more)
-        trees = [self._tree_class(**tree_params, random_state=int(seed)) for seed in seeds]
+        trees = [
+            self._tree_class(**tree_params, random_state=int(seed)) for seed in seeds
+        ]
         per_tree = self._tree_weights(Y, sampling)
         if trees:  # X and y checked and converted once, for every tree
             validated, X_fit, Y_fit = trees[0]._validated(X, y)
@@ -438,7 +464,8 @@ class _Forest(_MissingValuesTag, BaseEstimator):
         oob = {}
         if self.oob_score and (n_more > 0 or not hasattr(self, "oob_score_")):
             oob = self._oob_attributes(trees, X, Y, sampling)
-        # Every tree has grown (and the out-of-bag score is known): the model changes now.
+        # Every tree has grown (and the out-of-bag score is known): the model
+        # changes now.
         if not oob and n_more > 0:
             for name in ("oob_score_", "oob_decision_function_", "oob_prediction_"):
                 self.__dict__.pop(name, None)  # from an earlier fit: no longer true
@@ -482,11 +509,15 @@ class _Forest(_MissingValuesTag, BaseEstimator):
         """A function from a tree's seed to the sample weights of its fit."""
         if sampling.n_draws is None:  # no bootstrap: every tree gets all rows
             return lambda seed: sampling.weights
-        return lambda seed: np.bincount(sampling.rows(seed), minlength=sampling.n_samples)
+        return lambda seed: np.bincount(
+            sampling.rows(seed), minlength=sampling.n_samples
+        )
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
-        tags.target_tags.multi_output = True  # y may have several columns, as the trees'
+        tags.target_tags.multi_output = (
+            True  # y may have several columns, as the trees'
+        )
         return tags
 
     # -- the trees as a sequence -----------------------------------------------------------
@@ -546,7 +577,9 @@ class _Forest(_MissingValuesTag, BaseEstimator):
         when every tree is a single leaf.
         """
         check_is_fitted(self, "estimators_")
-        split = [t.feature_importances_ for t in self.estimators_ if t.tree_.node_count > 1]
+        split = [
+            t.feature_importances_ for t in self.estimators_ if t.tree_.node_count > 1
+        ]
         if not split:
             return np.zeros(self.n_features_in_)
         mean = np.mean(split, axis=0, dtype=np.float64)
@@ -554,7 +587,9 @@ class _Forest(_MissingValuesTag, BaseEstimator):
 
     # -- out of bag -----------------------------------------------------------------------
 
-    def _oob_attributes(self, trees: list, X, Y: np.ndarray, sampling: _Sampling) -> dict:
+    def _oob_attributes(
+        self, trees: list, X, Y: np.ndarray, sampling: _Sampling
+    ) -> dict:
         """The out-of-bag predictions and score, as scikit-learn computes them.
 
         Each row is predicted by the trees that did not draw it; a row that
@@ -574,8 +609,8 @@ class _Forest(_MissingValuesTag, BaseEstimator):
             votes[rows] += 1
         if (votes == 0).any():
             warnings.warn(
-                "Some inputs do not have OOB scores. This probably means too few trees were "
-                "used to compute any reliable OOB estimates.",
+                "Some inputs do not have OOB scores. This probably means too few "
+                "trees were used to compute any reliable OOB estimates.",
                 UserWarning,
                 stacklevel=user_stacklevel(),
             )
@@ -592,7 +627,9 @@ class _Forest(_MissingValuesTag, BaseEstimator):
         ({1, 2}, {"a", "b"}); outputs of more classes are refused.
         """
         kind = type_of_target(_class_codes(Y)[0] if is_classifier(self) else Y)
-        if kind == "unknown" or (is_classifier(self) and kind == "multiclass-multioutput"):
+        if kind == "unknown" or (
+            is_classifier(self) and kind == "multiclass-multioutput"
+        ):
             raise ValueError(
                 "The type of target cannot be used to compute OOB estimates. Got "
                 f"{kind} while only the following are supported: continuous, "
@@ -637,7 +674,9 @@ class _ForestClassifier(ClassifierMixin, _Forest):
         SkRandomForestClassifier, CLASSIFICATION_CRITERIA
     ) | {"ccp_risk": [StrOptions({"impurity", "misclassification"})]}
     _default_oob_score: ClassVar[Callable] = staticmethod(accuracy_score)
-    _regressor: ClassVar[str] = "RandomForestRegressor"  # named in the error on a continuous y
+    _regressor: ClassVar[str] = (
+        "RandomForestRegressor"  # named in the error on a continuous y
+    )
 
     criterion: str = "gini"
     max_features: int | float | str | None = "sqrt"
@@ -692,7 +731,9 @@ class _ForestClassifier(ClassifierMixin, _Forest):
             return counts
         codes = _class_codes(Y)[0]
 
-        def balanced_counts(seed):  # classes balanced within each tree's bootstrap sample
+        def balanced_counts(
+            seed,
+        ):  # classes balanced within each tree's bootstrap sample
             rows = sampling.rows(seed)
             balanced = compute_sample_weight("balanced", codes, indices=rows)
             return np.bincount(rows, minlength=sampling.n_samples) * balanced
@@ -754,7 +795,9 @@ class _ForestRegressor(RegressorMixin, _Forest):
         ]
     }
     _default_oob_score: ClassVar[Callable] = staticmethod(r2_score)
-    _classifier: ClassVar[str] = "RandomForestClassifier"  # named in the error on labels
+    _classifier: ClassVar[str] = (
+        "RandomForestClassifier"  # named in the error on labels
+    )
 
     def _check_target(self, y):
         return _numeric_target(self, y, self._classifier)
@@ -779,7 +822,10 @@ class _ForestRegressor(RegressorMixin, _Forest):
 
     def _oob_result(self, Y, oob) -> dict:
         prediction = oob[:, 0]
-        return {"oob_prediction_": prediction, "oob_score_": self._score_oob(Y, prediction)}
+        return {
+            "oob_prediction_": prediction,
+            "oob_score_": self._score_oob(Y, prediction),
+        }
 
     def predict(self, X) -> np.ndarray:
         """Mean of the trees' predictions (``(n_samples, n_outputs)`` with several outputs)."""
@@ -942,13 +988,17 @@ def _document(cls):
         max_features=repr(fields["max_features"]).replace("'", '"'),
         bootstrap=fields["bootstrap"],
         score="accuracy" if classifier else "R²",
-        oob_y=",\n        as class codes (positions in ``classes_``)" if classifier else "",
+        oob_y=",\n        as class codes (positions in ``classes_``)"
+        if classifier
+        else "",
         class_weight=_CLASS_WEIGHT if classifier else "",
         ccp_risk=_CCP_RISK if classifier else "",
     )
     specific = _CLASSIFIER_ATTRIBUTES if classifier else _REGRESSOR_ATTRIBUTES
     attributes = _ATTRIBUTES.format(tree=tree, specific=specific)
-    cls.__doc__ = cls.__doc__.replace("    {parameters}\n", parameters + "\n" + attributes)
+    cls.__doc__ = cls.__doc__.replace(
+        "    {parameters}\n", parameters + "\n" + attributes
+    )
     return cls
 
 

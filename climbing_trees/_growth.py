@@ -19,7 +19,12 @@ from ._categorical import (
     categories_left_row,
 )
 from ._category_sets import encode_row, pack, pack_sides
-from ._criteria import CLASSIFICATION_CRITERIA, node_impurity, node_value, value_by_output
+from ._criteria import (
+    CLASSIFICATION_CRITERIA,
+    node_impurity,
+    node_value,
+    value_by_output,
+)
 from ._exact_weights import fixed_weights, leaf_minimum, too_light
 from ._fractional import fractional_children
 from ._incremental import prefix_sum_best_split
@@ -260,26 +265,33 @@ def grow_tree(
         ):
             continue
         node["feature"] = split.feature
-        node["threshold"], goes_left, node["categories_left"] = search.route(rows, split, w_t)
+        node["threshold"], goes_left, node["categories_left"] = search.route(
+            rows, split, w_t
+        )
         node["missing_go_to_left"] = bool(getattr(split, "missing_go_to_left", False))
         if missing_values == "surrogate" and not isinstance(split, CategoricalSplit):
             # Rows no surrogate places go to the heavier side of the primary's rows,
             # at fit and, through missing_go_to_left, at predict (majority_goes_left).
-            goes_left, node["surrogates"], node["missing_go_to_left"] = route_with_surrogates(
-                search.X[rows],
-                split,
-                w_t if surrogate_weight is None else surrogate_weight[rows],
-                max_surrogates,
-                search.categorical,
-                search.n_categories,
+            goes_left, node["surrogates"], node["missing_go_to_left"] = (
+                route_with_surrogates(
+                    search.X[rows],
+                    split,
+                    w_t if surrogate_weight is None else surrogate_weight[rows],
+                    max_surrogates,
+                    search.categorical,
+                    search.n_categories,
+                )
             )
         left, right = (goes_left, w_t[goes_left]), (~goes_left, w_t[~goes_left])
         if fractional and not isinstance(split, CategoricalSplit):
-            # C4.5: a row missing the feature goes both ways, by the present rows' shares.
+            # C4.5: a row missing the feature goes both ways, by the present rows'
+            # shares.
             left, right, node["fraction"] = fractional_children(
                 search.X[rows, split.feature], split.threshold, w_t
             )
-            node["missing_go_to_left"] = node["fraction"] > 0.5  # apply's heaviest branch
+            node["missing_go_to_left"] = (
+                node["fraction"] > 0.5
+            )  # apply's heaviest branch
         side_bounds = {True: bounds, False: bounds}
         if cst is not None:  # rule 2 of _monotonic: the children's bounds
             values = child_values(Y_t, w_t, goes_left, criterion)
@@ -289,7 +301,14 @@ def grow_tree(
             )
         # Push the right child first so that the left child is numbered next.
         for (side, w_side), is_left in ((right, False), (left, True)):
-            child = (rows[side], w_side, depth + 1, node_id, is_left, child_keys(key, is_left))
+            child = (
+                rows[side],
+                w_side,
+                depth + 1,
+                node_id,
+                is_left,
+                child_keys(key, is_left),
+            )
             stack.append((*child, side_bounds[is_left]))
     k = max_surrogates if missing_values == "surrogate" else 0
     return _assemble(nodes, search.width, k, criterion, fractional)
@@ -322,7 +341,9 @@ def _assemble(
     so are the level lists of categorical surrogates
     (:func:`climbing_trees._category_sets.pack_sides`).
     """
-    sets = [(i, n["categories_left"]) for i, n in enumerate(nodes) if n["categories_left"]]
+    sets = [
+        (i, n["categories_left"]) for i, n in enumerate(nodes) if n["categories_left"]
+    ]
     unseen_left = np.zeros(len(nodes), dtype=bool)
     unseen_left[[i for i, s in sets if s[0]]] = True
     owners = [np.full(len(s[1]), i) for i, s in sets]
@@ -358,7 +379,9 @@ def _assemble(
         children_right=np.array([n["right"] for n in nodes], dtype=np.intp),
         feature=np.array([n["feature"] for n in nodes], dtype=np.intp),
         threshold=np.array([n["threshold"] for n in nodes], dtype=float),
-        value=value_by_output(np.array([n["value"] for n in nodes], dtype=float), criterion),
+        value=value_by_output(
+            np.array([n["value"] for n in nodes], dtype=float), criterion
+        ),
         impurity=np.array([n["impurity"] for n in nodes], dtype=float),
         n_node_samples=np.array([n["n"] for n in nodes], dtype=np.intp),
         weighted_n_node_samples=np.array([n["w"] for n in nodes], dtype=float),
@@ -367,7 +390,9 @@ def _assemble(
         categories_stop=stop,
         categories_levels=levels,
         categories_width=width,
-        missing_go_to_left=np.array([n["missing_go_to_left"] for n in nodes], dtype=bool),
+        missing_go_to_left=np.array(
+            [n["missing_go_to_left"] for n in nodes], dtype=bool
+        ),
         # No surrogates: the Tree's default (empty) arrays, as grow_tree_levelwise's.
         surrogate_feature=s_feature if k else None,
         surrogate_threshold=s_threshold if k else None,
@@ -375,7 +400,9 @@ def _assemble(
         surrogate_categories_start=s_start.reshape(len(nodes), k, 2) if k else None,
         surrogate_categories_stop=s_stop.reshape(len(nodes), k, 2) if k else None,
         surrogate_categories_levels=s_levels if k else None,
-        missing_left_fraction=np.array([n["fraction"] for n in nodes]) if fractional else None,
+        missing_left_fraction=np.array([n["fraction"] for n in nodes])
+        if fractional
+        else None,
     )
 
 
@@ -409,7 +436,9 @@ class NodeSearch:
         self.find_split, self.method = find_split, method
         self.min_samples_level = min_samples_level
         self.max_categorical_candidates = max_categorical_candidates
-        categorical = np.zeros(X.shape[1], bool) if is_categorical is None else is_categorical
+        categorical = (
+            np.zeros(X.shape[1], bool) if is_categorical is None else is_categorical
+        )
         categorical = np.asarray(categorical, dtype=bool)
         self.categorical = categorical
         self.cat_features = np.flatnonzero(categorical)
@@ -437,7 +466,9 @@ class NodeSearch:
             monotonic = self.constraints(self.num_features)
             split = self.numeric_split(X[:, self.num_features], Y, w, monotonic)
             if split is not None:
-                splits.append(split._replace(feature=int(self.num_features[split.feature])))
+                splits.append(
+                    split._replace(feature=int(self.num_features[split.feature]))
+                )
         split = best_categorical_split(
             X,
             Y,
@@ -463,7 +494,9 @@ class NodeSearch:
         """``find_split`` on numerical columns ``X``, under ``monotonic`` if given."""
         if monotonic is None:
             return self.find_split(X, Y, w, self.criterion, self.min_samples_leaf)
-        return self.find_split(X, Y, w, self.criterion, self.min_samples_leaf, monotonic)
+        return self.find_split(
+            X, Y, w, self.criterion, self.min_samples_leaf, monotonic
+        )
 
     def route(self, rows, split, w):
         """``(threshold, goes_left, set)`` of a split of ``rows``.
@@ -478,7 +511,9 @@ class NodeSearch:
         """
         x = self.X[rows, split.feature]
         if not isinstance(split, CategoricalSplit):
-            goes_left = np.where(np.isnan(x), split.missing_go_to_left, x <= split.threshold)
+            goes_left = np.where(
+                np.isnan(x), split.missing_go_to_left, x <= split.threshold
+            )
             return split.threshold, goes_left, None
         codes = x.astype(np.intp)
         goes_left = np.isin(codes, split.levels_left)

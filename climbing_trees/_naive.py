@@ -99,7 +99,9 @@ def naive_best_split(
     n_samples, n_features = X.shape
     total = sample_weight.sum()
     parent = node_impurity(Y, sample_weight, criterion)
-    q = fixed_weights(sample_weight, min_samples_leaf)  # exact sums for the refusal rule
+    q = fixed_weights(
+        sample_weight, min_samples_leaf
+    )  # exact sums for the refusal rule
     splits, scores = [], []
     for j in range(n_features):
         c = column_candidates(X[:, j], min_samples_leaf)
@@ -108,7 +110,9 @@ def naive_best_split(
             left = np.zeros(n_samples, dtype=bool)
             left[c.order[: c.position[k] + 1]] = True
             left[c.missing] = c.missing_left[k]
-            if refused_sides(q[left].sum(), q[~left].sum(), min_samples_leaf, sample_weight):
+            if refused_sides(
+                q[left].sum(), q[~left].sum(), min_samples_leaf, sample_weight
+            ):
                 continue
             w_left, w_right = sample_weight[left].sum(), sample_weight[~left].sum()
             score = (

@@ -29,14 +29,7 @@ PYTHON_FENCE = re.compile(r"^[ \t]*```python[ \t]*\n(.*?)^[ \t]*```", re.S | re.
 
 # Chapters that still print lines over 88 characters: wrap them, then remove the
 # chapter here (the mark is strict, so a chapter that fits fails until removed).
-LONG_LISTINGS = {
-    "01_building_blocks.ipynb",
-    "02_naive_search.ipynb",
-    "03_incremental.ipynb",
-    "05_training_inference.ipynb",
-    "06_one_vs_rest.ipynb",
-    "15_ensembles.ipynb",
-}
+LONG_LISTINGS: set[str] = set()
 LONG_MARKDOWN_CODE: set[str] = set()
 
 
