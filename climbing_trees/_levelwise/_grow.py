@@ -176,7 +176,10 @@ def grow_tree_levelwise(
         # Hook: rows kept elsewhere (a Dask fit's workers, climbing_trees._dask) route
         # themselves; in memory, _routes reads X here.
         remote = getattr(orders, "routes", None)
-        routes = remote(level, made, split) if remote else _routes(fit, level, made, split)
+        if remote is not None:
+            routes = remote(level, made, split)
+        else:
+            routes = _routes(fit, level, made, split)
         sizes = orders.partition(*routes, sizes, split)
         if not sizes.all():  # a split the search chose always leaves rows on each side
             raise RuntimeError(
