@@ -62,8 +62,11 @@ def code_dtype(max_bins: int):
     return np.uint8 if max_bins <= 255 else np.uint16
 
 
-def feature_edges(column: np.ndarray, max_bins: int) -> tuple[np.ndarray, np.ndarray | None]:
-    """The bin edges of one column (NaN ignored), and its distinct values if one bin each.
+def feature_edges(
+    column: np.ndarray,
+    max_bins: int,
+) -> tuple[np.ndarray, np.ndarray | None]:
+    """The bin edges of one column (NaN ignored); its distinct values if one bin each.
 
     ``edges`` are scikit-learn's ``bin_thresholds_`` for the column; ``values``
     is the sorted distinct values when there are at most ``max_bins`` of them
