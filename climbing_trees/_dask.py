@@ -431,7 +431,7 @@ def fit_on_dask(estimator, X, y, sample_weight=None):
             "another one); this is a bug in climbing_trees: please report it."
         )
     learner.fit_report_ = cluster.report
-    estimator.__dict__.update(learner.__dict__)
+    estimator._adopt_fitted_state(learner)  # no attribute of a former fit stays
     return estimator
 
 

@@ -73,6 +73,7 @@ from ._classes import (
     numeric_target,
 )
 from ._criteria import CLASSIFICATION_CRITERIA, REGRESSION_CRITERIA
+from ._dask import is_dask_collection
 from ._random import seeded_random_state
 from ._validation import (
     check_sample_weight,
@@ -398,6 +399,13 @@ class _Forest(_MissingValuesTag, BaseEstimator):
         -------
         self
         """
+        if is_dask_collection(X):  # computing it here would load X into memory
+            tree = self._tree_class.__name__
+            raise TypeError(
+                f"{type(self).__name__} does not fit on a Dask array yet: fit a "
+                f"{tree}(splitter='hist') on it (climbing_trees grows that tree on "
+                "the cluster), or compute X to fit the forest in memory."
+            )
         tree_params = self._tree_params()
         if issparse(y):
             raise ValueError("sparse multilabel-indicator for y is not supported.")

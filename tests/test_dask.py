@@ -155,6 +155,28 @@ def test_other_dask_collections_are_refused_with_the_way_to_pass_them(client):
         ct.DecisionTreeRegressor(splitter="hist").fit(rows, y)
 
 
+def test_a_refit_on_dask_keeps_no_attribute_of_the_former_fit(client):
+    """A DataFrame fit leaves feature names; a Dask refit has none, so none stays."""
+    import pandas as pd
+
+    X, y, _ = _problem(2, "squared_error", missing=False, weighted=False, n=100)
+    tree = ct.DecisionTreeRegressor(splitter="hist", max_depth=3)
+    tree.fit(pd.DataFrame(X, columns=list("abcd")), y)
+    assert hasattr(tree, "feature_names_in_")
+    tree.fit(da.from_array(X, chunks=(30, 4)), y)
+    assert not hasattr(tree, "feature_names_in_")
+    memory = ct.DecisionTreeRegressor(splitter="hist", max_depth=3).fit(X, y)
+    fitted = {k for k in vars(tree) if k.endswith("_") and not k.startswith("__")}
+    assert fitted == {k for k in vars(memory) if k.endswith("_")} | {"fit_report_"}
+
+
+@pytest.mark.parametrize("Forest", [ct.RandomForestRegressor, ct.ExtraTreesRegressor])
+def test_forests_refuse_dask_arrays_instead_of_computing_them(client, Forest):
+    X, y, _ = _problem(3, "squared_error", missing=False, weighted=False, n=100)
+    with pytest.raises(TypeError, match="DecisionTreeRegressor"):
+        Forest(n_estimators=2).fit(da.from_array(X, chunks=(30, 4)), y)
+
+
 def test_beyond_the_subsample_the_same_rows_bin(client):
     """Above 200,000 rows the bins come from the rows the in-memory fit draws."""
     rng = np.random.default_rng(5)
