@@ -31,6 +31,8 @@ them with the exact search's gains.
 
 from __future__ import annotations
 
+import math
+
 import numba
 import numpy as np
 
@@ -41,14 +43,28 @@ FIXED_POINT_BOUND_BITS = 62
 def fixed_point_exponent(values: np.ndarray) -> int:
     """``k`` with ``2**61 <= sum |values| * 2**k < 2**62`` (0 for an all-zero column).
 
+    The sum is the exact one, rounded once, so ``k`` does not depend on the
+    order of the values.
+
     >>> fixed_point_exponent(np.array([1.0, 3.0]))   # 4 * 2**59 = 2**61
     59
     >>> fixed_point_exponent(np.array([0.75]))
     62
     """
-    total = float(np.sum(np.abs(values)))
+    magnitudes = np.abs(np.asarray(values, dtype=float)).ravel()
+    total = float(np.sum(magnitudes))
     if total == 0.0:
         return 0
+    # numpy's sum depends on the order of the rows in its last bits, and near a
+    # power of two so does the exponent. Every order's sum lies within
+    # ``n * 2**-52`` of the exact one (relative), so when both ends of that
+    # interval share an exponent it is the exact sum's; otherwise ``math.fsum``
+    # (exactly rounded, so independent of the order) decides.
+    slack = (magnitudes.size + 2) * 2.0**-52
+    _, low = np.frexp(total * (1.0 - slack))
+    _, high = np.frexp(total * (1.0 + slack))
+    if low != high:
+        total = math.fsum(magnitudes.tolist())
     _, exponent = np.frexp(total)  # total = m * 2**exponent, 0.5 <= m < 1
     return FIXED_POINT_BOUND_BITS - int(exponent)
 

@@ -8,6 +8,8 @@ sibling subtraction, row order and chunking leave no residue.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pytest
 from conftest import assert_equivalent
@@ -130,6 +132,22 @@ def test_fixed_point_bound():
     assert w.sum() - w[:2].sum() != w[2]
     q = to_fixed_point(w, fixed_point_exponent(w))
     assert q.sum() - q[:2].sum() == q[2]
+
+
+def test_fixed_point_exponent_ignores_row_order():
+    """Near a power of two, numpy's sum in two orders can straddle it; k must not."""
+    rng = np.random.default_rng(0)
+    for _ in range(300):
+        n = int(rng.integers(3, 40))
+        v = rng.random(n)
+        v = v / v.sum() * 4.0
+        exponents = {fixed_point_exponent(v[rng.permutation(n)]) for _ in range(8)}
+        assert len(exponents) == 1, v.tolist()
+    # the exact sum of these six values is just below 4, numpy's can round to 4
+    v = np.array([0.7697395786401985, 1.145584825949142, 0.2728517032955499,
+                  0.5974531183959995, 0.0968315720139049, 1.117539201705205])
+    exact = math.fsum(v.tolist())
+    assert fixed_point_exponent(v[::-1]) == 62 - math.frexp(exact)[1]
 
 
 def _random_level(rng, n=300, d=3, n_split=4, width=6):
