@@ -40,6 +40,7 @@ from ._random import random_splits, resolve_max_features
 from ._tree import Tree
 from ._validation import (
     check_sample_weight,
+    densified,
     explained_errors,
     power_of_two_scale,
     resolve_hyperparameters,
@@ -292,8 +293,9 @@ class BaseDecisionTree(BaseEstimator):
         Parameters
         ----------
         X : array-like or pandas DataFrame of shape (n_samples, n_features)
-            Dense (a sparse matrix is refused: ``X.toarray()``); NaN marks a
-            missing value; categorical columns as in ``categorical_features``.
+            NaN marks a missing value (in a dense ``X``); a sparse matrix is
+            read as ``X.toarray()``, at the memory of its dense equivalent;
+            categorical columns as in ``categorical_features``.
             With ``splitter="hist"``, a row-chunked ``dask.array`` fits on the
             current ``distributed`` client, the same tree bit for bit
             (:mod:`climbing_trees._dask`; ``fit_report_`` then says what crossed
@@ -326,6 +328,7 @@ class BaseDecisionTree(BaseEstimator):
         trees with ``check_input=False``.
         """
         learner = self._unfitted_copy()
+        X = densified(X)
         _refuse_sparse_y(y)
         _check_output_shape(getattr(y, "shape", ()))
         learner._check_target_values(y)
@@ -527,11 +530,11 @@ class BaseDecisionTree(BaseEstimator):
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
-        # What fit accepts: dense X, with missing values (NaN; chapter 9), whose
-        # columns may be categorical, with levels of any hashable type, strings
-        # included (chapter 6).
+        # What fit accepts: X with missing values (NaN; chapter 9), whose columns
+        # may be categorical, with levels of any hashable type, strings included
+        # (chapter 6); a sparse X is read as its dense equivalent (densified).
         tags.input_tags.allow_nan = True
-        tags.input_tags.sparse = False
+        tags.input_tags.sparse = True
         tags.input_tags.categorical = True
         tags.input_tags.string = True
         tags.target_tags.multi_output = True  # y may have several columns (outputs)
@@ -567,6 +570,7 @@ class BaseDecisionTree(BaseEstimator):
     def _checked_X(self, X) -> tuple[np.ndarray, bool | None]:
         """``X`` validated for prediction, and whether it may hold NaN (None: unknown)."""
         check_is_fitted(self, "tree_")
+        X = densified(X)
         plain = self._plain_floats(X)
         if plain is not None and (state := _finite_state(plain)) != "infinite":
             # The common case, decided in microseconds: float values of the right

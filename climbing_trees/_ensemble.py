@@ -77,6 +77,7 @@ from ._dask import is_dask_collection
 from ._random import seeded_random_state
 from ._validation import (
     check_sample_weight,
+    densified,
     explained_errors,
     user_stacklevel,
 )
@@ -186,13 +187,18 @@ def _adopt_columns(estimator, tree) -> None:
         del estimator.feature_names_in_
 
 
-def _check_columns(estimator, X) -> None:
-    """``X``'s columns against those seen at fit: errors and warnings name the ensemble."""
+def _check_columns(estimator, X):
+    """``X``'s columns against those seen at fit: errors and warnings name the ensemble.
+
+    Returns ``X`` as the trees read it: dense once here, if it is sparse, rather
+    than once per tree (:func:`climbing_trees._validation.densified`).
+    """
     check_is_fitted(estimator, "estimators_")
     if len(getattr(X, "shape", (0, 0))) != 2:
-        return  # not a table: the trees' validation says so ("Reshape your data")
+        return X  # not a table: the trees' validation says so ("Reshape your data")
     with explained_errors():
         validate_data(estimator, X, reset=False, skip_check_array=True)
+        return densified(X)
 
 
 #: The trees' own warnings about X's column names: the ensemble has given its own.
@@ -220,7 +226,7 @@ def _tree_call(method, X, seen: set):
 
 def _tree_outputs(estimator, X, method: str) -> list:
     """Every tree's ``method`` on ``X``, once the ensemble has checked ``X``'s columns."""
-    _check_columns(estimator, X)
+    X = _check_columns(estimator, X)
     seen: set = set()
     return [
         _tree_call(getattr(tree, method), X, seen) for tree in estimator.estimators_
@@ -247,11 +253,13 @@ def _numeric_target(estimator, y, classifier: str) -> np.ndarray:
 
 
 class _MissingValuesTag:
-    """Ensembles accept NaN in ``X`` as their trees do (chapter 9): the tag says so."""
+    """Ensembles accept NaN in ``X`` (chapter 9) and a sparse ``X`` as their trees do:
+    the tags say so."""
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.input_tags.allow_nan = True
+        tags.input_tags.sparse = True  # read as its dense equivalent (densified)
         return tags
 
 
@@ -310,7 +318,7 @@ def _parallel_outputs(forest, X, method: str) -> list:
     once each (:func:`_tree_call` around the whole parallel call, which also sees
     the warnings of joblib's worker threads).
     """
-    _check_columns(forest, X)
+    X = _check_columns(forest, X)
 
     def run(X):
         parallel = Parallel(
@@ -414,6 +422,7 @@ class _Forest(_MissingValuesTag, BaseEstimator):
                 y, warn=True
             )  # a column vector warns, as scikit-learn's forests
         n, weights = _rows_and_weights(self, X, y, sample_weight)
+        X = densified(X)  # once for every tree and the out-of-bag predictions
         Y = _one_column_per_output(self._check_target(y))
         if not self.bootstrap and self.max_samples is not None:
             raise ValueError(

@@ -60,7 +60,7 @@ from ._ensemble import (
     _tree_call,
 )
 from ._tree import TREE_LEAF
-from ._validation import power_of_two_scale
+from ._validation import densified, power_of_two_scale
 
 # --- weighted percentiles, as scikit-learn's ``_weighted_percentile`` -------------------------
 
@@ -598,6 +598,7 @@ class _GradientBoosting(_MissingValuesTag, BaseEstimator):
         ones, which give the same value.
         """
         _, given = _rows_and_weights(self, X, y, sample_weight)
+        X = densified(X)  # once, not once per stage
         weights = power_of_two_scale(given)[0] if given.max() > 0 else given
         y, n_classes = self._encode_y(y, weights, sample_weight is not None)
         if self.n_iter_no_change is None:
@@ -763,12 +764,12 @@ class _GradientBoosting(_MissingValuesTag, BaseEstimator):
 
     def _raw_predict(self, X, check: bool = True) -> np.ndarray:
         if check:
-            _check_columns(self, X)
+            X = _check_columns(self, X)
         return self._raw_on(X, self.init_, self._loss, self.estimators_)
 
     def _staged_raw_predict(self, X):
         """The scores after each stage (a generator of copies)."""
-        _check_columns(self, X)
+        X = _check_columns(self, X)
         raw = self._raw_on(X, self.init_, self._loss, [])
         seen: set = set()
         for trees in self.estimators_:
@@ -778,7 +779,7 @@ class _GradientBoosting(_MissingValuesTag, BaseEstimator):
 
     def apply(self, X) -> np.ndarray:
         """Leaf index of each row in each tree, shape ``(n_samples, n_estimators_, K)``."""
-        _check_columns(self, X)
+        X = _check_columns(self, X)
         leaves = [[tree.apply(X) for tree in trees] for trees in self.estimators_]
         return np.asarray(leaves, dtype=float).transpose(2, 0, 1)
 

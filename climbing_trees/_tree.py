@@ -26,7 +26,7 @@ from ._category_sets import (
     pack_sides,
 )
 from ._missing import missing_goes_left
-from ._validation import power_of_two_scale
+from ._validation import densified, power_of_two_scale
 
 #: ``children_left``/``children_right`` value of a leaf.
 TREE_LEAF = -1
@@ -546,7 +546,7 @@ class Tree:
         All rows descend together, one level per iteration: the Python loop
         runs ``max_depth`` times, never once per row.
         """
-        X = np.asarray(X, dtype=float)
+        X = np.asarray(densified(X), dtype=float)
         node = np.zeros(len(X), dtype=np.intp)
         active = np.arange(len(X))
         while active.size:
@@ -582,7 +582,7 @@ class Tree:
         from scipy import sparse
         from sklearn import get_config
 
-        X = np.asarray(X, dtype=float)
+        X = np.asarray(densified(X), dtype=float)
         n = len(X)
         rows, nodes = [np.arange(n)], [np.zeros(n, dtype=np.intp)]
         active, current = rows[0], nodes[0]
@@ -636,7 +636,7 @@ class Tree:
         missing_left = self.missing_go_to_left.tolist()
         surrogates = self.has_surrogates
         leaves = []
-        X = np.asarray(X, dtype=float)
+        X = np.asarray(densified(X), dtype=float)
         for i, row in enumerate(X.tolist()):
             node = 0
             while left[node] != TREE_LEAF:
@@ -691,7 +691,7 @@ class Tree:
         >>> tree.apply_flat(X).tolist()
         [2, 3, 5, 6]
         """
-        X = np.asarray(X, dtype=float)
+        X = np.asarray(densified(X), dtype=float)
         n, d = X.shape
         tables = self.flat_tables()
         if d < tables.n_columns:  # the flat index would read the next row's values

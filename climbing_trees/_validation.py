@@ -8,11 +8,13 @@ call these checks.  Every rejected input raises ``ValueError`` or
 
 * infinity in a numerical column of ``X`` (NaN there is a missing value,
   chapter 9), NaN or infinity in ``y``;
-* ``X`` that is empty, 1-D, 3-D, sparse, complex, or has duplicate column
+* ``X`` that is empty, 1-D, 3-D, complex, or has duplicate column
   names, or holds datetime or timedelta columns next to numeric or categorical
   ones (unless declared categorical); text in a column declared numerical, and
   with ``categorical_features="auto"`` a column of numbers with stray text
   (:mod:`climbing_trees._categorical_encoding`); ``X`` and ``y`` of different lengths;
+* a sparse ``X`` holding NaN or infinity (as scikit-learn; a sparse ``X`` is
+  otherwise read as its dense equivalent, :func:`densified`);
 * at predict time: another number of columns, or other column names or order;
 * sample weights that are negative, NaN, infinite, complex, all zero, of the
   wrong length, or whose sum overflows;
@@ -45,6 +47,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 
 import numpy as np
+from scipy import sparse
+from sklearn.utils import check_array
 
 
 def resolve_hyperparameters(est, n_samples: int) -> dict:
@@ -361,3 +365,30 @@ def user_stacklevel() -> int:
     while frame is not None and os.path.abspath(frame.f_code.co_filename).startswith(package):
         frame, level = frame.f_back, level + 1
     return level
+
+
+def densified(X):
+    """``X`` as a dense float64 array when it is a sparse matrix or array; else ``X``.
+
+    The builders read dense columns, so a sparse ``X`` costs the memory of its
+    dense equivalent (``8 * n_samples * n_features`` bytes). Explicit and implicit
+    zeros are both zero, so the tree equals the one fitted on ``X.toarray()``.
+    As in scikit-learn, a sparse ``X`` may not hold NaN (a missing value is
+    written in a dense ``X``) or infinity.
+    """
+    if not sparse.issparse(X):
+        return X
+    X = check_array(X, accept_sparse=["csr", "csc"], dtype=np.float64, input_name="X",
+                    ensure_all_finite=False)
+    values = X.data
+    if np.isnan(values).any():
+        raise ValueError(
+            "Input X contains NaN. A sparse X may not hold missing values (as in "
+            "scikit-learn); pass X.toarray() to fit with NaN as a missing value."
+        )
+    if not np.isfinite(values).all():
+        raise ValueError(
+            "Input X contains infinity or a value too large for dtype('float64'); "
+            "replace it with a finite value."
+        )
+    return X.toarray()

@@ -195,7 +195,13 @@ BOOTSTRAP_WEIGHTS = (
 
 def ensemble_failures(estimator) -> dict[str, str]:
     if getattr(estimator, "bootstrap", False):
-        return {"check_sample_weight_equivalence_on_dense_data": BOOTSTRAP_WEIGHTS}
+        return {
+            check: BOOTSTRAP_WEIGHTS
+            for check in (
+                "check_sample_weight_equivalence_on_dense_data",
+                "check_sample_weight_equivalence_on_sparse_data",
+            )
+        }
     return {}
 
 

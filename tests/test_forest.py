@@ -530,7 +530,13 @@ BOOTSTRAP_WEIGHTS = (
 
 def forest_failures(estimator) -> dict[str, str]:
     if estimator.bootstrap:
-        return {"check_sample_weight_equivalence_on_dense_data": BOOTSTRAP_WEIGHTS}
+        return {
+            check: BOOTSTRAP_WEIGHTS
+            for check in (
+                "check_sample_weight_equivalence_on_dense_data",
+                "check_sample_weight_equivalence_on_sparse_data",
+            )
+        }
     return {}
 
 

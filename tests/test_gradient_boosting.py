@@ -516,7 +516,13 @@ SUBSAMPLE_WEIGHTS = (
 
 def boosting_failures(estimator) -> dict[str, str]:
     if estimator.subsample < 1:
-        return {"check_sample_weight_equivalence_on_dense_data": SUBSAMPLE_WEIGHTS}
+        return {
+            check: SUBSAMPLE_WEIGHTS
+            for check in (
+                "check_sample_weight_equivalence_on_dense_data",
+                "check_sample_weight_equivalence_on_sparse_data",
+            )
+        }
     return {}
 
 

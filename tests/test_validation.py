@@ -162,14 +162,54 @@ def test_three_dimensional_X(Estimator, data):
     assert "one row per sample" in str(info.value)
 
 
+SPARSE_READERS = [
+    ct.DecisionTreeClassifier(random_state=0),
+    ct.DecisionTreeRegressor(random_state=0),
+    ct.ExtraTreeClassifier(random_state=0),
+    ct.RandomForestClassifier(n_estimators=3, random_state=0),
+    ct.ExtraTreesRegressor(n_estimators=3, random_state=0),
+    ct.GradientBoostingClassifier(n_estimators=3, random_state=0),
+    ct.GradientBoostingRegressor(n_estimators=3, random_state=0),
+]
+
+
+@pytest.mark.parametrize("estimator", SPARSE_READERS, ids=repr)
+@pytest.mark.parametrize("container", ["csr_matrix", "csc_array", "coo_matrix"])
+def test_sparse_X_fits_and_predicts_as_its_dense_equivalent(estimator, container):
+    """A sparse X, explicit zeros included, gives the model of X.toarray()."""
+    from scipy import sparse
+
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(60, 4)) * (rng.random((60, 4)) < 0.4)
+    y = (X[:, 0] + X[:, 1] > 0).astype(int)
+    X_sparse = getattr(sparse, container)(X)
+    X_sparse.data[:3] = 0.0  # explicit zeros read as zeros
+    dense = np.asarray(X_sparse.toarray())
+    from sklearn.base import clone
+
+    a = clone(estimator).fit(dense, y)
+    b = clone(estimator).fit(X_sparse, y)
+    assert np.array_equal(a.predict(dense), b.predict(X_sparse))
+    assert np.array_equal(a.predict(dense), b.predict(dense))
+    if hasattr(b, "tree_"):
+        assert np.array_equal(b.apply(X_sparse), a.apply(dense))
+        assert np.array_equal(b.tree_.apply(X_sparse), a.tree_.apply(dense))
+
+
 @pytest.mark.parametrize("Estimator", ESTIMATORS)
-def test_sparse_X(Estimator, data):
+def test_sparse_X_with_nan_is_refused(Estimator, data):
+    """As scikit-learn: a missing value is written in a dense X, and the error says so."""
     from scipy import sparse
 
     X, y = data
-    with pytest.raises(TypeError, match="Sparse data was passed") as info:
+    X = X.copy()
+    X[0, 0] = np.nan
+    with pytest.raises(ValueError, match="Input X contains NaN") as info:
         Estimator().fit(sparse.csr_matrix(X), y)
     assert "toarray()" in str(info.value)
+    fitted = Estimator().fit(np.nan_to_num(X), y)
+    with pytest.raises(ValueError, match="Input X contains NaN"):
+        fitted.predict(sparse.csr_matrix(X))
 
 
 def test_continuous_y_to_the_classifier(data):

@@ -49,29 +49,12 @@ ENSEMBLES = {
     "RandomForestRegressor",
 }
 
-SPARSE_X = (
-    "fits a sparse X: climbing_trees refuses sparse X (tags.input_tags.sparse is False) "
-    "with scikit-learn's TypeError asking for dense data"
-)
 INTERNALS = "tests scikit-learn's own internals (Cython Tree, criteria, splitters, utilities)"
 
 #: (copy, pattern of the test's name, as fnmatch reads it) -> reason: tests that
 #: do not apply to this package.  Patterns match the name with its parameters,
 #: ``test_x[csr_matrix-...]``.
 SKIPS: dict[tuple[str, str], str] = {
-    # sparse X
-    ("test_sklearn_tree.py", "test_sparse_*"): SPARSE_X,
-    ("test_sklearn_tree.py", "test_*_on_sparse_input*"): SPARSE_X,
-    ("test_sklearn_tree.py", "test_explicit_sparse_zeros*"): SPARSE_X,
-    ("test_sklearn_tree.py", "test_public_apply_sparse_trees*"): SPARSE_X,
-    ("test_sklearn_tree.py", "test_min_weight_leaf_split_level[cs*"): SPARSE_X,
-    ("test_sklearn_tree.py", "test_empty_leaf_infinite_threshold[cs*"): SPARSE_X,
-    ("test_sklearn_tree.py", "test_apply_path_readonly_all_trees[cs*"): SPARSE_X,
-    ("test_sklearn_tree.py", "test_missing_value_errors[*-cs*"): SPARSE_X,
-    ("test_sklearn_tree.py", "test_memory_layout"): SPARSE_X
-    + " (its dense layouts, C, F and strided, are fitted by the same loop)",
-    ("test_sklearn_split.py", "test_split_impurity[sparse-*"): SPARSE_X,
-    ("test_sklearn_monotonic_tree.py", "test_monotonic_constraints_*sparse-without-*"): SPARSE_X,
     # scikit-learn's internals: the test never reaches this package
     ("test_sklearn_tree.py", "test_realloc"): INTERNALS,
     ("test_sklearn_tree.py", "test_criterion_copy"): INTERNALS,
