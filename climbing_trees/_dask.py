@@ -54,7 +54,9 @@ plainer: one dict, one function per call (:func:`_call`).
 The estimator's own ``fit`` runs on the client over a placeholder of ``X``
 (zero pages that are never written but for one column of row numbers, which
 tell which rows a zero weight removed): every check, target encoding,
-weight rule, pruning and the fitted attributes are the in-memory fit's.
+weight rule, pruning and the fitted attributes are the in-memory fit's.  (A
+zero weight makes that ``fit`` copy the placeholder's kept rows, ``8 d``
+bytes a kept row on the client for the length of the fit: not avoided yet.)
 Only the rows object of the histogram fit is swapped, through the hook
 :data:`~climbing_trees._levelwise._binned_rows.ROWS_SOURCE`, for
 :class:`RemoteRows`.
@@ -160,14 +162,14 @@ class _Shard:
         self.X = np.ascontiguousarray(self.X[kept])
 
     def sample(self, rows, max_bins):
-        """The rows ``rows``, and each column's distinct present values (None if
-        more than ``max_bins``)."""
+        """The rows ``rows`` (None: all), and each column's distinct present values
+        (None if more than ``max_bins``)."""
         distinct = []
         for j in range(self.X.shape[1]):
             column = self.X[:, j]
             values = np.unique(column[~np.isnan(column)])
             distinct.append(values if len(values) <= max_bins else None)
-        return self.X[rows], distinct
+        return (self.X if rows is None else self.X[rows]), distinct
 
     def bin(self, bins):
         """Bin the rows (:meth:`Bins.codes`); every row in the root.  Returns which
@@ -205,16 +207,20 @@ class _Shard:
         return np.packbits(go_left), moved.size
 
 
-try:  # the memory manager of a worker sizes its data with dask.sizeof
-    from dask.sizeof import sizeof as _sizeof
+def register_sizeof() -> None:
+    """Size a shard by its arrays for ``dask.sizeof`` (run on each worker, once).
 
-    @_sizeof.register(_Shard)
+    A worker's memory manager sizes its data with ``dask.sizeof``.  A shard is
+    not Dask data during a fit, but should one ever be (a task returning it),
+    its size is its arrays', not the 56 bytes of the object.  Registered when
+    a shard is loaded, so that importing the package does not import dask."""
+    from dask.sizeof import sizeof
+
+    @sizeof.register(_Shard)
     def _sizeof_shard(shard) -> int:
         arrays = [v for v in vars(shard).values() if isinstance(v, np.ndarray)]
         return sum(a.nbytes for a in arrays) + 64
 
-except ImportError:  # pragma: no cover - dask is an optional extra
-    pass
 
 #: On each worker process: the shards of the fits running there, by worker id
 #: (a restarted worker has a new id and an empty registry), then by
@@ -235,6 +241,7 @@ def _load(fit_id, s, *blocks):
     """Make shard ``s`` of fit ``fit_id`` from its row blocks, in this worker's registry.
 
     Returns its row count and whether any value is infinite (the in-memory check)."""
+    register_sizeof()
     shard = _Shard(*blocks)
     _registry()[fit_id, s] = shard
     return shard.X.shape[0], bool(np.isinf(shard.X).any())
@@ -407,8 +414,8 @@ class RemoteRows(BinnedRows):
         if kept.size < cluster.lengths.sum():  # a zero weight removed rows: one bit a row
             cluster.round("keep", lambda s: (_kept_bits(kept, bounds, cluster, s),))
         drawn = subsample_rows(n, random_state)
-        if drawn is None:
-            wanted = [np.arange(bounds[s + 1] - bounds[s]) for s in range(len(bounds) - 1)]
+        if drawn is None:  # every row
+            wanted = [None] * (len(bounds) - 1)
         else:
             wanted = [
                 drawn[(drawn >= bounds[s]) & (drawn < bounds[s + 1])] - bounds[s]
@@ -435,9 +442,9 @@ class RemoteRows(BinnedRows):
         self.stats_sent = False
 
     def built_histograms(self, level, nodes, stats, out) -> None:
-        """The histograms of ``nodes`` (the plan's summed nodes,
-        :meth:`~climbing_trees._levelwise._histogram_search.Histograms.built_histograms`):
-        each worker sums them over its rows, the client adds the parts into ``out``."""
+        """The histograms of ``nodes``, the nodes the plan sums (as the in-memory
+        ``Histograms.built_histograms`` asks): each worker sums them over its rows,
+        the client adds the parts into ``out``."""
         if not nodes.size:
             return
         width, n_nodes = out.shape[2], level.n_nodes
@@ -606,3 +613,16 @@ def lazy_predict(estimator, method: str, X):
     if meta.ndim == 1:
         return X.map_blocks(function, drop_axis=1, dtype=meta.dtype)
     return X.map_blocks(function, chunks=(X.chunks[0], meta.shape[1:]), dtype=meta.dtype)
+
+
+def stacked_decision_path(estimator, X):
+    """``estimator.decision_path`` of each row chunk of a dask array, computed on the
+    workers and stacked: a sparse matrix has no lazy form, but ``X`` is never
+    gathered (the matrix, one entry per row and depth, is)."""
+    import dask
+    from scipy import sparse
+
+    X = X.rechunk({1: -1})
+    path = dask.delayed(estimator.decision_path)
+    parts = dask.compute(*[path(block) for block in X.to_delayed().ravel()])
+    return sparse.vstack(parts, format="csr")

@@ -204,6 +204,26 @@ def test_predict_is_lazy_and_equal(client):
     np.testing.assert_array_equal(reg.predict(Xd).compute(), reg.predict(X))
 
 
+def test_apply_is_lazy_and_decision_path_chunk_by_chunk(client, monkeypatch):
+    """apply: a lazy dask array; decision_path: the in-memory matrix, without X ever
+    computed on the client; score: the in-memory score."""
+    X, y, _ = _problem(4, "gini", missing=True, weighted=False)
+    Xd = da.from_array(X, chunks=(70, 4))
+    tree = ct.DecisionTreeClassifier(splitter="hist", max_depth=5).fit(Xd, y)
+    leaves = tree.apply(Xd)
+    assert isinstance(leaves, da.Array)
+    np.testing.assert_array_equal(leaves.compute(), tree.apply(X))
+    assert tree.score(Xd, y) == tree.score(X, y)
+
+    def no_whole_X(*args, **kwargs):
+        raise AssertionError("X computed on the client")
+
+    monkeypatch.setattr(da.Array, "__array__", no_whole_X)
+    path = tree.decision_path(Xd)
+    assert (path != tree.decision_path(X)).nnz == 0
+    assert path.shape == (len(X), tree.tree_.node_count)
+
+
 def test_fit_report_counts_the_histogram_bytes(client):
     """Bytes of a level = workers x built nodes x features x (bins + 1) x columns x 8."""
     X, y, _ = _problem(4, "squared_error", missing=False, weighted=False, n=2_000)
@@ -371,6 +391,14 @@ def test_a_worker_killed_during_a_round_fails_the_fit_clearly(client, monkeypatc
         assert time.monotonic() < deadline
         time.sleep(0.05)
     assert _no_shard_left(client)
+
+
+def test_a_shard_is_sized_by_its_arrays():
+    from dask.sizeof import sizeof
+
+    _dask.register_sizeof()  # as each worker does when it loads a shard
+    shard = _dask._Shard(np.zeros((1_000, 8)))
+    assert sizeof(shard) >= 64_000
 
 
 def test_no_shard_stays_on_the_workers(client):
