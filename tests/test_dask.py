@@ -361,8 +361,9 @@ def test_a_lost_worker_fails_the_fit_clearly(client, monkeypatch):
 
 
 def test_a_worker_killed_during_a_round_fails_the_fit_clearly(client, monkeypatch):
-    """Kill a worker while a level's histograms round runs: the round's task of that
-    worker never completes; the fit fails clearly instead of waiting for ever."""
+    """Kill a worker while a level's round runs (level 2's routing, just submitted):
+    the round's task of that worker never completes; the fit fails clearly instead
+    of waiting for ever."""
     rng = np.random.default_rng(3)
     n = 5_000
     X = rng.normal(size=(n, 8))
@@ -374,8 +375,8 @@ def test_a_worker_killed_during_a_round_fails_the_fit_clearly(client, monkeypatc
     killed = []
 
     def kill_in_the_round(self, tasks):
-        if self.report["levels"] and len(self.report["levels"]) == 3 and not killed:
-            killed.append(self.workers[-1])  # level 2's first round: just submitted
+        if len(self.report["levels"]) == 3 and not killed:
+            killed.append(self.workers[-1])  # level 2's routing round, just submitted
             _kill(client, self.workers[-1])
         return gather(self, tasks)
 
