@@ -362,8 +362,8 @@ def test_a_lost_worker_fails_the_fit_clearly(client, monkeypatch):
 
 def test_a_worker_killed_during_a_round_fails_the_fit_clearly(client, monkeypatch):
     """Kill a worker while a level's round runs (level 2's routing, just submitted):
-    the round's task of that worker never completes; the fit fails clearly instead
-    of waiting for ever."""
+    its task never completes (or the next round's never starts, pinned to a worker
+    that is gone); the fit fails clearly instead of waiting for ever."""
     rng = np.random.default_rng(3)
     n = 5_000
     X = rng.normal(size=(n, 8))
