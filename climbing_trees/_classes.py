@@ -24,7 +24,7 @@ from ._criteria import (
     one_hot,
     output_criterion,
 )
-from ._dask import fit_on_dask, is_dask_collection, lazy_predict
+from ._dask import fit_on_dask, is_dask_collection, lazy_predict, stacked_decision_path
 from ._fractional import leaf_weights, mix
 from ._importance import surrogate_importances
 from ._levelwise._support import builder_for
@@ -672,8 +672,11 @@ class BaseDecisionTree(BaseEstimator):
         Returns
         -------
         ndarray of shape (n_samples,)
-            Node ids (rows of ``tree_``'s arrays), as scikit-learn's ``apply``.
+            Node ids (rows of ``tree_``'s arrays), as scikit-learn's ``apply``;
+            a lazy dask array for a dask array ``X``.
         """
+        if is_dask_collection(X):  # lazy, chunk by chunk (climbing_trees._dask)
+            return lazy_predict(self, "apply", X)
         return self._leaves(X)
 
     def decision_path(self, X):
@@ -689,8 +692,11 @@ class BaseDecisionTree(BaseEstimator):
         Returns
         -------
         indicator : sparse CSR matrix of shape (n_samples, node_count)
-            Entry ``(i, t)`` is 1 when row ``i`` visits node ``t``.
+            Entry ``(i, t)`` is 1 when row ``i`` visits node ``t``.  For a dask
+            array ``X``, computed chunk by chunk on the workers and stacked.
         """
+        if is_dask_collection(X):  # X stays on the workers (climbing_trees._dask)
+            return stacked_decision_path(self, X)
         X = self._validate_X_predict(X)
         return self.tree_.decision_path(X)
 

@@ -11,7 +11,8 @@ How the work is split (chapter "Trees beyond one machine"):
 
 - each worker holds a *shard*, the rows of a contiguous run of chunks, raw
   and binned, resident for the whole fit (:class:`_Shard`), and each row's
-  node; one task per worker per round, never one per chunk;
+  node; one task per worker per round, never one per chunk, pinned to the
+  worker that holds the shard;
 - the bins come from the rows :func:`climbing_trees._binning.subsample_rows`
   draws (every row up to 200,000; beyond, the same global row numbers as the
   in-memory fit), gathered once, and :func:`~climbing_trees._binning.bins_of_sample`;
@@ -28,31 +29,52 @@ How the work is split (chapter "Trees beyond one machine"):
   (:func:`~climbing_trees._levelwise._grow.numeric_goes_left`, the in-memory
   rule) and returns one bit per row.
 
-The client keeps the target and weight columns and the level's row index
-(about 20 bytes a row, against ``8 d`` for ``X``): the node values,
-impurities and fixed-point scales of the in-memory fit are float sums in
-row order, and the client computes them with the in-memory code
+The client keeps the target and weight columns and the level's row index and
+summaries (chapter "Trees beyond one machine" measures the bytes a row): the
+node values, impurities and fixed-point scales of the in-memory fit are float
+sums in row order, and the client computes them with the in-memory code
 (:func:`~climbing_trees._levelwise._state.level_of`), so they are the same
-bits.  ``X`` never leaves the workers except the binning sample.
+bits.  ``X`` never leaves the workers except the binning sample.  The client
+sends each worker its rows' statistics once (straight to the worker,
+``scatter``, as every large argument), and a bit a row if a zero weight
+removed rows; ``fit_report_`` counts the bytes both ways.
+
+Where a shard lives.  A shard changes every round (its rows' nodes), and
+Dask's data store assumes that a value never changes: a worker short of
+memory pickles values to disk at any moment and later loads that copy, which
+would bring back an old shard.  So shards are not Dask data: each worker keeps
+them in a registry of its own (:data:`_SHARDS`, by fit and shard), which the
+memory manager counts as the process's memory (it pauses or stops a worker
+as for any memory, but never spills a shard).  The chunks of ``X`` and the
+statistics sent are Dask data as usual: they never change, and may spill.
+The registry is emptied at the end of every fit, failed or not.  Actors
+(``actor=True``) would also keep a shard out of the store; a registry is
+plainer: one dict, one function per call (:func:`_call`).
 
 The estimator's own ``fit`` runs on the client over a placeholder of ``X``
 (zero pages that are never written but for one column of row numbers, which
 tell which rows a zero weight removed): every check, target encoding,
-weight rule, pruning and the fitted attributes are the in-memory fit's.
+weight rule, pruning and the fitted attributes are the in-memory fit's.  (A
+zero weight makes that ``fit`` copy the placeholder's kept rows, ``8 d``
+bytes a kept row on the client for the length of the fit: not avoided yet.)
 Only the rows object of the histogram fit is swapped, through the hook
 :data:`~climbing_trees._levelwise._binned_rows.ROWS_SOURCE`, for
 :class:`RemoteRows`.
 
 Options whose statistics cannot be summed over partitions are refused with
 the alternative named (:func:`dask_refusal`).  A worker lost during a fit
-makes the fit fail with a clear error (each shard counts its calls, so a
-shard recomputed from scratch is noticed); the previous model stays.
+makes the fit fail with a clear error (:data:`LOST`): a round watches that its
+workers are still in the cluster, a restarted worker has no shard, and each
+shard counts the calls it completed, so a call run twice is noticed; the
+previous model stays.
 """
 
 from __future__ import annotations
 
 import copy
+import pickle
 import time
+import uuid
 
 import numpy as np
 
@@ -60,10 +82,13 @@ from ._binning import bins_of_sample, subsample_rows
 from ._histograms import node_histograms
 from ._levelwise._binned_rows import ROWS_SOURCE, BinnedRows, row_index
 from ._levelwise._grow import numeric_goes_left
+from ._random import resolve_max_features
 
 LOST = (
-    "a Dask worker holding rows of this fit was lost (its rows were recomputed "
-    "without their nodes); the fit is abandoned and the previous model kept: fit again"
+    "a Dask worker holding rows of this fit was lost (it died, was restarted or left "
+    "the cluster, and its rows went with it); the fit is abandoned and the previous "
+    "model kept: fit again (if the worker was killed for memory, give the workers "
+    "more memory or add workers)"
 )
 
 
@@ -72,8 +97,15 @@ def is_dask_collection(x) -> bool:
     return type(x).__module__.split(".")[0] == "dask"
 
 
-def dask_refusal(estimator) -> str | None:
-    """Why ``estimator`` cannot be fitted on Dask input, or None."""
+def dask_refusal(estimator, n_features: int) -> str | None:
+    """Why ``estimator`` cannot be fitted on Dask input with ``n_features`` columns,
+    or None."""
+    if estimator.splitter == "random":
+        return (
+            "splitter='random' draws each threshold between a node's smallest and "
+            "largest values, read from its rows; use splitter='hist' (histograms of "
+            "exact integer sums) to fit on a Dask array, or compute X into memory first."
+        )
     if estimator.splitter != "hist":
         return (
             f"splitter={estimator.splitter!r} sorts each node's rows, which cannot be "
@@ -96,7 +128,8 @@ def dask_refusal(estimator) -> str | None:
             "categorical_features are not supported on a Dask array yet; encode the "
             "categories as numbers, or compute X into memory first."
         )
-    if estimator.max_features is not None:
+    # All features (None, 1.0, n_features) draw nothing; a subset is drawn per node.
+    if resolve_max_features(estimator.max_features, n_features) < n_features:
         return (
             f"max_features={estimator.max_features!r} (random feature subsets) is not "
             "supported on Dask yet; use max_features=None."
@@ -110,10 +143,12 @@ def dask_refusal(estimator) -> str | None:
 
 
 class _Shard:
-    """One worker's rows: raw values, codes, per-row statistics and each row's node.
+    """One worker's rows of one fit: raw values, codes, per-row statistics, each row's node.
 
-    Every call goes through :func:`_call`, which checks the call's number:
-    a shard that was lost and recomputed from its chunks starts again at 0.
+    A shard is mutable (every round moves its rows), so it never lives in
+    Dask's data store, which assumes a task's inputs never change and may
+    pickle them to disk at any moment: it lives in the worker's registry
+    (:data:`_SHARDS`), and every call goes through :func:`_call`.
     """
 
     def __init__(self, *blocks):
@@ -121,24 +156,20 @@ class _Shard:
         self.X = np.ascontiguousarray(X, dtype=float)
         self.calls = 0
 
-    def check(self):
-        """Whether any value is infinite (as the in-memory ``fit`` checks)."""
-        return bool(np.isinf(self.X).any())
-
-    def keep(self, kept):
-        """Keep the rows ``kept`` (local numbers; the others had weight 0)."""
-        if kept.size != self.X.shape[0]:
-            self.X = np.ascontiguousarray(self.X[kept])
+    def keep(self, kept_bits):
+        """Keep the rows whose bit is set (the others had weight 0)."""
+        kept = np.unpackbits(kept_bits, count=self.X.shape[0]).astype(bool)
+        self.X = np.ascontiguousarray(self.X[kept])
 
     def sample(self, rows, max_bins):
-        """The rows ``rows``, and each column's distinct present values (None if
-        more than ``max_bins``)."""
+        """The rows ``rows`` (None: all), and each column's distinct present values
+        (None if more than ``max_bins``)."""
         distinct = []
         for j in range(self.X.shape[1]):
             column = self.X[:, j]
             values = np.unique(column[~np.isnan(column)])
             distinct.append(values if len(values) <= max_bins else None)
-        return self.X[rows], distinct
+        return (self.X if rows is None else self.X[rows]), distinct
 
     def bin(self, bins):
         """Bin the rows (:meth:`Bins.codes`); every row in the root.  Returns which
@@ -156,7 +187,8 @@ class _Shard:
         sizes = np.bincount(self.node[inside], minlength=n_nodes)
         starts = np.zeros(n_nodes, dtype=np.intp)
         np.cumsum(sizes[:-1], out=starts[1:])
-        return node_histograms(self.codes, rows, starts, sizes, built, self.stats, width)
+        codes, stats = self.codes, self.stats
+        return node_histograms(codes, rows, starts, sizes, built, stats, width)
 
     def route(self, split, feature, threshold, missing_left):
         """Move the rows of the split nodes into their children (left children in
@@ -169,65 +201,183 @@ class _Shard:
         go_left = numeric_goes_left(x, threshold[node], missing_left, node)
         rank = np.cumsum(split) - 1  # a split node's place among them
         n_split = int(split.sum())
-        self.node[:] = -1
-        self.node[moved] = np.where(go_left, rank[node], n_split + rank[node])
+        children = np.full(self.X.shape[0], -1, dtype=np.intp)
+        children[moved] = np.where(go_left, rank[node], n_split + rank[node])
+        self.node = children  # one assignment: the old nodes stay whole until here
         return np.packbits(go_left), moved.size
 
 
-def _call(shard, call, method, *args):
-    """Run ``shard.method(*args)`` if it is the shard's call number ``call``."""
-    if shard.calls != call:
+def register_sizeof() -> None:
+    """Size a shard by its arrays for ``dask.sizeof`` (run on each worker, once).
+
+    A worker's memory manager sizes its data with ``dask.sizeof``.  A shard is
+    not Dask data during a fit, but should one ever be (a task returning it),
+    its size is its arrays', not the 56 bytes of the object.  Registered when
+    a shard is loaded, so that importing the package does not import dask."""
+    from dask.sizeof import sizeof
+
+    @sizeof.register(_Shard)
+    def _sizeof_shard(shard) -> int:
+        arrays = [v for v in vars(shard).values() if isinstance(v, np.ndarray)]
+        return sum(a.nbytes for a in arrays) + 64
+
+
+#: On each worker process: the shards of the fits running there, by worker id
+#: (a restarted worker has a new id and an empty registry), then by
+#: ``(fit id, shard number)``.  Kept outside Dask's data store because a shard
+#: changes every round (Dask would spill a snapshot of it and later load that).
+_SHARDS: dict[str, dict[tuple[str, int], _Shard]] = {}
+
+
+def _registry(worker=None) -> dict:
+    if worker is None:
+        from distributed import get_worker
+
+        worker = get_worker()
+    return _SHARDS.setdefault(worker.id, {})
+
+
+def _load(fit_id, s, *blocks):
+    """Make shard ``s`` of fit ``fit_id`` from its row blocks, in this worker's registry.
+
+    Returns its row count and whether any value is infinite (the in-memory check)."""
+    register_sizeof()
+    shard = _Shard(*blocks)
+    _registry()[fit_id, s] = shard
+    return shard.X.shape[0], bool(np.isinf(shard.X).any())
+
+
+def _call(fit_id, s, call, method, *args):
+    """Run ``method(*args)`` of shard ``s`` of fit ``fit_id`` if it is its call number
+    ``call``; a missing shard (a worker restarted) or another number: :data:`LOST`."""
+    shard = _registry().get((fit_id, s))
+    if shard is None or shard.calls != call:
         raise RuntimeError(LOST)
-    shard.calls += 1
-    return getattr(shard, method)(*args)
+    result = getattr(shard, method)(*args)
+    shard.calls += 1  # counted once done: a call cut short is not counted
+    return result
+
+
+def held_shards(dask_worker=None) -> list:
+    """The ``(fit id, shard)`` keys of the shards this worker holds: none between fits
+    (``client.run(held_shards)`` asks every worker)."""
+    return sorted(_registry(dask_worker))
+
+
+def _release(fit_id, dask_worker=None):
+    """Drop this worker's shards of fit ``fit_id`` (run at the end of every fit)."""
+    registry = _registry(dask_worker)
+    for key in [key for key in registry if key[0] == fit_id]:
+        del registry[key]
 
 
 # ---------------------------------------------------------------- the client
 
+#: Arrays larger than this travel straight to their worker (``scatter``),
+#: not inside the task through the scheduler.
+SCATTER_BYTES = 1 << 16
+#: How often (seconds) a round that is still running checks that its workers live.
+WATCH_SECONDS = 0.25
+
 
 class _Cluster:
-    """The shards of one fit: their futures, workers, first rows, and the fit report."""
+    """The shards of one fit: their workers, first rows, and the fit report."""
 
-    def __init__(self, client, futures, workers, firsts, lengths):
-        self.client, self.futures, self.workers = client, futures, workers
+    def __init__(self, client, fit_id, workers, firsts, lengths):
+        self.client, self.fit_id, self.workers = client, fit_id, workers
         self.firsts, self.lengths = firsts, lengths
         self.calls = 0
-        self.report = {"rounds": 0, "bytes": 0, "levels": [], "workers": len(futures)}
+        self.report = {
+            "workers": len(workers), "rounds": 0, "setup_rounds": 0, "bytes": 0,
+            "sent_bytes": 0, "levels": [],
+        }  # fmt: skip
+
+    def _argument(self, arg, worker):
+        """``arg`` as a task argument, and the bytes it sends: a large array goes
+        straight to ``worker``."""
+        if isinstance(arg, np.ndarray):
+            if arg.nbytes > SCATTER_BYTES:
+                future = self.client.scatter(arg, workers=[worker], direct=True, hash=False)
+                return future, arg.nbytes
+            return arg, arg.nbytes
+        return arg, len(pickle.dumps(arg))
+
+    def submit(self, function, args_of):
+        """One task per shard, pinned to the shard's worker, and the bytes sent."""
+        tasks, sent = [], 0
+        for s, worker in enumerate(self.workers):
+            args = []
+            for arg in args_of(s):
+                arg, size = self._argument(arg, worker)
+                args.append(arg)
+                sent += size
+            tasks.append(
+                self.client.submit(function, *args, workers=[worker],
+                                   allow_other_workers=False, pure=False)
+            )  # fmt: skip
+        return tasks, sent
+
+    def gather(self, tasks):
+        """The tasks' results, in order; :data:`LOST` if a shard's worker leaves.
+
+        A round's tasks are pinned to their workers: a task of a worker that
+        died would wait for it for ever, so the wait watches the workers."""
+        from distributed import wait
+
+        try:
+            while True:
+                try:
+                    wait(tasks, timeout=WATCH_SECONDS)
+                    break
+                except TimeoutError:
+                    alive = self.client.scheduler_info()["workers"]
+                    if not set(self.workers) <= set(alive):
+                        raise RuntimeError(LOST) from None
+            return self.client.gather(tasks)
+        finally:
+            self.client.cancel(tasks)  # nothing of a round stays on the cluster
+
+    def release(self):
+        """Drop the fit's shards from the workers that are still there."""
+        try:  # a worker that left took its shards (and would not answer)
+            alive = set(self.client.scheduler_info()["workers"])
+            workers = [worker for worker in self.workers if worker in alive]
+            if workers:
+                self.client.run(_release, self.fit_id, workers=workers, on_error="ignore")
+        except Exception:  # noqa: BLE001 - a failed clean-up must not hide the fit's error
+            pass
 
     def round(self, method, args_of, depth=None):
-        """One task per shard (``args_of(s)``: shard ``s``'s arguments), gathered in order."""
+        """``method`` on every shard (``args_of(s)``: shard ``s``'s arguments)."""
         start = time.perf_counter()
-        tasks = [
-            self.client.submit(
-                _call,
-                future,
-                self.calls,
-                method,
-                *args_of(s),
-                workers=[worker],
-                allow_other_workers=True,
-                pure=False,
-            )
-            for s, (future, worker) in enumerate(zip(self.futures, self.workers, strict=True))
-        ]
-        results = self.client.gather(tasks)
+        call = self.calls
+        tasks, sent = self.submit(_call, lambda s: (self.fit_id, s, call, method, *args_of(s)))
+        results = self.gather(tasks)
         self.calls += 1
-        seconds = time.perf_counter() - start
-        received = sum(_nbytes(r) for r in results)
-        self.report["rounds"] += 1
-        self.report["bytes"] += received
-        if depth is not None:
-            levels = self.report["levels"]
-            if len(levels) <= depth:
-                levels.append(
-                    {"depth": depth, "rounds": 0, "bytes": 0, "seconds": 0.0,
-                     "built_nodes": 0, "histogram_bytes": 0}
-                )  # fmt: skip
-            entry = levels[depth]
-            entry["rounds"] += 1
-            entry["bytes"] += received
-            entry["seconds"] += seconds
+        self.count(results, sent, time.perf_counter() - start, depth)
         return results
+
+    def count(self, results, sent, seconds, depth):
+        """Add a round to the report (to its level's entry if ``depth`` is given)."""
+        received = sum(_nbytes(r) for r in results)
+        report = self.report
+        report["rounds"] += 1
+        report["bytes"] += received
+        report["sent_bytes"] += sent
+        if depth is None:
+            report["setup_rounds"] += 1
+            return
+        levels = report["levels"]
+        if len(levels) <= depth:
+            levels.append(
+                {"depth": depth, "rounds": 0, "bytes": 0, "sent_bytes": 0,
+                 "seconds": 0.0, "built_nodes": 0, "histogram_bytes": 0}
+            )  # fmt: skip
+        entry = levels[depth]
+        entry["rounds"] += 1
+        entry["bytes"] += received
+        entry["sent_bytes"] += sent
+        entry["seconds"] += seconds
 
 
 def _nbytes(result) -> int:
@@ -261,10 +411,11 @@ class RemoteRows(BinnedRows):
         # The fit's rows held by each shard: a contiguous run (X[keep] keeps order).
         bounds = np.searchsorted(kept, np.append(cluster.firsts, np.iinfo(np.int64).max))
         self.bounds = bounds
-        cluster.round("keep", lambda s: (kept[bounds[s] : bounds[s + 1]] - cluster.firsts[s],))
+        if kept.size < cluster.lengths.sum():  # a zero weight removed rows: one bit a row
+            cluster.round("keep", lambda s: (_kept_bits(kept, bounds, cluster, s),))
         drawn = subsample_rows(n, random_state)
-        if drawn is None:
-            wanted = [np.arange(bounds[s + 1] - bounds[s]) for s in range(len(bounds) - 1)]
+        if drawn is None:  # every row
+            wanted = [None] * (len(bounds) - 1)
         else:
             wanted = [
                 drawn[(drawn >= bounds[s]) & (drawn < bounds[s + 1])] - bounds[s]
@@ -291,9 +442,9 @@ class RemoteRows(BinnedRows):
         self.stats_sent = False
 
     def built_histograms(self, level, nodes, stats, out) -> None:
-        """The histograms of ``nodes`` (the plan's summed nodes,
-        :meth:`~climbing_trees._levelwise._histogram_search.Histograms.built_histograms`):
-        each worker sums them over its rows, the client adds the parts into ``out``."""
+        """The histograms of ``nodes``, the nodes the plan sums (as the in-memory
+        ``Histograms.built_histograms`` asks): each worker sums them over its rows,
+        the client adds the parts into ``out``."""
         if not nodes.size:
             return
         width, n_nodes = out.shape[2], level.n_nodes
@@ -334,6 +485,13 @@ class RemoteRows(BinnedRows):
         return kept_rows, kept_node, by_row[kept_rows]
 
 
+def _kept_bits(kept, bounds, cluster, s) -> np.ndarray:
+    """Shard ``s``'s rows that ``kept`` (the fit's row numbers) keeps, one bit each."""
+    mask = np.zeros(cluster.lengths[s], dtype=bool)
+    mask[kept[bounds[s] : bounds[s + 1]] - cluster.firsts[s]] = True
+    return np.packbits(mask)
+
+
 def _client():
     try:
         from distributed import get_client
@@ -357,55 +515,62 @@ def _as_numpy(a):
 
 
 def _shards(client, X):
-    """One shard per worker, each a contiguous run of ``X``'s row chunks."""
+    """One shard per worker, each a contiguous run of ``X``'s row chunks, loaded into
+    the workers' registries (:func:`_load`).  Returns the fit's :class:`_Cluster` and
+    whether any value of ``X`` is infinite."""
     workers = sorted(client.scheduler_info()["workers"])
     blocks = X.to_delayed().ravel().tolist()
     sizes = np.asarray(X.chunks[0], dtype=np.int64)
     n_blocks = len(blocks)
     owner = np.arange(n_blocks) * len(workers) // n_blocks  # contiguous runs
-    block_futures = client.compute(blocks)
-    futures, addresses, firsts, lengths = [], [], [], []
     starts = np.concatenate([[0], np.cumsum(sizes)])
-    for w, address in enumerate(workers):
-        mine = np.flatnonzero(owner == w)
-        if not mine.size:
-            continue
-        futures.append(
-            client.submit(
-                _Shard,
-                *[block_futures[i] for i in mine],
-                workers=[address],
-                allow_other_workers=True,
-                pure=False,
-            )
-        )
-        addresses.append(address)
-        firsts.append(int(starts[mine[0]]))
-        lengths.append(int(sizes[mine].sum()))
-    del block_futures
-    return _Cluster(client, futures, addresses, np.array(firsts), np.array(lengths))
+    mine = [np.flatnonzero(owner == w) for w in range(len(workers))]
+    holders = [w for w in range(len(workers)) if mine[w].size]
+    cluster = _Cluster(
+        client, uuid.uuid4().hex, [workers[w] for w in holders],
+        np.array([starts[mine[w][0]] for w in holders], dtype=np.int64),
+        np.array([sizes[mine[w]].sum() for w in holders], dtype=np.int64),
+    )  # fmt: skip
+    block_futures = client.compute(blocks)  # the chunks, wherever Dask computes them
+    start = time.perf_counter()
+    tasks = [
+        client.submit(_load, cluster.fit_id, s, *[block_futures[i] for i in mine[w]],
+                      workers=[cluster.workers[s]], allow_other_workers=False, pure=False)
+        for s, w in enumerate(holders)
+    ]  # fmt: skip
+    del block_futures  # the loads hold them; released once loaded
+    try:
+        loaded = cluster.gather(tasks)
+    except BaseException:
+        cluster.release()  # the shards already loaded leave their workers
+        raise
+    cluster.count(loaded, 0, time.perf_counter() - start, None)
+    if [rows for rows, _ in loaded] != cluster.lengths.tolist():
+        raise RuntimeError(LOST)
+    return cluster, any(infinite for _, infinite in loaded)
 
 
 def fit_on_dask(estimator, X, y, sample_weight=None):
     """``estimator.fit(X, y, sample_weight)`` with ``X`` a row-chunked dask array."""
-    refusal = dask_refusal(estimator)
-    if refusal is not None:
-        raise ValueError(refusal)
     if type(X).__name__ != "Array":
         raise TypeError(
             f"fit on Dask takes a row-chunked dask.array X, not a {type(X).__name__}; "
             "for a dask DataFrame of numerical columns pass df.to_dask_array(lengths=True)."
         )
-    client = _client()
     if X.ndim != 2:
         raise ValueError(f"X must be 2-D (n_samples, n_features); got {X.ndim} dimensions.")
+    refusal = dask_refusal(estimator, X.shape[1])
+    if refusal is not None:
+        raise ValueError(refusal)
+    client = _client()
     if any(np.isnan(c) for c in X.chunks[0]):
         X = X.compute_chunk_sizes()
     X = X.rechunk({1: -1})  # whole rows in each chunk
     y, sample_weight = _as_numpy(y), _as_numpy(sample_weight)
     n, d = X.shape
-    cluster = _shards(client, X)
-    if any(cluster.round("check", lambda s: ())):
+    cluster, infinite = _shards(client, X)
+    if infinite:
+        cluster.release()
         raise ValueError("Input X contains infinity or a value too large for dtype('float64').")
     # The placeholder: zero pages (never written, so never allocated) and the
     # row numbers in column 0, Fortran order so that only that column is written.
@@ -424,7 +589,7 @@ def fit_on_dask(estimator, X, y, sample_weight=None):
         learner.fit(placeholder, y, sample_weight)
     finally:
         ROWS_SOURCE.reset(token)
-        client.cancel(cluster.futures)
+        cluster.release()  # the shards leave the workers, whatever happened
     if not made:
         raise RuntimeError(
             "the Dask fit did not reach the histogram builder (an option sent it to "
@@ -448,3 +613,16 @@ def lazy_predict(estimator, method: str, X):
     if meta.ndim == 1:
         return X.map_blocks(function, drop_axis=1, dtype=meta.dtype)
     return X.map_blocks(function, chunks=(X.chunks[0], meta.shape[1:]), dtype=meta.dtype)
+
+
+def stacked_decision_path(estimator, X):
+    """``estimator.decision_path`` of each row chunk of a dask array, computed on the
+    workers and stacked: a sparse matrix has no lazy form, but ``X`` is never
+    gathered (the matrix, one entry per row and depth, is)."""
+    import dask
+    from scipy import sparse
+
+    X = X.rechunk({1: -1})
+    path = dask.delayed(estimator.decision_path)
+    parts = dask.compute(*[path(block) for block in X.to_delayed().ravel()])
+    return sparse.vstack(parts, format="csr")

@@ -204,6 +204,26 @@ def test_predict_is_lazy_and_equal(client):
     np.testing.assert_array_equal(reg.predict(Xd).compute(), reg.predict(X))
 
 
+def test_apply_is_lazy_and_decision_path_chunk_by_chunk(client, monkeypatch):
+    """apply: a lazy dask array; decision_path: the in-memory matrix, without X ever
+    computed on the client; score: the in-memory score."""
+    X, y, _ = _problem(4, "gini", missing=True, weighted=False)
+    Xd = da.from_array(X, chunks=(70, 4))
+    tree = ct.DecisionTreeClassifier(splitter="hist", max_depth=5).fit(Xd, y)
+    leaves = tree.apply(Xd)
+    assert isinstance(leaves, da.Array)
+    np.testing.assert_array_equal(leaves.compute(), tree.apply(X))
+    assert tree.score(Xd, y) == tree.score(X, y)
+
+    def no_whole_X(*args, **kwargs):
+        raise AssertionError("X computed on the client")
+
+    monkeypatch.setattr(da.Array, "__array__", no_whole_X)
+    path = tree.decision_path(Xd)
+    assert (path != tree.decision_path(X)).nnz == 0
+    assert path.shape == (len(X), tree.tree_.node_count)
+
+
 def test_fit_report_counts_the_histogram_bytes(client):
     """Bytes of a level = workers x built nodes x features x (bins + 1) x columns x 8."""
     X, y, _ = _problem(4, "squared_error", missing=False, weighted=False, n=2_000)
@@ -219,9 +239,46 @@ def test_fit_report_counts_the_histogram_bytes(client):
         assert level["histogram_bytes"] == expected
         assert level["bytes"] > level["histogram_bytes"]  # and the routing bits
     assert levels[0]["built_nodes"] == 1 and levels[1]["built_nodes"] == 1
-    # Two rounds a level (histograms, then routing), four to set up: check,
-    # keep, sample, bin.
-    assert report["rounds"] == 4 + 2 * len(levels)
+    # Two rounds a level (histograms, then routing), three to set up: load, sample,
+    # bin (no zero weight: no round to drop rows).
+    assert report["setup_rounds"] == 3
+    assert report["rounds"] == 3 + 2 * len(levels)
+    # Sent to the workers: the first level carries each row's statistic once.
+    assert levels[0]["sent_bytes"] >= len(X) * (columns - 1) * 8
+    assert report["sent_bytes"] >= sum(level["sent_bytes"] for level in levels)
+
+
+def _node_depths(tree: ct.Tree) -> np.ndarray:
+    depth = np.zeros(tree.node_count, dtype=int)
+    for node in range(tree.node_count):  # children come after their parents
+        for child in (tree.children_left[node], tree.children_right[node]):
+            if child >= 0:
+                depth[child] = depth[node] + 1
+    return depth
+
+
+def test_a_last_level_summed_in_parts_counts_its_rounds(client, monkeypatch):
+    """A last level too wide for one block is summed a few pairs at a time, one round
+    each, and the report counts them (a small block stands for a wide X)."""
+    from climbing_trees._levelwise import _histogram_plan as plans
+
+    X, y, w = _problem(6, "squared_error", missing=True, weighted=True, n=3_000)
+    options = {"splitter": "hist", "max_depth": 6, "max_bins": 16}
+    width = 17
+    monkeypatch.setattr(plans, "SEARCH_CELLS", X.shape[1] * width * 4)  # 2 pairs a block
+    memory = ct.DecisionTreeRegressor(**options).fit(X, y, sample_weight=w)
+    tree = ct.DecisionTreeRegressor(**options).fit(da.from_array(X, chunks=(700, 4)), y, w)
+    assert_same_bits(tree.tree_, memory.tree_)
+    report = tree.fit_report_
+    last = report["levels"][-1]
+    assert last["depth"] == 5 == tree.get_depth() - 1
+    n_nodes = int((_node_depths(tree.tree_) == last["depth"]).sum())
+    assert n_nodes > 4
+    assert last["rounds"] == -(-n_nodes // 4) + 1  # pairs two at a time, then routing
+    assert report["setup_rounds"] == 4  # load, keep (zero weights), sample, bin
+    assert report["rounds"] == report["setup_rounds"] + sum(
+        level["rounds"] for level in report["levels"]
+    )
 
 
 @pytest.mark.parametrize(
@@ -230,8 +287,11 @@ def test_fit_report_counts_the_histogram_bytes(client):
         ({"splitter": "best"}, "splitter='hist'"),
         ({"criterion": "absolute_error"}, "medians"),
         ({"missing_values": "surrogate"}, "missing_values='learn'"),
+        ({"splitter": "random"}, "splitter='random' draws"),
         ({"max_features": 2}, "max_features=None"),
+        ({"max_features": "sqrt"}, "max_features=None"),
         ({"categorical_features": [0]}, "encode the categories"),
+        ({"monotonic_cst": [1, 0, 0, 0]}, "monotonic_cst=None"),
     ],
 )
 def test_refused_options_name_the_alternative(client, options, message):
@@ -244,11 +304,31 @@ def test_refused_options_name_the_alternative(client, options, message):
     np.testing.assert_array_equal(tree.tree_.threshold, before)  # kept
 
 
+@pytest.mark.parametrize("max_features", [None, 1.0, 4])
+def test_all_features_are_not_a_random_subset(client, max_features):
+    """max_features covering every feature draws nothing: accepted, the same tree."""
+    X, y, _ = _problem(8, "squared_error", missing=True, weighted=False, n=300)
+    options = {"splitter": "hist", "max_depth": 5, "max_features": max_features}
+    memory = ct.DecisionTreeRegressor(**options).fit(X, y)
+    on_dask = ct.DecisionTreeRegressor(**options).fit(da.from_array(X, chunks=(70, 4)), y)
+    assert_same_bits(on_dask.tree_, memory.tree_)
+
+
 def test_infinite_values_are_refused(client):
     X, y, _ = _problem(1, "squared_error", missing=False, weighted=False, n=100)
     X[7, 2] = np.inf
     with pytest.raises(ValueError, match="infinity"):
         ct.DecisionTreeRegressor(splitter="hist").fit(da.from_array(X, chunks=(30, 4)), y)
+
+
+def _kill(client, victim) -> None:
+    """SIGKILL the worker process at ``victim`` (its nanny starts another)."""
+    pid = client.run(os.getpid, workers=[victim])[victim]
+    os.kill(pid, signal.SIGKILL)
+
+
+def _no_shard_left(client) -> bool:
+    return all(not keys for keys in client.run(_dask.held_shards).values())
 
 
 def test_a_lost_worker_fails_the_fit_clearly(client, monkeypatch):
@@ -262,8 +342,7 @@ def test_a_lost_worker_fails_the_fit_clearly(client, monkeypatch):
     def kill_at_depth_two(self, level, made, split):
         if level.depth == 2:
             victim = self.cluster.workers[0]
-            pid = client.run(os.getpid, workers=[victim])[victim]
-            os.kill(pid, signal.SIGKILL)
+            _kill(client, victim)
             deadline = time.monotonic() + 30
             while victim in client.scheduler_info()["workers"]:
                 assert time.monotonic() < deadline
@@ -276,5 +355,97 @@ def test_a_lost_worker_fails_the_fit_clearly(client, monkeypatch):
     np.testing.assert_array_equal(tree.tree_.threshold, before)
     monkeypatch.undo()
     client.wait_for_workers(2, timeout=60)  # the nanny restarts it
+    assert _no_shard_left(client)  # the other worker dropped its shard
     again = ct.DecisionTreeRegressor(splitter="hist", max_depth=6).fit(Xd, y)
     assert_same_bits(again.tree_, tree.tree_)
+
+
+def test_a_worker_killed_during_a_round_fails_the_fit_clearly(client, monkeypatch):
+    """Kill a worker while a level's round runs (level 2's routing, just submitted):
+    its task never completes (or the next round's never starts, pinned to a worker
+    that is gone); the fit fails clearly instead of waiting for ever."""
+    rng = np.random.default_rng(3)
+    n = 5_000
+    X = rng.normal(size=(n, 8))
+    y = X[:, 0] + np.sin(X[:, 1]) + rng.normal(size=n)
+    Xd = da.from_array(X, chunks=(n // 5, 8))
+    tree = ct.DecisionTreeRegressor(splitter="hist", max_depth=2).fit(X, y)
+    before = tree.tree_.threshold.copy()
+    gather = _dask._Cluster.gather
+    killed = []
+
+    def kill_in_the_round(self, tasks):
+        if len(self.report["levels"]) == 3 and not killed:
+            killed.append(self.workers[-1])  # level 2's routing round, just submitted
+            _kill(client, self.workers[-1])
+        return gather(self, tasks)
+
+    monkeypatch.setattr(_dask._Cluster, "gather", kill_in_the_round)
+    with pytest.raises(RuntimeError, match="worker .* was lost"):
+        ct.DecisionTreeRegressor(splitter="hist", max_depth=8).fit(Xd, y)
+    assert killed
+    monkeypatch.undo()
+    np.testing.assert_array_equal(tree.tree_.threshold, before)
+    client.wait_for_workers(2, timeout=60)
+    deadline = time.monotonic() + 30
+    while killed[0] in client.scheduler_info()["workers"]:  # gone for the next test
+        assert time.monotonic() < deadline
+        time.sleep(0.05)
+    assert _no_shard_left(client)
+
+
+def test_a_shard_is_sized_by_its_arrays():
+    from dask.sizeof import sizeof
+
+    _dask.register_sizeof()  # as each worker does when it loads a shard
+    shard = _dask._Shard(np.zeros((1_000, 8)))
+    assert sizeof(shard) >= 64_000
+
+
+def test_no_shard_stays_on_the_workers(client):
+    """A fit, and a fit refused on the workers' answer (infinity), leave nothing."""
+    X, y, _ = _problem(5, "squared_error", missing=True, weighted=True, n=500)
+    ct.DecisionTreeRegressor(splitter="hist", max_depth=4).fit(da.from_array(X, chunks=90), y)
+    assert _no_shard_left(client)
+    X[3, 1] = np.inf
+    with pytest.raises(ValueError, match="infinity"):
+        ct.DecisionTreeRegressor(splitter="hist").fit(da.from_array(X, chunks=(90, 4)), y)
+    assert _no_shard_left(client)
+
+
+SPILL = {  # every managed value goes to disk at once, and nothing pauses or kills
+    "distributed.worker.memory.target": False,
+    "distributed.worker.memory.spill": 0.05,
+    "distributed.worker.memory.pause": False,
+    "distributed.worker.memory.terminate": False,
+    "distributed.worker.memory.monitor-interval": "1ms",
+}
+
+
+def test_workers_that_spill_to_disk_fit_the_same_tree():
+    """Workers above their spill threshold write Dask's data to disk while the rounds
+    run; the shards are not Dask data, so the fit neither breaks nor changes."""
+    import dask
+
+    rng = np.random.default_rng(7)
+    n = 50_000
+    X = rng.normal(size=(n, 4))
+    X[rng.random(X.shape) < 0.05] = np.nan
+    y = np.nan_to_num(X[:, 0]) + np.sin(np.nan_to_num(X[:, 1])) + rng.normal(size=n)
+    w = rng.integers(0, 4, n) * 0.5
+    options = {"splitter": "hist", "max_depth": 6}
+    memory = ct.DecisionTreeRegressor(**options).fit(X, y, sample_weight=w)
+    with dask.config.set(SPILL):
+        cluster = LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                               memory_limit="500MB", dashboard_address=":0")  # fmt: skip
+    try:
+        with Client(cluster) as spilling:
+            Xd = da.from_array(X, chunks=((1_000, 9_000, 30_000, n - 40_000), 4))
+            tree = ct.DecisionTreeRegressor(**options).fit(Xd, y, sample_weight=w)
+            assert_same_bits(tree.tree_, memory.tree_)
+            writes = spilling.run(
+                lambda dask_worker: dask_worker.data.cumulative_metrics[("disk-write", "count")]
+            )
+            assert all(count > 0 for count in writes.values())  # they did spill
+    finally:
+        cluster.close()
