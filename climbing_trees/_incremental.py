@@ -83,9 +83,8 @@ def incremental_best_split(
     node_stats = phi.sum(axis=0)
     total = total_weight(node_stats, criterion)
     parent = float(impurity_from_statistics(node_stats, criterion))
-    q = fixed_weights(
-        sample_weight, min_samples_leaf
-    )  # exact sums for the refusal rule
+    # The weights as exact integers (fixed point), so "a side without weight" is exact.
+    q = fixed_weights(sample_weight, min_samples_leaf)
     q_total = q.sum()
     splits, scores = [], []
     for j in range(n_features):

@@ -99,9 +99,8 @@ def naive_best_split(
     n_samples, n_features = X.shape
     total = sample_weight.sum()
     parent = node_impurity(Y, sample_weight, criterion)
-    q = fixed_weights(
-        sample_weight, min_samples_leaf
-    )  # exact sums for the refusal rule
+    # The weights as exact integers (fixed point), so "a side without weight" is exact.
+    q = fixed_weights(sample_weight, min_samples_leaf)
     splits, scores = [], []
     for j in range(n_features):
         c = column_candidates(X[:, j], min_samples_leaf)
