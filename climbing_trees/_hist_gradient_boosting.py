@@ -878,6 +878,13 @@ class _HistGradientBoosting(BaseEstimator):
         y, loss = self._encode_y(y)
         sample_weight = _check_sample_weight(sample_weight, X, dtype=np.float64)
         sample_weight = self._class_weights(y, sample_weight)
+        if np.any(sample_weight < 0) or not np.any(sample_weight > 0):
+            raise ValueError(
+                "sample_weight must be non-negative with at least one positive weight."
+            )
+        if np.any(sample_weight == 0):  # a row of weight 0 is no row (bins, counts)
+            keep = sample_weight > 0
+            X, y, sample_weight = X[keep], y[keep], sample_weight[keep]
         weighted = sample_weight is not None and not np.all(sample_weight == 1.0)
         rng = check_random_state(self.random_state)
         seed = rng.randint(np.iinfo(np.uint32).max, dtype="u8")  # scikit-learn's draw
@@ -1323,7 +1330,8 @@ class HistGradientBoostingClassifier(ClassifierMixin, _HistGradientBoosting):
         -------
         proba : ndarray of shape (n_samples, n_classes)
         """
-        return self._loss.proba(self._raw_predict(X))
+        raw = self._raw_predict(X)  # checks that the model is fitted first
+        return self._loss.proba(raw)
 
     def staged_predict_proba(self, X):
         """Class probabilities after each iteration.
@@ -1350,7 +1358,21 @@ class HistGradientBoostingClassifier(ClassifierMixin, _HistGradientBoosting):
         -------
         y : ndarray of shape (n_samples,)
         """
-        return self.classes_[np.argmax(self.predict_proba(X), axis=1)]
+        proba = self.predict_proba(X)
+        return self.classes_[np.argmax(proba, axis=1)]
+
+    def predict_log_proba(self, X) -> np.ndarray:
+        """The logarithms of :meth:`predict_proba`.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        log_proba : ndarray of shape (n_samples, n_classes)
+        """
+        return np.log(self.predict_proba(X))
 
     def staged_predict(self, X):
         """Predicted classes after each iteration.
