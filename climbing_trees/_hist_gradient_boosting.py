@@ -268,6 +268,9 @@ def _sum_histogram(codes, rows, first, stop, g, h, constant, hist):
     feature's codes are read in the node's row order (scikit-learn's
     ``ordered_gradients``)."""
     m = stop - first
+    if m == codes.shape[1]:  # every row (the root): no gathering
+        _sum_every_row(codes, g, h, constant, hist)
+        return
     og = np.empty(m, dtype=np.int64)
     oh = np.empty(m if not constant else 0, dtype=np.int64)
     for p in range(m):
@@ -293,6 +296,26 @@ def _sum_histogram(codes, rows, first, stop, g, h, constant, hist):
 
 
 @numba.njit(cache=True, nogil=True)
+def _sum_every_row(codes, g, h, constant, hist):
+    """:func:`_sum_histogram` of every row, in row order."""
+    hist[:] = 0
+    for j in range(codes.shape[0]):
+        column = codes[j]
+        hj = hist[j]
+        if constant:
+            for r in range(column.size):
+                b = column[r]
+                hj[b, 0] += 1
+                hj[b, 1] += g[r]
+        else:
+            for r in range(column.size):
+                b = column[r]
+                hj[b, 0] += 1
+                hj[b, 1] += g[r]
+                hj[b, 2] += h[r]
+
+
+@numba.njit(cache=True, nogil=True)
 def _best_split(hist, n, g_sum, h_sum, n_bins, has_missing, missing_bin, scale_g, scale_h,
                 constant, min_samples_leaf, l2, min_hessian):  # fmt: skip
     """The best split of one node from its histogram.
@@ -302,36 +325,44 @@ def _best_split(hist, n, g_sum, h_sum, n_bins, has_missing, missing_bin, scale_g
     candidate replaces the best only with a strictly larger gain.  Returns
     ``(gain, feature, bin, missing_left, n_left, g_left, h_left)`` (sums in
     fixed point; gain -1 when no candidate is allowed)."""
-    best = (-1.0, -1, -1, False, 0, 0, 0)
+    best_gain, best_feature, best_bin, best_missing_left = -1.0, -1, -1, False
+    best_n, best_g, best_h = 0, 0, 0
     G = g_sum * scale_g
     H = h_sum * scale_h
     for j in range(hist.shape[0]):
+        hj = hist[j]
         nb = n_bins[j]
         n_left, g_left, h_left = 0, 0, 0
         for b in range(nb - 1 + (1 if has_missing[j] else 0)):  # NaN goes right
-            n_left += hist[j, b, 0]
-            g_left += hist[j, b, 1]
-            h_left += hist[j, b, 0] if constant else hist[j, b, 2]
+            n_left += hj[b, 0]
+            g_left += hj[b, 1]
+            h_left += hj[b, 0] if constant else hj[b, 2]
+            if n - n_left < min_samples_leaf:
+                break  # every later candidate leaves fewer rows on the right
             HL, HR = h_left * scale_h, (h_sum - h_left) * scale_h
             if not split_allowed(n_left, HL, n - n_left, HR, min_samples_leaf, min_hessian):
                 continue
             gain = split_gain(g_left * scale_g, HL, (g_sum - g_left) * scale_g, HR, G, H, l2)
-            if gain > best[0] and gain > 0.0:
-                best = (gain, j, b, False, n_left, g_left, h_left)
+            if gain > best_gain and gain > 0.0:
+                best_gain, best_feature, best_bin, best_missing_left = gain, j, b, False
+                best_n, best_g, best_h = n_left, g_left, h_left
         if not has_missing[j]:
             continue
         n_right, g_right, h_right = 0, 0, 0
         for b in range(nb - 2, -1, -1):  # NaN goes left
-            n_right += hist[j, b + 1, 0]
-            g_right += hist[j, b + 1, 1]
-            h_right += hist[j, b + 1, 0] if constant else hist[j, b + 1, 2]
+            n_right += hj[b + 1, 0]
+            g_right += hj[b + 1, 1]
+            h_right += hj[b + 1, 0] if constant else hj[b + 1, 2]
+            if n - n_right < min_samples_leaf:
+                break  # every later candidate leaves fewer rows on the left
             HL, HR = (h_sum - h_right) * scale_h, h_right * scale_h
             if not split_allowed(n - n_right, HL, n_right, HR, min_samples_leaf, min_hessian):
                 continue
             gain = split_gain((g_sum - g_right) * scale_g, HL, g_right * scale_g, HR, G, H, l2)
-            if gain > best[0] and gain > 0.0:
-                best = (gain, j, b, True, n - n_right, g_sum - g_right, h_sum - h_right)
-    return best
+            if gain > best_gain and gain > 0.0:
+                best_gain, best_feature, best_bin, best_missing_left = gain, j, b, True
+                best_n, best_g, best_h = n - n_right, g_sum - g_right, h_sum - h_right
+    return best_gain, best_feature, best_bin, best_missing_left, best_n, best_g, best_h
 
 
 @numba.njit(cache=True, nogil=True)
