@@ -188,20 +188,23 @@ class GrowOptions:
 
 @dataclass(frozen=True)
 class BinnedData:
-    """The training rows binned: codes by feature (d, n), and per feature its
-    number of present bins and whether it had NaN; the code of NaN."""
+    """The training rows binned: codes by feature (d, n) and the same by row
+    (n, d); per feature its number of present bins and whether it had NaN;
+    the code of NaN."""
 
     codes: np.ndarray
     n_bins: np.ndarray
     has_missing: np.ndarray
     missing_bin: int
+    by_row: np.ndarray
 
     @classmethod
     def from_bins(cls, bins: Bins, X: np.ndarray) -> BinnedData:
-        codes = np.ascontiguousarray(bins.codes(X).T)
+        by_row = bins.codes(X)
+        codes = np.ascontiguousarray(by_row.T)
         missing = bins.missing_bin
         has_missing = (codes == missing).any(axis=1)
-        return cls(codes, bins.n_bins, has_missing, missing)
+        return cls(codes, bins.n_bins, has_missing, missing, by_row)
 
 
 @dataclass(frozen=True)
@@ -261,43 +264,39 @@ def _tree_of(arrays, bins: Bins, learning_rate: float) -> HistTree:
 
 
 @numba.njit(cache=True, nogil=True)
-def _sum_histogram(codes, rows, first, stop, g, h, constant, hist):
+def _sum_histogram(codes, by_row, rows, first, stop, g, h, constant, hist):
     """``hist`` (d, bins, 3) of the rows ``rows[first:stop]``: count, sum g, sum h.
 
-    The node's statistics are gathered once into contiguous arrays, then each
-    feature's codes are read in the node's row order (scikit-learn's
-    ``ordered_gradients``)."""
-    m = stop - first
-    if m == codes.shape[1]:  # every row (the root): no gathering
+    Row by row: each row's codes (``by_row[r]``, contiguous) are read once and
+    its statistics added to every feature's histogram (LightGBM's row-wise
+    mode; faster here for a node's scattered rows than a pass per feature).
+    The root's rows are all rows in order: :func:`_sum_every_row`."""
+    if stop - first == by_row.shape[0]:
         _sum_every_row(codes, g, h, constant, hist)
         return
-    og = np.empty(m, dtype=np.int64)
-    oh = np.empty(m if not constant else 0, dtype=np.int64)
-    for p in range(m):
-        r = rows[first + p]
-        og[p] = g[r]
-        if not constant:
-            oh[p] = h[r]
     hist[:] = 0
-    for j in range(codes.shape[0]):
-        column = codes[j]
-        hj = hist[j]
+    d = by_row.shape[1]
+    for p in range(first, stop):
+        r = rows[p]
+        codes = by_row[r]
+        gr = g[r]
         if constant:
-            for p in range(m):
-                b = column[rows[first + p]]
-                hj[b, 0] += 1
-                hj[b, 1] += og[p]
+            for j in range(d):
+                b = codes[j]
+                hist[j, b, 0] += 1
+                hist[j, b, 1] += gr
         else:
-            for p in range(m):
-                b = column[rows[first + p]]
-                hj[b, 0] += 1
-                hj[b, 1] += og[p]
-                hj[b, 2] += oh[p]
+            hr = h[r]
+            for j in range(d):
+                b = codes[j]
+                hist[j, b, 0] += 1
+                hist[j, b, 1] += gr
+                hist[j, b, 2] += hr
 
 
 @numba.njit(cache=True, nogil=True)
 def _sum_every_row(codes, g, h, constant, hist):
-    """:func:`_sum_histogram` of every row, in row order."""
+    """:func:`_sum_histogram` of every row in order: one pass per feature column."""
     hist[:] = 0
     for j in range(codes.shape[0]):
         column = codes[j]
@@ -366,8 +365,9 @@ def _best_split(hist, n, g_sum, h_sum, n_bins, has_missing, missing_bin, scale_g
 
 
 @numba.njit(cache=True, nogil=True)
-def _grow(codes, g, h, constant, constant_hessian, n_bins, has_missing, missing_bin, scale_g,
-          scale_h, max_leaf_nodes, max_depth, min_samples_leaf, l2, min_hessian):  # fmt: skip
+def _grow(codes, by_row, g, h, constant, constant_hessian, n_bins, has_missing, missing_bin,
+          scale_g, scale_h, max_leaf_nodes, max_depth, min_samples_leaf, l2, min_hessian,
+          pool):  # fmt: skip
     """Leaf-wise growth on histograms; see :func:`grow_hist_tree`."""
     d, n = codes.shape
     width = missing_bin + 1
@@ -397,7 +397,7 @@ def _grow(codes, g, h, constant, constant_hessian, n_bins, has_missing, missing_
     c_h_left = np.zeros(size, dtype=np.int64)
     # Histograms of the candidate leaves, in slots of a pool that grows as needed.
     slot = np.full(size, -1, dtype=np.intp)
-    pool = np.zeros((min(size, 8), d, width, 3), dtype=np.int64)
+    # pool: histograms (each slot set before use), kept from tree to tree by the caller.
     free = [i for i in range(pool.shape[0] - 1, -1, -1)]
     rows = np.arange(n).astype(np.intp)
     buffer = np.empty(n, dtype=np.intp)
@@ -406,7 +406,7 @@ def _grow(codes, g, h, constant, constant_hessian, n_bins, has_missing, missing_
     s = _take_slot(free, pool, d, width)
     pool = s[1]
     slot[0] = s[0]
-    _sum_histogram(codes, rows, 0, n, g, h, constant, pool[slot[0]])
+    _sum_histogram(codes, by_row, rows, 0, n, g, h, constant, pool[slot[0]])
     root = pool[slot[0]][0]
     for b in range(width):
         g_sum[0] += root[b, 1]
@@ -435,15 +435,14 @@ def _grow(codes, g, h, constant, constant_hessian, n_bins, has_missing, missing_
         first, m = start[node], count[node]
         n_l, n_r = 0, 0
         column = codes[j]
-        for p in range(first, first + m):
+        for p in range(first, first + m):  # without branches: the side is a 0 or a 1
             r = rows[p]
             code = column[r]
-            if code <= b or (code == missing_bin and go_missing):
-                rows[first + n_l] = r
-                n_l += 1
-            else:
-                buffer[n_r] = r
-                n_r += 1
+            goes_left = (code <= b) | ((code == missing_bin) & go_missing)
+            rows[first + n_l] = r  # never ahead of p: safe in place
+            buffer[n_r] = r
+            n_l += goes_left
+            n_r += 1 - goes_left
         rows[first + n_l : first + m] = buffer[:n_r]
         lc, rc = n_nodes, n_nodes + 1
         n_nodes += 2
@@ -471,8 +470,8 @@ def _grow(codes, g, h, constant, constant_hessian, n_bins, has_missing, missing_
             s = _take_slot(free, pool, d, width)
             pool = s[1]
             slot[small] = s[0]
-            _sum_histogram(codes, rows, start[small], start[small] + count[small], g, h,
-                           constant, pool[slot[small]])  # fmt: skip
+            _sum_histogram(codes, by_row, rows, start[small], start[small] + count[small], g,
+                           h, constant, pool[slot[small]])  # fmt: skip
             # The larger child: the parent's histogram minus the smaller one's (exact).
             pool[parent_slot] -= pool[slot[small]]
             slot[large] = parent_slot
@@ -492,14 +491,14 @@ def _grow(codes, g, h, constant, constant_hessian, n_bins, has_missing, missing_
             value[k] = node_value(g_sum[k] * scale_g, h_sum[k] * scale_h_node, l2)
     return (left[:n_nodes], right[:n_nodes], feature[:n_nodes], bin_threshold[:n_nodes],
             missing_left[:n_nodes], value[:n_nodes], count[:n_nodes], gain[:n_nodes],
-            rows, start[:n_nodes])  # fmt: skip
+            rows, start[:n_nodes], pool)  # fmt: skip
 
 
 @numba.njit(cache=True, nogil=True)
 def _take_slot(free, pool, d, width):
     """A free histogram slot, doubling the pool when none is left."""
     if len(free) == 0:
-        grown = np.zeros((2 * pool.shape[0], d, width, 3), dtype=np.int64)
+        grown = np.empty((2 * pool.shape[0], d, width, 3), dtype=np.int64)
         grown[: pool.shape[0]] = pool
         for i in range(grown.shape[0] - 1, pool.shape[0] - 1, -1):
             free.append(i)
@@ -533,7 +532,7 @@ def _add_leaf_values(raw, rows, start, count, left, value):
                 raw[rows[p]] += value[k]
 
 
-def grow_hist_tree(data: BinnedData, stats: Statistics, options: GrowOptions):
+def grow_hist_tree(data: BinnedData, stats: Statistics, options: GrowOptions, workspace=None):
     """Grow one Newton tree leaf-wise on gradient histograms (compiled).
 
     Parameters
@@ -544,6 +543,9 @@ def grow_hist_tree(data: BinnedData, stats: Statistics, options: GrowOptions):
         The rows' gradients and Hessians in fixed point.
     options : GrowOptions
         Leaf and depth limits, ``min_samples_leaf``, ``l2_regularization``.
+    workspace : dict, default=None
+        Memory kept from one tree to the next of a fit (the histograms' pool),
+        so that each tree does not allocate it anew; None: a new one.
 
     Returns
     -------
@@ -571,12 +573,25 @@ def grow_hist_tree(data: BinnedData, stats: Statistics, options: GrowOptions):
     """
     constant = stats.is_constant
     out = _grow(
-        data.codes, stats.gradient, stats.hessian, constant, stats.constant_hessian,
+        data.codes, data.by_row, stats.gradient, stats.hessian, constant,
+        stats.constant_hessian,
         data.n_bins, data.has_missing, data.missing_bin, 2.0 ** -stats.k_gradient,
         2.0 ** -stats.k_hessian, options.max_leaf_nodes, options.max_depth,
         options.min_samples_leaf, options.l2_regularization, options.min_hessian,
+        _pool(workspace, data),
     )  # fmt: skip
-    return out[:8], out[8:]
+    if workspace is not None:
+        workspace["pool"] = out[10]  # grown, perhaps
+    return out[:8], out[8:10]
+
+
+def _pool(workspace, data: BinnedData) -> np.ndarray:
+    """The histograms' pool: the workspace's, or 8 new slots."""
+    shape = (data.codes.shape[0], data.missing_bin + 1, 3)
+    pool = None if workspace is None else workspace.get("pool")
+    if pool is None or pool.shape[1:] != shape:
+        pool = np.empty((8, *shape), dtype=np.int64)
+    return pool
 
 
 # --- the slow reference -----------------------------------------------------------------------
@@ -942,7 +957,7 @@ class _HistGradientBoosting(BaseEstimator):
                 validation_score.append(-loss(y_val, raw_val, w_val))
         if self.verbose:
             print("Fitting gradient boosted rounds:")
-        trees = []
+        trees, workspace = [], {}
         for iteration in range(self.max_iter):
             started = time()
             gradient, hessian = loss.gradient_hessian(y, raw)
@@ -953,7 +968,7 @@ class _HistGradientBoosting(BaseEstimator):
             for k in range(loss.n_trees):
                 h_k = hessian if np.ndim(hessian) == 0 else np.ascontiguousarray(hessian[:, k])
                 stats = Statistics.of(np.ascontiguousarray(gradient[:, k]), h_k)
-                arrays, (rows, start) = grow_hist_tree(data, stats, options)
+                arrays, (rows, start) = grow_hist_tree(data, stats, options, workspace)
                 tree = _tree_of(arrays, bins, options.learning_rate)
                 _add_leaf_values(raw[:, k], rows, start, tree.n_node_samples,
                                  tree.children_left, tree.value)  # fmt: skip
@@ -1123,10 +1138,14 @@ _NOTES_DOC = """\
 
     Differences from scikit-learn: gradients are float64 (scikit-learn's are
     float32) and summed exactly in fixed point; a split's gain subtracts the
-    parent's own ``G²/(H+λ)`` (scikit-learn's root term is 0, which changes
-    no split).  On data without ties the trees match scikit-learn's split
-    for split.  Ties: the first feature, then the first bin in the scan
-    order, wins; of equal gains, the leaf created first is split first."""
+    parent's own ``G²/(H+λ)`` (scikit-learn takes 0 for the root's, which
+    ranks the root's candidates alike but can let it split a root whose best
+    split gains nothing).  On data without ties the first tree has
+    scikit-learn's splits, node for node, and its leaf values agree to
+    float32 precision (tests/test_hist_gradient_boosting.py); later trees
+    see slightly different gradients.  Ties: the first feature, then the
+    first bin in the scan order, wins; of equal gains, the leaf created
+    first is split first."""
 
 
 class HistGradientBoostingRegressor(RegressorMixin, _HistGradientBoosting):
