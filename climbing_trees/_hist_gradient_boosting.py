@@ -50,6 +50,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
 
 from ._binning import Bins, fit_bins
+from ._gradient_boosting import weighted_percentile
 from ._histograms import fixed_point_exponent, to_fixed_point
 from ._tree import TREE_LEAF
 
@@ -243,16 +244,19 @@ def _threshold(bins: Bins, feature: int, bin_threshold: int) -> float:
     return float(edges[bin_threshold]) if bin_threshold < len(edges) else np.inf
 
 
-def _tree_of(arrays, bins: Bins, learning_rate: float) -> HistTree:
+def _tree_of(arrays, bins: Bins, learning_rate: float, leaf_values=None) -> HistTree:
     """A :class:`HistTree` from a builder's arrays: thresholds, and leaf values
-    times ``learning_rate`` (a tree that never split adds 0, as scikit-learn's)."""
+    times ``learning_rate`` (a tree that never split adds 0, as scikit-learn's);
+    ``leaf_values`` replaces the Newton steps (a non-differentiable loss)."""
     left, right, feature, bin_threshold, missing_left, value, count, gain = arrays
     threshold = np.full(len(left), np.nan)
     for i in np.flatnonzero(left != TREE_LEAF):
         threshold[i] = _threshold(bins, int(feature[i]), int(bin_threshold[i]))
-    value = np.where(left == TREE_LEAF, value * learning_rate, 0.0)
-    if len(left) == 1:
+    if leaf_values is not None:
+        value = leaf_values
+    elif len(left) == 1:
         value = np.zeros(1)
+    value = np.where(left == TREE_LEAF, value * learning_rate, 0.0)
     return HistTree(
         children_left=left, children_right=right, feature=feature, threshold=threshold,
         bin_threshold=bin_threshold, missing_go_to_left=missing_left, value=value,
@@ -523,6 +527,16 @@ def _search(node, pool, slot, free, count, g_sum, h_sum, n_bins, has_missing, mi
     return n_nodes
 
 
+def _leaf_intercepts(loss, arrays, rows, start, y, raw, sample_weight) -> np.ndarray:
+    """Each leaf's ``loss.intercept`` of its rows' residuals ``y - F`` (0 elsewhere)."""
+    left, count = arrays[0], arrays[6]
+    values = np.zeros(len(left))
+    for k in np.flatnonzero(left == TREE_LEAF):
+        leaf_rows = rows[start[k] : start[k] + count[k]]
+        values[k] = loss.intercept(y[leaf_rows] - raw[leaf_rows], sample_weight[leaf_rows])
+    return values
+
+
 @numba.njit(cache=True, nogil=True)
 def _add_leaf_values(raw, rows, start, count, left, value):
     """``raw[r] += value[leaf]`` for each training row ``r``, through the partition."""
@@ -758,6 +772,64 @@ class _SquaredError(_Loss):
         return 0.5 * (y - raw[:, 0]) ** 2
 
 
+class _Gamma(_Loss):
+    """Half gamma deviance with a log link (y > 0)."""
+
+    def baseline(self, y, w):
+        return np.log([np.average(y, weights=w)])
+
+    def gradient_hessian(self, y, raw):
+        scaled = y * np.exp(-raw[:, 0])
+        return (1.0 - scaled)[:, None], scaled[:, None]
+
+    def pointwise(self, y, raw):
+        return raw[:, 0] + y * np.exp(-raw[:, 0])
+
+
+class _Quantile(_Loss):
+    """Pinball loss of ``quantile``.  Not differentiable: the tree is grown on
+    the gradient with unit Hessians, then each leaf takes the quantile of its
+    rows' residuals ``y - F`` (scikit-learn's ``_update_leaves_values``)."""
+
+    constant_hessian = True
+
+    def __init__(self, quantile: float, weighted: bool):
+        self.quantile, self.weighted = quantile, weighted
+
+    def intercept(self, residual, w):
+        """scikit-learn's ``PinballLoss.fit_intercept_only``."""
+        if not self.weighted:
+            return float(np.percentile(residual, 100 * self.quantile))
+        return weighted_percentile(residual, w, 100 * self.quantile)
+
+    def baseline(self, y, w):
+        return np.array([self.intercept(y, w)])
+
+    def gradient_hessian(self, y, raw):
+        return np.where(y >= raw[:, 0], -self.quantile, 1.0 - self.quantile)[:, None], 1.0
+
+    def pointwise(self, y, raw):
+        diff = y - raw[:, 0]
+        return np.where(diff >= 0, self.quantile * diff, (self.quantile - 1.0) * diff)
+
+
+class _AbsoluteError(_Quantile):
+    def __init__(self, weighted: bool):
+        super().__init__(0.5, weighted)
+
+    def intercept(self, residual, w):
+        """scikit-learn's ``AbsoluteError.fit_intercept_only``: the (weighted) median."""
+        if not self.weighted:
+            return float(np.median(residual))
+        return weighted_percentile(residual, w, 50)
+
+    def gradient_hessian(self, y, raw):
+        return np.where(raw[:, 0] > y, 1.0, -1.0)[:, None], 1.0
+
+    def pointwise(self, y, raw):
+        return np.abs(raw[:, 0] - y)
+
+
 class _Poisson(_Loss):
     def baseline(self, y, w):
         mean = np.average(y, weights=w)
@@ -921,6 +993,8 @@ class _HistGradientBoosting(BaseEstimator):
         self._refuse_unsupported(X)
         X, y = validate_data(self, X, y, dtype=np.float64, ensure_all_finite=False,
                              y_numeric=not isinstance(self, ClassifierMixin))  # fmt: skip
+        # scikit-learn's leaf quantiles are weighted whenever weights are given.
+        self._weights_given = sample_weight is not None
         y, loss = self._encode_y(y)
         sample_weight = _check_sample_weight(sample_weight, X, dtype=np.float64)
         sample_weight = self._class_weights(y, sample_weight)
@@ -969,7 +1043,11 @@ class _HistGradientBoosting(BaseEstimator):
                 h_k = hessian if np.ndim(hessian) == 0 else np.ascontiguousarray(hessian[:, k])
                 stats = Statistics.of(np.ascontiguousarray(gradient[:, k]), h_k)
                 arrays, (rows, start) = grow_hist_tree(data, stats, options, workspace)
-                tree = _tree_of(arrays, bins, options.learning_rate)
+                leaf_values = None
+                if isinstance(loss, _Quantile):  # each leaf: the quantile of its residuals
+                    leaf_values = _leaf_intercepts(loss, arrays, rows, start, y, raw[:, k],
+                                                   sample_weight)  # fmt: skip
+                tree = _tree_of(arrays, bins, options.learning_rate, leaf_values)
                 _add_leaf_values(raw[:, k], rows, start, tree.n_node_samples,
                                  tree.children_left, tree.value)  # fmt: skip
                 stage.append(tree)
@@ -1137,15 +1215,18 @@ _NOTES_DOC = """\
     ``X_val``/``y_val``.
 
     Differences from scikit-learn: gradients are float64 (scikit-learn's are
-    float32) and summed exactly in fixed point; a split's gain subtracts the
-    parent's own ``G²/(H+λ)`` (scikit-learn takes 0 for the root's, which
-    ranks the root's candidates alike but can let it split a root whose best
-    split gains nothing).  On data without ties the first tree has
-    scikit-learn's splits, node for node, and its leaf values agree to
-    float32 precision (tests/test_hist_gradient_boosting.py); later trees
-    see slightly different gradients.  Ties: the first feature, then the
-    first bin in the scan order, wins; of equal gains, the leaf created
-    first is split first."""
+    float32) and summed exactly in fixed point; the root's gain subtracts its
+    own ``G²/(H+λ)`` where scikit-learn subtracts 0 (the candidates rank
+    alike, but scikit-learn can split a root whose best split gains
+    nothing); with sample weights, a feature of more than ``max_bins``
+    values is binned from unweighted quantiles
+    (:func:`climbing_trees._binning.fit_bins`; scikit-learn weighs them).
+    On data without ties the first tree has scikit-learn's splits, node for
+    node, and its leaf values agree to float32 precision
+    (tests/test_hist_gradient_boosting.py); later trees see slightly
+    different gradients.  Ties: the first feature, then the first bin in
+    the scan order, wins; of equal gains, the leaf created first is split
+    first."""
 
 
 class HistGradientBoostingRegressor(RegressorMixin, _HistGradientBoosting):
@@ -1157,12 +1238,16 @@ class HistGradientBoostingRegressor(RegressorMixin, _HistGradientBoosting):
 
     Parameters
     ----------
-    loss : {'squared_error', 'poisson'}, default='squared_error'
-        Half squared error (baseline: the mean) or half Poisson deviance with
-        a log link (baseline: the log of the mean).  scikit-learn's other
-        losses ('absolute_error', 'gamma', 'quantile') raise ValueError.
+    loss : {'squared_error', 'absolute_error', 'gamma', 'poisson', 'quantile'}, \
+default='squared_error'
+        As scikit-learn's: half squared error (baseline: the mean); half
+        Poisson or gamma deviance with a log link (baseline: the log of the
+        mean); absolute error or the pinball loss of ``quantile`` (not
+        differentiable: the tree is grown on the gradient with unit Hessians,
+        then each leaf takes the median, or the quantile, of its rows'
+        residuals, weighted when ``sample_weight`` is given).
     quantile : float or None, default=None
-        Used by loss='quantile' only, which is not supported.
+        The quantile that loss='quantile' estimates, in (0, 1).
     {parameters}
 
     Attributes
@@ -1188,10 +1273,13 @@ class HistGradientBoostingRegressor(RegressorMixin, _HistGradientBoosting):
     >>> model = HistGradientBoostingRegressor(max_iter=50).fit(X, y)
     >>> model.n_iter_, bool(model.score(X, y) > 0.9)
     (50, True)
+    >>> median = HistGradientBoostingRegressor(loss="absolute_error", max_iter=50).fit(X, y)
+    >>> bool(median.score(X, y) > 0.8)
+    True
     """
 
     _parameter_constraints: dict = _REGRESSOR_PARAMETERS
-    _supported_losses = ("squared_error", "poisson")
+    _supported_losses = ("squared_error", "absolute_error", "gamma", "poisson", "quantile")
 
     def __init__(self, loss="squared_error", *, quantile=None, learning_rate=0.1, max_iter=100,
                  max_leaf_nodes=31, max_depth=None, min_samples_leaf=20,
@@ -1222,6 +1310,21 @@ class HistGradientBoostingRegressor(RegressorMixin, _HistGradientBoosting):
                     "some value(s) of y are out of that range."
                 )
             return y, _Poisson()
+        if self.loss == "gamma":
+            if np.any(y <= 0):
+                raise ValueError(
+                    "loss='gamma' needs y > 0; some value(s) of y are out of that range."
+                )
+            return y, _Gamma()
+        if self.loss == "absolute_error":
+            return y, _AbsoluteError(self._weights_given)
+        if self.loss == "quantile":
+            if self.quantile is None or not 0 < self.quantile < 1:
+                raise ValueError(
+                    f"loss='quantile' needs quantile strictly between 0 and 1, got "
+                    f"quantile={self.quantile!r}."
+                )
+            return y, _Quantile(float(self.quantile), self._weights_given)
         return y, _SquaredError()
 
     def predict(self, X) -> np.ndarray:
@@ -1252,7 +1355,7 @@ class HistGradientBoostingRegressor(RegressorMixin, _HistGradientBoosting):
             yield self._inverse_link(raw[:, 0])
 
     def _inverse_link(self, raw):
-        return np.exp(raw) if isinstance(self._loss, _Poisson) else raw
+        return np.exp(raw) if isinstance(self._loss, (_Poisson, _Gamma)) else raw
 
 
 class HistGradientBoostingClassifier(ClassifierMixin, _HistGradientBoosting):

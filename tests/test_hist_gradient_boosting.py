@@ -154,6 +154,12 @@ def _same_first_tree(ours, theirs, k: int = 0):
 def _data(kind: str, nan: float = 0.0, n: int = 2000, seed: int = 0):
     if kind == "regression":
         X, y = make_regression(n_samples=n, n_features=6, noise=5.0, random_state=seed)
+    elif kind in ("absolute_error", "quantile"):
+        X, y = make_regression(n_samples=n, n_features=6, noise=5.0, random_state=seed)
+        y = y + np.random.default_rng(seed).standard_cauchy(n)  # heavy tails
+    elif kind == "gamma":
+        X, y = make_regression(n_samples=n, n_features=6, noise=5.0, random_state=seed)
+        y = np.exp(y / 100)
     elif kind == "poisson":
         X, _ = make_regression(n_samples=n, n_features=6, random_state=seed)
         rng = np.random.default_rng(seed)
@@ -171,6 +177,13 @@ def _data(kind: str, nan: float = 0.0, n: int = 2000, seed: int = 0):
 KINDS = {
     "regression": (HistGradientBoostingRegressor, SklearnRegressor, {}),
     "poisson": (HistGradientBoostingRegressor, SklearnRegressor, {"loss": "poisson"}),
+    "gamma": (HistGradientBoostingRegressor, SklearnRegressor, {"loss": "gamma"}),
+    "absolute_error": (HistGradientBoostingRegressor, SklearnRegressor, {"loss": "absolute_error"}),
+    "quantile": (
+        HistGradientBoostingRegressor,
+        SklearnRegressor,
+        {"loss": "quantile", "quantile": 0.8},
+    ),
     "binary": (HistGradientBoostingClassifier, SklearnClassifier, {}),
     "multiclass": (HistGradientBoostingClassifier, SklearnClassifier, {}),
 }
@@ -201,6 +214,23 @@ def test_predictions_agree_with_scikit_learn(kind, nan):
         np.testing.assert_array_equal(a.classes_, b.classes_)
     else:
         np.testing.assert_allclose(a.predict(X_test), b.predict(X_test), atol=1e-5 * np.std(y))
+
+
+@pytest.mark.parametrize("kind", list(KINDS))
+def test_weighted_fits_agree_with_scikit_learn(kind):
+    # At most max_bins values per feature: one bin per value, so the bins do not depend
+    # on the weights (scikit-learn weighs its quantiles, the package does not).
+    ours, theirs, params = KINDS[kind]
+    X, y = _data(kind, 0.1)
+    X = np.round(X, 1)
+    weights = np.random.default_rng(0).uniform(0.5, 2.0, len(y))
+    params = dict(params, max_iter=20, early_stopping=False)
+    a = ours(**params).fit(X, y, sample_weight=weights)
+    b = theirs(**params).fit(X, y, sample_weight=weights)
+    if kind in ("binary", "multiclass"):
+        np.testing.assert_allclose(a.predict_proba(X), b.predict_proba(X), atol=1e-5)
+    else:
+        np.testing.assert_allclose(a.predict(X), b.predict(X), atol=1e-5 * np.std(y))
 
 
 @pytest.mark.parametrize("kind", ["regression", "binary"])
@@ -299,8 +329,7 @@ def test_missing_values_without_nan_in_training_follow_the_larger_child():
 @pytest.mark.parametrize(
     "params, named",
     [
-        ({"loss": "absolute_error"}, "loss='absolute_error'"),
-        ({"loss": "quantile", "quantile": 0.5}, "loss='quantile'"),
+        ({"loss": "quantile"}, "quantile=None"),
         ({"max_features": 0.5}, "max_features=0.5"),
         ({"monotonic_cst": [1, 0]}, "monotonic_cst"),
         ({"interaction_cst": "pairwise"}, "interaction_cst"),
@@ -321,6 +350,18 @@ def test_categorical_columns_are_refused():
     X = pd.DataFrame({"a": pd.Categorical(["u", "v"] * 50), "b": np.arange(100.0)})
     with pytest.raises(ValueError, match="categorical"):
         HistGradientBoostingRegressor().fit(X, np.arange(100.0))
+
+
+def test_non_differentiable_losses_take_each_leafs_residual_quantile():
+    X, y = _data("quantile", n=500)
+    model = HistGradientBoostingRegressor(
+        loss="quantile", quantile=0.8, max_iter=1, learning_rate=0.5, max_leaf_nodes=4
+    ).fit(X, y)
+    baseline = np.percentile(y, 80)
+    leaf = model.trees_[0][0].predict(X)
+    for value in np.unique(leaf):
+        rows = leaf == value
+        assert value == pytest.approx(0.5 * np.percentile(y[rows] - baseline, 80))
 
 
 def test_a_failed_fit_keeps_the_previous_model():
@@ -380,6 +421,7 @@ def _expected_failed_checks(estimator) -> dict[str, str]:
         HistGradientBoostingRegressor(max_iter=5, min_samples_leaf=1, l2_regularization=1.0),
         HistGradientBoostingRegressor(max_iter=5, early_stopping=True, validation_fraction=0.2),
         HistGradientBoostingClassifier(max_iter=5, max_depth=2, class_weight="balanced"),
+        HistGradientBoostingRegressor(loss="absolute_error", max_iter=10),
     ],
     expected_failed_checks=_expected_failed_checks,
 )
