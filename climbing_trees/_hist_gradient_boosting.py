@@ -1002,13 +1002,13 @@ class _HistGradientBoosting(BaseEstimator):
             raise ValueError(
                 "sample_weight must be non-negative with at least one positive weight."
             )
+        n = X.shape[0]  # early_stopping="auto" counts every row, as scikit-learn
         if np.any(sample_weight == 0):  # a row of weight 0 is no row (bins, counts)
             keep = sample_weight > 0
             X, y, sample_weight = X[keep], y[keep], sample_weight[keep]
         weighted = sample_weight is not None and not np.all(sample_weight == 1.0)
         rng = check_random_state(self.random_state)
         seed = rng.randint(np.iinfo(np.uint32).max, dtype="u8")  # scikit-learn's draw
-        n = X.shape[0]
         stop_early = n > 10_000 if self.early_stopping == "auto" else bool(self.early_stopping)
         use_validation = stop_early and self.validation_fraction is not None
         if use_validation:
