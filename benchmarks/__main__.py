@@ -22,6 +22,10 @@ Run from the repository root::
                                          # HistGradientBoosting, one tree, one thread, binning
                                          # included: 1,000,000 x 8 at depths 8 and 12, then
                                          # peak extra memory at depth 8 (fresh processes)
+    python -m benchmarks --boosting      # HistGradientBoosting* against scikit-learn's and
+                                         # LightGBM: 200,000 x 20 regression and binary
+                                         # classification, 100 iterations, one thread;
+                                         # --repeats data seeds (benchmarks/boosting.py)
 
 The timing code lives in :mod:`climbing_trees._benchmark` so that chapter 11
 of the book can run it too.
@@ -234,6 +238,9 @@ def main() -> None:
         "--hist", action="store_true", help="splitter='hist' against LightGBM and HGB"
     )
     parser.add_argument(
+        "--boosting", action="store_true", help="histogram boosting against HGB and LightGBM"
+    )
+    parser.add_argument(
         "--high-cardinality",
         action="store_true",
         help="high-cardinality fits: memory and pickle size",
@@ -250,6 +257,10 @@ def main() -> None:
         run_forests(args.repeats)
     elif args.hist:
         run_hist(args.repeats, args.max_n)
+    elif args.boosting:
+        from benchmarks.boosting import run_boosting
+
+        run_boosting(args.repeats)
     elif args.memory:
         run_fit_memory(args.memory_runs)
     elif args.high_cardinality:

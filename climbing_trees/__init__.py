@@ -43,6 +43,7 @@ module                      chapter  role
 ``_exact_weights``          15       exact fixed-point sums of weights compared with bounds
 ``_ensemble``               15       random forests and extra trees
 ``_gradient_boosting``      15       gradient boosting (regression, classification)
+``_hist_gradient_boosting`` 15       histogram gradient boosting: Newton trees, leaf-wise
 =========================== =======  ==================================================
 """
 
@@ -112,6 +113,12 @@ from ._first_tree import (
 )
 from ._gradient_boosting import GradientBoostingClassifier, GradientBoostingRegressor
 from ._growth import grow_tree, is_pure
+from ._hist_gradient_boosting import (
+    HistGradientBoostingClassifier,
+    HistGradientBoostingRegressor,
+    grow_hist_tree,
+    grow_hist_tree_reference,
+)
 from ._importance import drop_column_importances, surrogate_importances
 from ._incremental import incremental_best_split, prefix_sum_best_split
 from ._levelwise import grow_tree_levelwise
@@ -166,6 +173,10 @@ __all__ = [
     "ExtraTreesRegressor",
     "GradientBoostingClassifier",
     "GradientBoostingRegressor",
+    "HistGradientBoostingClassifier",
+    "HistGradientBoostingRegressor",
+    "grow_hist_tree",
+    "grow_hist_tree_reference",
     "RandomForestClassifier",
     "RandomForestRegressor",
     "RandomSplits",

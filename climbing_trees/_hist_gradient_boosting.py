@@ -1,0 +1,1551 @@
+"""Histogram gradient boosting: Newton trees grown leaf-wise on gradient histograms.
+
+The book's boosting chapter explains it; scikit-learn's
+``sklearn/ensemble/_hist_gradient_boosting`` (``grower.py``, ``splitting.pyx``)
+and LightGBM are the models.  Each iteration computes, for every training
+row, the gradient ``g`` and the Hessian ``h`` of the loss at the current
+scores ``F``, and grows one tree per score column (one per class with more
+than two classes) on them:
+
+* the features are binned once (:func:`climbing_trees._binning.fit_bins`,
+  scikit-learn's ``_BinMapper`` rule; NaN gets a bin of its own);
+* a node's histogram holds, per feature and bin, the row count and the sums
+  of ``g`` and ``h`` in fixed point (:mod:`climbing_trees._histograms`: exact
+  integer sums, so the larger sibling's histogram is its parent's minus the
+  smaller one's with no residue, and the tree does not depend on row order);
+* a split's gain is the second-order one, :func:`split_gain`,
+  ``G_L^2/(H_L+l2) + G_R^2/(H_R+l2) - G^2/(H+l2)``, and a leaf's value the
+  Newton step :func:`node_value`, ``-G/(H+l2)``, times ``learning_rate``;
+* growth is best-first (leaf-wise): the leaf whose best split gains most is
+  split next, until ``max_leaf_nodes`` leaves, ``max_depth``, or no split of
+  positive gain respecting ``min_samples_leaf`` is left.
+
+Missing values: on a feature that had NaN in training, each split learns
+where they go (both directions are scanned, as XGBoost's algorithm 3 and
+scikit-learn do); on a feature that had none, NaN at prediction goes to the
+child that received more training rows.
+
+:func:`grow_hist_tree` is the compiled builder; :func:`grow_hist_tree_reference`
+is the slow, plain-Python oracle it is tested against (same splits, same
+values).  Both call the same rules (:func:`split_gain`, :func:`node_value`,
+:func:`split_allowed`).
+"""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass
+from time import time
+
+import numba
+import numpy as np
+from scipy.special import expit, logsumexp
+from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin, _fit_context
+from sklearn.ensemble import HistGradientBoostingClassifier as SklearnClassifier
+from sklearn.ensemble import HistGradientBoostingRegressor as SklearnRegressor
+from sklearn.model_selection import train_test_split
+from sklearn.preprocessing import LabelEncoder
+from sklearn.utils import check_random_state, compute_sample_weight
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
+
+from ._binning import Bins, fit_bins
+from ._gradient_boosting import weighted_percentile
+from ._histograms import fixed_point_exponent, to_fixed_point
+from ._tree import TREE_LEAF
+
+#: scikit-learn's ``min_hessian_to_split`` (its grower's default): a child whose
+#: Hessian sum is below it is not allowed.
+MIN_HESSIAN_TO_SPLIT = 1e-3
+
+#: Added to every denominator ``H + l2``, as scikit-learn's ``compute_node_value``.
+DENOMINATOR_EPS = 1e-15
+
+#: No leaf limit (``max_leaf_nodes=None``) or no depth limit (``max_depth=None``).
+NO_LIMIT = -1
+
+
+# --- the rules, written once ------------------------------------------------------------------
+
+
+@numba.njit(cache=True, nogil=True)
+def node_value(sum_gradient, sum_hessian, l2_regularization):
+    """The Newton step of a node: ``-G / (H + l2)`` (scikit-learn's ``compute_node_value``).
+
+    >>> node_value(-3.0, 2.0, 1.0)
+    1.0
+    """
+    return -sum_gradient / (sum_hessian + l2_regularization + DENOMINATOR_EPS)
+
+
+@numba.njit(cache=True, nogil=True)
+def split_gain(g_left, h_left, g_right, h_right, g_node, h_node, l2_regularization):
+    """The second-order gain ``G_L²/(H_L+λ) + G_R²/(H_R+λ) − G²/(H+λ)``.
+
+    Each term is ``-G * node_value(G, H)``: the decrease of the loss's
+    second-order expansion when the node's rows move by the Newton step,
+    so the gain is what splitting saves over not splitting.
+
+    >>> split_gain(-2.0, 1.0, 2.0, 1.0, 0.0, 2.0, 0.0)
+    8.0
+    """
+    return (
+        -g_left * node_value(g_left, h_left, l2_regularization)
+        - g_right * node_value(g_right, h_right, l2_regularization)
+        + g_node * node_value(g_node, h_node, l2_regularization)
+    )
+
+
+@numba.njit(cache=True, nogil=True)
+def split_allowed(n_left, h_left, n_right, h_right, min_samples_leaf, min_hessian):
+    """A candidate is allowed when each child has ``min_samples_leaf`` rows and
+    a Hessian sum of at least ``min_hessian`` (scikit-learn's two checks)."""
+    return (
+        n_left >= min_samples_leaf
+        and n_right >= min_samples_leaf
+        and h_left >= min_hessian
+        and h_right >= min_hessian
+    )
+
+
+# --- the fitted tree ------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class HistTree:
+    """One boosted tree as arrays, named as scikit-learn's trees name them.
+
+    Node 0 is the root; the children of a split node are numbered in the
+    order the nodes were split (left, then right).  ``children_left`` is
+    :data:`climbing_trees.TREE_LEAF` at leaves.  A row goes left when its
+    value is ``<= threshold`` (``bin_threshold`` on the bin codes), or when
+    it is NaN and ``missing_go_to_left``.  ``value`` is the node's Newton
+    step times the learning rate (what a row in that leaf adds to the score);
+    ``gain`` is the split's gain (0 at leaves).
+    """
+
+    children_left: np.ndarray
+    children_right: np.ndarray
+    feature: np.ndarray
+    threshold: np.ndarray
+    bin_threshold: np.ndarray
+    missing_go_to_left: np.ndarray
+    value: np.ndarray
+    n_node_samples: np.ndarray
+    gain: np.ndarray
+
+    @property
+    def node_count(self) -> int:
+        return len(self.children_left)
+
+    @property
+    def n_leaves(self) -> int:
+        return int(np.sum(self.children_left == TREE_LEAF))
+
+    @property
+    def max_depth(self) -> int:
+        depth = np.zeros(self.node_count, dtype=np.intp)
+        for i in range(self.node_count):  # children have larger numbers than parents
+            if self.children_left[i] != TREE_LEAF:
+                depth[self.children_left[i]] = depth[self.children_right[i]] = depth[i] + 1
+        return int(depth.max())
+
+    def predict(self, X: np.ndarray) -> np.ndarray:
+        """Each row's leaf value (``X`` float, NaN allowed)."""
+        out = np.zeros(X.shape[0])
+        _add_tree(
+            np.ascontiguousarray(X, dtype=np.float64), self.children_left, self.children_right,
+            self.feature, self.threshold, self.missing_go_to_left, self.value, out,
+        )  # fmt: skip
+        return out
+
+
+@numba.njit(cache=True, nogil=True)
+def _add_tree(X, left, right, feature, threshold, missing_left, value, out):
+    """``out[i] +=`` the value of row ``i``'s leaf."""
+    for i in range(X.shape[0]):
+        node = 0
+        while left[node] != TREE_LEAF:
+            x = X[i, feature[node]]
+            if np.isnan(x):
+                go_left = missing_left[node]
+            else:
+                go_left = x <= threshold[node]
+            node = left[node] if go_left else right[node]
+        out[i] += value[node]
+
+
+@dataclass(frozen=True)
+class GrowOptions:
+    """What a tree's growth is allowed: the estimator's parameters, checked."""
+
+    max_leaf_nodes: int = 31  # NO_LIMIT: none
+    max_depth: int = NO_LIMIT
+    min_samples_leaf: int = 20
+    l2_regularization: float = 0.0
+    learning_rate: float = 0.1
+    min_hessian: float = MIN_HESSIAN_TO_SPLIT
+
+
+@dataclass(frozen=True)
+class BinnedData:
+    """The training rows binned: codes by feature (d, n) and the same by row
+    (n, d); per feature its number of present bins and whether it had NaN;
+    the code of NaN."""
+
+    codes: np.ndarray
+    n_bins: np.ndarray
+    has_missing: np.ndarray
+    missing_bin: int
+    by_row: np.ndarray
+
+    @classmethod
+    def from_bins(cls, bins: Bins, X: np.ndarray) -> BinnedData:
+        by_row = bins.codes(X)
+        codes = np.ascontiguousarray(by_row.T)
+        missing = bins.missing_bin
+        has_missing = (codes == missing).any(axis=1)
+        return cls(codes, bins.n_bins, has_missing, missing, by_row)
+
+
+@dataclass(frozen=True)
+class Statistics:
+    """One tree's per-row statistics in fixed point (:mod:`climbing_trees._histograms`).
+
+    ``gradient`` is ``rint(g * 2**k_gradient)`` (int64).  With a constant
+    Hessian (squared error without weights) ``hessian`` is empty and every
+    row's Hessian is ``constant_hessian``; otherwise ``rint(h * 2**k_hessian)``.
+    """
+
+    gradient: np.ndarray
+    k_gradient: int
+    hessian: np.ndarray
+    k_hessian: int
+    constant_hessian: float
+
+    @classmethod
+    def of(cls, gradient: np.ndarray, hessian: np.ndarray | float) -> Statistics:
+        k_g = fixed_point_exponent(gradient)
+        g = to_fixed_point(gradient, k_g)
+        if np.ndim(hessian) == 0:
+            return cls(g, k_g, np.zeros(0, dtype=np.int64), 0, float(hessian))
+        k_h = fixed_point_exponent(hessian)
+        return cls(g, k_g, to_fixed_point(hessian, k_h), k_h, 0.0)
+
+    @property
+    def is_constant(self) -> bool:
+        return self.hessian.size == 0
+
+
+def _threshold(bins: Bins, feature: int, bin_threshold: int) -> float:
+    """The value threshold of ``bin <= bin_threshold``: the bin's upper edge, or
+    +inf on the last present bin (the split that sends only NaN right)."""
+    edges = bins.edges[feature]
+    return float(edges[bin_threshold]) if bin_threshold < len(edges) else np.inf
+
+
+def _tree_of(arrays, bins: Bins, learning_rate: float, leaf_values=None) -> HistTree:
+    """A :class:`HistTree` from a builder's arrays: thresholds, and leaf values
+    times ``learning_rate`` (a tree that never split adds 0, as scikit-learn's);
+    ``leaf_values`` replaces the Newton steps (a non-differentiable loss)."""
+    left, right, feature, bin_threshold, missing_left, value, count, gain = arrays
+    threshold = np.full(len(left), np.nan)
+    for i in np.flatnonzero(left != TREE_LEAF):
+        threshold[i] = _threshold(bins, int(feature[i]), int(bin_threshold[i]))
+    if leaf_values is not None:
+        value = leaf_values
+    elif len(left) == 1:
+        value = np.zeros(1)
+    value = np.where(left == TREE_LEAF, value * learning_rate, 0.0)
+    return HistTree(
+        children_left=left, children_right=right, feature=feature, threshold=threshold,
+        bin_threshold=bin_threshold, missing_go_to_left=missing_left, value=value,
+        n_node_samples=count, gain=gain,
+    )  # fmt: skip
+
+
+# --- the compiled builder ---------------------------------------------------------------------
+
+
+@numba.njit(cache=True, nogil=True)
+def _sum_histogram(codes, by_row, rows, first, stop, g, h, constant, hist):
+    """``hist`` (d, bins, 3) of the rows ``rows[first:stop]``: count, sum g, sum h.
+
+    Row by row: each row's codes (``by_row[r]``, contiguous) are read once and
+    its statistics added to every feature's histogram (LightGBM's row-wise
+    mode; faster here for a node's scattered rows than a pass per feature).
+    The root's rows are all rows in order: :func:`_sum_every_row`."""
+    if stop - first == by_row.shape[0]:
+        _sum_every_row(codes, g, h, constant, hist)
+        return
+    hist[:] = 0
+    d = by_row.shape[1]
+    for p in range(first, stop):
+        r = rows[p]
+        codes = by_row[r]
+        gr = g[r]
+        if constant:
+            for j in range(d):
+                b = codes[j]
+                hist[j, b, 0] += 1
+                hist[j, b, 1] += gr
+        else:
+            hr = h[r]
+            for j in range(d):
+                b = codes[j]
+                hist[j, b, 0] += 1
+                hist[j, b, 1] += gr
+                hist[j, b, 2] += hr
+
+
+@numba.njit(cache=True, nogil=True)
+def _sum_every_row(codes, g, h, constant, hist):
+    """:func:`_sum_histogram` of every row in order: one pass per feature column."""
+    hist[:] = 0
+    for j in range(codes.shape[0]):
+        column = codes[j]
+        hj = hist[j]
+        if constant:
+            for r in range(column.size):
+                b = column[r]
+                hj[b, 0] += 1
+                hj[b, 1] += g[r]
+        else:
+            for r in range(column.size):
+                b = column[r]
+                hj[b, 0] += 1
+                hj[b, 1] += g[r]
+                hj[b, 2] += h[r]
+
+
+@numba.njit(cache=True, nogil=True)
+def _best_split(hist, n, g_sum, h_sum, n_bins, has_missing, missing_bin, scale_g, scale_h,
+                constant, min_samples_leaf, l2, min_hessian):  # fmt: skip
+    """The best split of one node from its histogram.
+
+    Features in order; for each, bins left to right with NaN on the right,
+    then (if the feature had NaN) right to left with NaN on the left; a
+    candidate replaces the best only with a strictly larger gain.  Returns
+    ``(gain, feature, bin, missing_left, n_left, g_left, h_left)`` (sums in
+    fixed point; gain -1 when no candidate is allowed)."""
+    best_gain, best_feature, best_bin, best_missing_left = -1.0, -1, -1, False
+    best_n, best_g, best_h = 0, 0, 0
+    G = g_sum * scale_g
+    H = h_sum * scale_h
+    for j in range(hist.shape[0]):
+        hj = hist[j]
+        nb = n_bins[j]
+        n_left, g_left, h_left = 0, 0, 0
+        for b in range(nb - 1 + (1 if has_missing[j] else 0)):  # NaN goes right
+            n_left += hj[b, 0]
+            g_left += hj[b, 1]
+            h_left += hj[b, 0] if constant else hj[b, 2]
+            if n - n_left < min_samples_leaf:
+                break  # every later candidate leaves fewer rows on the right
+            HL, HR = h_left * scale_h, (h_sum - h_left) * scale_h
+            if not split_allowed(n_left, HL, n - n_left, HR, min_samples_leaf, min_hessian):
+                continue
+            gain = split_gain(g_left * scale_g, HL, (g_sum - g_left) * scale_g, HR, G, H, l2)
+            if gain > best_gain and gain > 0.0:
+                best_gain, best_feature, best_bin, best_missing_left = gain, j, b, False
+                best_n, best_g, best_h = n_left, g_left, h_left
+        if not has_missing[j]:
+            continue
+        n_right, g_right, h_right = 0, 0, 0
+        for b in range(nb - 2, -1, -1):  # NaN goes left
+            n_right += hj[b + 1, 0]
+            g_right += hj[b + 1, 1]
+            h_right += hj[b + 1, 0] if constant else hj[b + 1, 2]
+            if n - n_right < min_samples_leaf:
+                break  # every later candidate leaves fewer rows on the left
+            HL, HR = (h_sum - h_right) * scale_h, h_right * scale_h
+            if not split_allowed(n - n_right, HL, n_right, HR, min_samples_leaf, min_hessian):
+                continue
+            gain = split_gain((g_sum - g_right) * scale_g, HL, g_right * scale_g, HR, G, H, l2)
+            if gain > best_gain and gain > 0.0:
+                best_gain, best_feature, best_bin, best_missing_left = gain, j, b, True
+                best_n, best_g, best_h = n - n_right, g_sum - g_right, h_sum - h_right
+    return best_gain, best_feature, best_bin, best_missing_left, best_n, best_g, best_h
+
+
+@numba.njit(cache=True, nogil=True)
+def _grow(codes, by_row, g, h, constant, constant_hessian, n_bins, has_missing, missing_bin,
+          scale_g, scale_h, max_leaf_nodes, max_depth, min_samples_leaf, l2, min_hessian,
+          pool):  # fmt: skip
+    """Leaf-wise growth on histograms; see :func:`grow_hist_tree`."""
+    d, n = codes.shape
+    width = missing_bin + 1
+    most_leaves = max(1, n // max(min_samples_leaf, 1))
+    if max_leaf_nodes != NO_LIMIT:
+        most_leaves = min(most_leaves, max_leaf_nodes)
+    size = 2 * most_leaves - 1
+    left = np.full(size, TREE_LEAF, dtype=np.intp)
+    right = np.full(size, TREE_LEAF, dtype=np.intp)
+    feature = np.full(size, -2, dtype=np.intp)
+    bin_threshold = np.zeros(size, dtype=np.intp)
+    missing_left = np.zeros(size, dtype=np.bool_)
+    value = np.zeros(size)
+    count = np.zeros(size, dtype=np.intp)
+    gain = np.zeros(size)
+    start = np.zeros(size, dtype=np.intp)
+    depth = np.zeros(size, dtype=np.intp)
+    g_sum = np.zeros(size, dtype=np.int64)
+    h_sum = np.zeros(size, dtype=np.int64)
+    # The best split of each candidate leaf (gain -1: not a candidate).
+    c_gain = np.full(size, -1.0)
+    c_feature = np.zeros(size, dtype=np.intp)
+    c_bin = np.zeros(size, dtype=np.intp)
+    c_missing = np.zeros(size, dtype=np.bool_)
+    c_n_left = np.zeros(size, dtype=np.intp)
+    c_g_left = np.zeros(size, dtype=np.int64)
+    c_h_left = np.zeros(size, dtype=np.int64)
+    # Histograms of the candidate leaves, in slots of a pool that grows as needed.
+    slot = np.full(size, -1, dtype=np.intp)
+    # pool: histograms (each slot set before use), kept from tree to tree by the caller.
+    free = [i for i in range(pool.shape[0] - 1, -1, -1)]
+    rows = np.arange(n).astype(np.intp)
+    buffer = np.empty(n, dtype=np.intp)
+
+    count[0] = n
+    s = _take_slot(free, pool, d, width)
+    pool = s[1]
+    slot[0] = s[0]
+    _sum_histogram(codes, by_row, rows, 0, n, g, h, constant, pool[slot[0]])
+    root = pool[slot[0]][0]
+    for b in range(width):
+        g_sum[0] += root[b, 1]
+        h_sum[0] += root[b, 0] if constant else root[b, 2]
+    scale_h_node = constant_hessian if constant else scale_h
+    n_nodes = 1
+    if n >= 2 * min_samples_leaf and h_sum[0] * scale_h_node >= min_hessian:
+        n_nodes = _search(0, pool, slot, free, count, g_sum, h_sum, n_bins, has_missing,
+                          missing_bin, scale_g, scale_h_node, constant, min_samples_leaf, l2,
+                          min_hessian, c_gain, c_feature, c_bin, c_missing, c_n_left, c_g_left,
+                          c_h_left, n_nodes)  # fmt: skip
+    else:
+        free.append(slot[0])
+    n_leaves = 1
+    while max_leaf_nodes == NO_LIMIT or n_leaves < max_leaf_nodes:
+        node = -1
+        for k in range(n_nodes):  # the largest gain; the first node on ties
+            if c_gain[k] > 0.0 and (node == -1 or c_gain[k] > c_gain[node]):
+                node = k
+        if node == -1:
+            break
+        j, b, go_missing = c_feature[node], c_bin[node], c_missing[node]
+        feature[node], bin_threshold[node], gain[node] = j, b, c_gain[node]
+        c_gain[node] = -1.0
+        # Partition the node's rows: left ones first, each side in row order.
+        first, m = start[node], count[node]
+        n_l, n_r = 0, 0
+        column = codes[j]
+        for p in range(first, first + m):  # without branches: the side is a 0 or a 1
+            r = rows[p]
+            code = column[r]
+            goes_left = (code <= b) | ((code == missing_bin) & go_missing)
+            rows[first + n_l] = r  # never ahead of p: safe in place
+            buffer[n_r] = r
+            n_l += goes_left
+            n_r += 1 - goes_left
+        rows[first + n_l : first + m] = buffer[:n_r]
+        lc, rc = n_nodes, n_nodes + 1
+        n_nodes += 2
+        n_leaves += 1
+        left[node], right[node] = lc, rc
+        # Without NaN in training, NaN follows the larger child (scikit-learn's rule).
+        missing_left[node] = go_missing if has_missing[j] else n_l > n_r
+        start[lc], count[lc], start[rc], count[rc] = first, n_l, first + n_l, n_r
+        depth[lc] = depth[rc] = depth[node] + 1
+        g_sum[lc], h_sum[lc] = c_g_left[node], c_h_left[node]
+        g_sum[rc], h_sum[rc] = g_sum[node] - c_g_left[node], h_sum[node] - c_h_left[node]
+        split_left = split_right = True
+        if max_leaf_nodes != NO_LIMIT and n_leaves == max_leaf_nodes:
+            split_left = split_right = False
+        if max_depth != NO_LIMIT and depth[lc] >= max_depth:
+            split_left = split_right = False
+        if n_l < 2 * min_samples_leaf:
+            split_left = False
+        if n_r < 2 * min_samples_leaf:
+            split_right = False
+        parent_slot = slot[node]
+        slot[node] = -1
+        if split_left or split_right:
+            small, large = (lc, rc) if n_l <= n_r else (rc, lc)
+            s = _take_slot(free, pool, d, width)
+            pool = s[1]
+            slot[small] = s[0]
+            _sum_histogram(codes, by_row, rows, start[small], start[small] + count[small], g,
+                           h, constant, pool[slot[small]])  # fmt: skip
+            # The larger child: the parent's histogram minus the smaller one's (exact).
+            pool[parent_slot] -= pool[slot[small]]
+            slot[large] = parent_slot
+            for child, wanted in ((lc, split_left), (rc, split_right)):
+                if wanted:
+                    _search(child, pool, slot, free, count, g_sum, h_sum, n_bins, has_missing,
+                            missing_bin, scale_g, scale_h_node, constant, min_samples_leaf, l2,
+                            min_hessian, c_gain, c_feature, c_bin, c_missing, c_n_left,
+                            c_g_left, c_h_left, n_nodes)  # fmt: skip
+                else:
+                    free.append(slot[child])
+                    slot[child] = -1
+        else:
+            free.append(parent_slot)
+    for k in range(n_nodes):
+        if left[k] == TREE_LEAF:
+            value[k] = node_value(g_sum[k] * scale_g, h_sum[k] * scale_h_node, l2)
+    return (left[:n_nodes], right[:n_nodes], feature[:n_nodes], bin_threshold[:n_nodes],
+            missing_left[:n_nodes], value[:n_nodes], count[:n_nodes], gain[:n_nodes],
+            rows, start[:n_nodes], pool)  # fmt: skip
+
+
+@numba.njit(cache=True, nogil=True)
+def _take_slot(free, pool, d, width):
+    """A free histogram slot, doubling the pool when none is left."""
+    if len(free) == 0:
+        grown = np.empty((2 * pool.shape[0], d, width, 3), dtype=np.int64)
+        grown[: pool.shape[0]] = pool
+        for i in range(grown.shape[0] - 1, pool.shape[0] - 1, -1):
+            free.append(i)
+        pool = grown
+    return free.pop(), pool
+
+
+@numba.njit(cache=True, nogil=True)
+def _search(node, pool, slot, free, count, g_sum, h_sum, n_bins, has_missing, missing_bin,
+            scale_g, scale_h, constant, min_samples_leaf, l2, min_hessian, c_gain, c_feature,
+            c_bin, c_missing, c_n_left, c_g_left, c_h_left, n_nodes):  # fmt: skip
+    """Find ``node``'s best split; keep its histogram if it is a candidate, else free it."""
+    best = _best_split(pool[slot[node]], count[node], g_sum[node], h_sum[node], n_bins,
+                       has_missing, missing_bin, scale_g, scale_h, constant, min_samples_leaf,
+                       l2, min_hessian)  # fmt: skip
+    if best[0] > 0.0:
+        c_gain[node], c_feature[node], c_bin[node], c_missing[node] = best[:4]
+        c_n_left[node], c_g_left[node], c_h_left[node] = best[4:]
+    else:
+        free.append(slot[node])
+        slot[node] = -1
+    return n_nodes
+
+
+def _leaf_intercepts(loss, arrays, rows, start, y, raw, sample_weight) -> np.ndarray:
+    """Each leaf's ``loss.intercept`` of its rows' residuals ``y - F`` (0 elsewhere)."""
+    left, count = arrays[0], arrays[6]
+    values = np.zeros(len(left))
+    for k in np.flatnonzero(left == TREE_LEAF):
+        leaf_rows = rows[start[k] : start[k] + count[k]]
+        values[k] = loss.intercept(y[leaf_rows] - raw[leaf_rows], sample_weight[leaf_rows])
+    return values
+
+
+@numba.njit(cache=True, nogil=True)
+def _add_leaf_values(raw, rows, start, count, left, value):
+    """``raw[r] += value[leaf]`` for each training row ``r``, through the partition."""
+    for k in range(left.size):
+        if left[k] == TREE_LEAF:
+            for p in range(start[k], start[k] + count[k]):
+                raw[rows[p]] += value[k]
+
+
+def grow_hist_tree(data: BinnedData, stats: Statistics, options: GrowOptions, workspace=None):
+    """Grow one Newton tree leaf-wise on gradient histograms (compiled).
+
+    Parameters
+    ----------
+    data : BinnedData
+        The training rows' bin codes, bins per feature, features with NaN.
+    stats : Statistics
+        The rows' gradients and Hessians in fixed point.
+    options : GrowOptions
+        Leaf and depth limits, ``min_samples_leaf``, ``l2_regularization``.
+    workspace : dict, default=None
+        Memory kept from one tree to the next of a fit (the histograms' pool),
+        so that each tree does not allocate it anew; None: a new one.
+
+    Returns
+    -------
+    arrays : tuple
+        ``(children_left, children_right, feature, bin_threshold,
+        missing_go_to_left, value, n_node_samples, gain)``, ``value`` the
+        Newton step ``-G/(H+l2)`` at leaves (not yet times the learning rate).
+    partition : tuple
+        ``(rows, start)``: node ``k``'s rows are ``rows[start[k]:][:n_node_samples[k]]``.
+
+    Notes
+    -----
+    Ties: the split of a node is the first of equal gains in the order
+    features, then bins left to right with NaN right, then right to left with
+    NaN left; the leaf split next is the first (lowest number) of equal gains.
+
+    Examples
+    --------
+    >>> bins = fit_bins(np.arange(8.0)[:, None])
+    >>> data = BinnedData.from_bins(bins, np.arange(8.0)[:, None])
+    >>> stats = Statistics.of(np.r_[-np.ones(4), np.ones(4)], 1.0)
+    >>> arrays, _ = grow_hist_tree(data, stats, GrowOptions(min_samples_leaf=1))
+    >>> arrays[3].tolist(), arrays[5].tolist()   # split after bin 3; Newton steps
+    ([3, 0, 0], [0.0, 1.0, -1.0])
+    """
+    constant = stats.is_constant
+    out = _grow(
+        data.codes, data.by_row, stats.gradient, stats.hessian, constant,
+        stats.constant_hessian,
+        data.n_bins, data.has_missing, data.missing_bin, 2.0 ** -stats.k_gradient,
+        2.0 ** -stats.k_hessian, options.max_leaf_nodes, options.max_depth,
+        options.min_samples_leaf, options.l2_regularization, options.min_hessian,
+        _pool(workspace, data),
+    )  # fmt: skip
+    if workspace is not None:
+        workspace["pool"] = out[10]  # grown, perhaps
+    return out[:8], out[8:10]
+
+
+def _pool(workspace, data: BinnedData) -> np.ndarray:
+    """The histograms' pool: the workspace's, or 8 new slots."""
+    shape = (data.codes.shape[0], data.missing_bin + 1, 3)
+    pool = None if workspace is None else workspace.get("pool")
+    if pool is None or pool.shape[1:] != shape:
+        pool = np.empty((8, *shape), dtype=np.int64)
+    return pool
+
+
+# --- the slow reference -----------------------------------------------------------------------
+
+
+def grow_hist_tree_reference(data: BinnedData, stats: Statistics, options: GrowOptions):
+    """The same tree as :func:`grow_hist_tree`, in plain Python: the oracle.
+
+    Each node's sums are added up from its own rows (no histogram, no
+    subtraction), each candidate split is scored by :func:`split_gain`, the
+    next leaf to split is found by scanning the leaves.  Returns the same
+    ``arrays`` as :func:`grow_hist_tree` (no partition).
+
+    Parameters
+    ----------
+    data : BinnedData
+    stats : Statistics
+    options : GrowOptions
+
+    Returns
+    -------
+    arrays : tuple
+        As :func:`grow_hist_tree`'s.
+
+    Examples
+    --------
+    >>> bins = fit_bins(np.arange(8.0)[:, None])
+    >>> data = BinnedData.from_bins(bins, np.arange(8.0)[:, None])
+    >>> stats = Statistics.of(np.r_[-np.ones(4), np.ones(4)], 1.0)
+    >>> grow_hist_tree_reference(data, stats, GrowOptions(min_samples_leaf=1))[3].tolist()
+    [3, 0, 0]
+    """
+    codes = data.codes.tolist()
+    g = stats.gradient.tolist()
+    constant = stats.is_constant
+    h = [1] * len(g) if constant else stats.hessian.tolist()
+    scale_g = 2.0**-stats.k_gradient
+    scale_h = stats.constant_hessian if constant else 2.0**-stats.k_hessian
+    missing = data.missing_bin
+    o = options
+
+    def sums(rows):
+        return len(rows), sum(g[r] for r in rows), sum(h[r] for r in rows)
+
+    def best_split(rows):
+        n, G, H = sums(rows)
+        best = None  # (gain, feature, bin, missing_left)
+        for j in range(len(codes)):
+            nb = int(data.n_bins[j])
+            with_missing = bool(data.has_missing[j])
+            # The candidates in the scan order: NaN right for b = 0..nb-2 (and nb-1 with NaN),
+            # then NaN left for b = nb-2..0.
+            order = [(b, False) for b in range(nb - 1 + with_missing)]
+            if with_missing:
+                order += [(b, True) for b in range(nb - 2, -1, -1)]
+            for b, nan_left in order:
+                goes_left = [
+                    r for r in rows
+                    if codes[j][r] <= b or (codes[j][r] == missing and nan_left)
+                ]  # fmt: skip
+                n_l, g_l, h_l = sums(goes_left)
+                HL, HR = h_l * scale_h, (H - h_l) * scale_h
+                if not split_allowed(n_l, HL, n - n_l, HR, o.min_samples_leaf, o.min_hessian):
+                    continue
+                gain = split_gain(
+                    g_l * scale_g, HL, (G - g_l) * scale_g, HR, G * scale_g, H * scale_h,
+                    o.l2_regularization,
+                )  # fmt: skip
+                if gain > 0.0 and (best is None or gain > best[0]):
+                    best = (gain, j, b, nan_left)
+        return best
+
+    nodes = [{"rows": list(range(len(g))), "depth": 0}]
+    n, _, H = sums(nodes[0]["rows"])
+    if n >= 2 * o.min_samples_leaf and H * scale_h >= o.min_hessian:
+        nodes[0]["best"] = best_split(nodes[0]["rows"])
+    n_leaves = 1
+    while o.max_leaf_nodes == NO_LIMIT or n_leaves < o.max_leaf_nodes:
+        candidates = [k for k, node in enumerate(nodes) if node.get("best")]
+        if not candidates:
+            break
+        k = max(candidates, key=lambda k: (nodes[k]["best"][0], -k))
+        node = nodes[k]
+        gain, j, b, nan_left = node.pop("best")
+        node["split"] = (j, b, nan_left, gain)
+        go = [codes[j][r] <= b or (codes[j][r] == missing and nan_left) for r in node["rows"]]
+        children = [
+            [r for r, left in zip(node["rows"], go, strict=True) if left],
+            [r for r, left in zip(node["rows"], go, strict=True) if not left],
+        ]
+        node["children"] = (len(nodes), len(nodes) + 1)
+        n_leaves += 1
+        for rows in children:
+            child = {"rows": rows, "depth": node["depth"] + 1}
+            nodes.append(child)
+        for child in (nodes[-2], nodes[-1]):
+            if (
+                (o.max_leaf_nodes != NO_LIMIT and n_leaves == o.max_leaf_nodes)
+                or (o.max_depth != NO_LIMIT and child["depth"] >= o.max_depth)
+                or len(child["rows"]) < 2 * o.min_samples_leaf
+            ):
+                continue
+            child["best"] = best_split(child["rows"])
+    size = len(nodes)
+    left = np.full(size, TREE_LEAF, dtype=np.intp)
+    right = np.full(size, TREE_LEAF, dtype=np.intp)
+    feature = np.full(size, -2, dtype=np.intp)
+    bin_threshold = np.zeros(size, dtype=np.intp)
+    missing_left = np.zeros(size, dtype=bool)
+    value = np.zeros(size)
+    count = np.zeros(size, dtype=np.intp)
+    gains = np.zeros(size)
+    for k, node in enumerate(nodes):
+        count[k], G, H = sums(node["rows"])
+        if "split" in node:
+            j, b, nan_left, gain = node["split"]
+            left[k], right[k] = node["children"]
+            feature[k], bin_threshold[k], gains[k] = j, b, gain
+            n_l, n_r = (len(nodes[c]["rows"]) for c in node["children"])
+            missing_left[k] = nan_left if data.has_missing[j] else n_l > n_r
+        else:
+            value[k] = node_value(G * scale_g, H * scale_h, o.l2_regularization)
+    return left, right, feature, bin_threshold, missing_left, value, count, gains
+
+
+# --- the losses ---------------------------------------------------------------------------------
+
+
+class _Loss:
+    """A loss: its baseline score, gradient and Hessian, and its value.
+
+    As scikit-learn's ``sklearn._loss`` (half squared error, half binomial
+    and multinomial deviance, half Poisson deviance), so that
+    ``train_score_``/``validation_score_`` hold the same numbers.  ``raw``
+    has shape (n, K).
+    """
+
+    n_trees = 1
+    constant_hessian = False
+
+    def baseline(self, y, w) -> np.ndarray:
+        raise NotImplementedError
+
+    def gradient_hessian(self, y, raw):
+        raise NotImplementedError
+
+    def pointwise(self, y, raw) -> np.ndarray:
+        raise NotImplementedError
+
+    def __call__(self, y, raw, w) -> float:
+        return float(np.average(self.pointwise(y, raw), weights=w))
+
+
+class _SquaredError(_Loss):
+    constant_hessian = True
+
+    def baseline(self, y, w):
+        return np.array([np.average(y, weights=w)])
+
+    def gradient_hessian(self, y, raw):
+        return (raw[:, 0] - y)[:, None], 1.0
+
+    def pointwise(self, y, raw):
+        return 0.5 * (y - raw[:, 0]) ** 2
+
+
+class _Gamma(_Loss):
+    """Half gamma deviance with a log link (y > 0)."""
+
+    def baseline(self, y, w):
+        return np.log([np.average(y, weights=w)])
+
+    def gradient_hessian(self, y, raw):
+        scaled = y * np.exp(-raw[:, 0])
+        return (1.0 - scaled)[:, None], scaled[:, None]
+
+    def pointwise(self, y, raw):
+        return raw[:, 0] + y * np.exp(-raw[:, 0])
+
+
+class _Quantile(_Loss):
+    """Pinball loss of ``quantile``.  Not differentiable: the tree is grown on
+    the gradient with unit Hessians, then each leaf takes the quantile of its
+    rows' residuals ``y - F`` (scikit-learn's ``_update_leaves_values``)."""
+
+    constant_hessian = True
+
+    def __init__(self, quantile: float, weighted: bool):
+        self.quantile, self.weighted = quantile, weighted
+
+    def intercept(self, residual, w):
+        """scikit-learn's ``PinballLoss.fit_intercept_only``."""
+        if not self.weighted:
+            return float(np.percentile(residual, 100 * self.quantile))
+        return weighted_percentile(residual, w, 100 * self.quantile)
+
+    def baseline(self, y, w):
+        return np.array([self.intercept(y, w)])
+
+    def gradient_hessian(self, y, raw):
+        return np.where(y >= raw[:, 0], -self.quantile, 1.0 - self.quantile)[:, None], 1.0
+
+    def pointwise(self, y, raw):
+        diff = y - raw[:, 0]
+        return np.where(diff >= 0, self.quantile * diff, (self.quantile - 1.0) * diff)
+
+
+class _AbsoluteError(_Quantile):
+    def __init__(self, weighted: bool):
+        super().__init__(0.5, weighted)
+
+    def intercept(self, residual, w):
+        """scikit-learn's ``AbsoluteError.fit_intercept_only``: the (weighted) median."""
+        if not self.weighted:
+            return float(np.median(residual))
+        return weighted_percentile(residual, w, 50)
+
+    def gradient_hessian(self, y, raw):
+        return np.where(raw[:, 0] > y, 1.0, -1.0)[:, None], 1.0
+
+    def pointwise(self, y, raw):
+        return np.abs(raw[:, 0] - y)
+
+
+class _Poisson(_Loss):
+    def baseline(self, y, w):
+        mean = np.average(y, weights=w)
+        return np.log([max(mean, 10 * np.finfo(float).eps)])
+
+    def gradient_hessian(self, y, raw):
+        mu = np.exp(raw[:, 0])
+        return (mu - y)[:, None], mu[:, None]
+
+    def pointwise(self, y, raw):
+        return np.exp(raw[:, 0]) - y * raw[:, 0]
+
+
+class _BinomialLogLoss(_Loss):
+    def baseline(self, y, w):
+        eps = 10 * np.finfo(float).eps
+        p = np.clip(np.average(y, weights=w), eps, 1 - eps)
+        return np.array([np.log(p / (1 - p))])
+
+    def gradient_hessian(self, y, raw):
+        p = expit(raw[:, 0])
+        return (p - y)[:, None], (p * (1 - p))[:, None]
+
+    def pointwise(self, y, raw):
+        return np.logaddexp(0.0, raw[:, 0]) - y * raw[:, 0]
+
+    def proba(self, raw):
+        p = expit(raw[:, 0])
+        return np.column_stack([1 - p, p])
+
+
+class _MultinomialLogLoss(_Loss):
+    def __init__(self, n_classes: int):
+        self.n_trees = n_classes
+
+    def baseline(self, y, w):
+        eps = np.finfo(float).eps
+        p = np.array([np.average(y == k, weights=w) for k in range(self.n_trees)])
+        log_p = np.log(np.clip(p, eps, 1 - eps))
+        return log_p - log_p.mean()  # log(p / geometric mean), scikit-learn's link
+
+    def gradient_hessian(self, y, raw):
+        p = self.proba(raw)
+        onehot = y[:, None] == np.arange(self.n_trees)
+        return p - onehot, p * (1 - p)
+
+    def pointwise(self, y, raw):
+        return logsumexp(raw, axis=1) - raw[np.arange(len(y)), y.astype(np.intp)]
+
+    def proba(self, raw):
+        e = np.exp(raw - raw.max(axis=1, keepdims=True))
+        return e / e.sum(axis=1, keepdims=True)
+
+
+# --- the estimators ------------------------------------------------------------------------------
+
+#: scikit-learn 1.9's parameter constraints, taken from its estimators (the same names,
+#: ranges and defaults); the values this package does not implement are refused in ``fit``.
+_REGRESSOR_PARAMETERS = dict(SklearnRegressor._parameter_constraints)
+_CLASSIFIER_PARAMETERS = dict(SklearnClassifier._parameter_constraints)
+
+
+class _HistGradientBoosting(BaseEstimator):
+    """What both estimators share: checks, binning, the iterations, early stopping."""
+
+    _supported_losses: tuple = ()
+
+    def __init__(self, loss, *, learning_rate, max_iter, max_leaf_nodes, max_depth,
+                 min_samples_leaf, l2_regularization, max_features, max_bins,
+                 categorical_features, monotonic_cst, interaction_cst, warm_start,
+                 early_stopping, scoring, validation_fraction, n_iter_no_change, tol, verbose,
+                 random_state):  # fmt: skip
+        self.loss, self.learning_rate, self.max_iter = loss, learning_rate, max_iter
+        self.max_leaf_nodes, self.max_depth = max_leaf_nodes, max_depth
+        self.min_samples_leaf, self.l2_regularization = min_samples_leaf, l2_regularization
+        self.max_features, self.max_bins = max_features, max_bins
+        self.categorical_features, self.monotonic_cst = categorical_features, monotonic_cst
+        self.interaction_cst, self.warm_start = interaction_cst, warm_start
+        self.early_stopping, self.scoring = early_stopping, scoring
+        self.validation_fraction, self.n_iter_no_change = validation_fraction, n_iter_no_change
+        self.tol, self.verbose, self.random_state = tol, verbose, random_state
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.allow_nan = True
+        return tags
+
+    def _refuse_unsupported(self, X) -> None:
+        """A clear error for each parameter value this package does not implement yet."""
+        name = type(self).__name__
+        sklearn_hint = f"(scikit-learn's sklearn.ensemble.{name} has it)"
+        if isinstance(self.loss, str) and self.loss not in self._supported_losses:
+            raise ValueError(
+                f"loss={self.loss!r} is not supported by climbing_trees' {name}; use one of "
+                f"{sorted(self._supported_losses)} {sklearn_hint}."
+            )
+        if not isinstance(self.loss, str):
+            raise ValueError(f"loss must be a string among {sorted(self._supported_losses)}.")
+        unsupported = {
+            "max_features": (self.max_features != 1.0, "1.0 (every feature at every split)"),
+            "monotonic_cst": (self.monotonic_cst is not None, "None"),
+            "interaction_cst": (self.interaction_cst is not None, "None"),
+            "warm_start": (bool(self.warm_start), "False"),
+            "scoring": (self.scoring != "loss", "'loss'"),
+        }
+        for parameter, (refused, supported) in unsupported.items():
+            if refused:
+                raise ValueError(
+                    f"{parameter}={getattr(self, parameter)!r} is not supported by "
+                    f"climbing_trees' {name}; only {parameter}={supported} is {sklearn_hint}."
+                )
+        categorical = self.categorical_features
+        if isinstance(categorical, str) and categorical == "from_dtype":
+            dtypes = getattr(X, "dtypes", None)
+            if dtypes is not None and any(str(t) == "category" for t in dtypes):
+                raise ValueError(
+                    f"X has categorical columns and categorical_features='from_dtype', but "
+                    f"climbing_trees' {name} has no native categorical splits yet; encode "
+                    f"them (e.g. OrdinalEncoder) or use {sklearn_hint[1:-1]}."
+                )
+        elif categorical is not None:
+            raise ValueError(
+                f"categorical_features={categorical!r} is not supported by climbing_trees' "
+                f"{name}; use None or 'from_dtype' with no categorical column {sklearn_hint}."
+            )
+
+    def _options(self) -> GrowOptions:
+        return GrowOptions(
+            max_leaf_nodes=NO_LIMIT if self.max_leaf_nodes is None else self.max_leaf_nodes,
+            max_depth=NO_LIMIT if self.max_depth is None else self.max_depth,
+            min_samples_leaf=self.min_samples_leaf,
+            l2_regularization=float(self.l2_regularization),
+            learning_rate=float(self.learning_rate),
+        )
+
+    @_fit_context(prefer_skip_nested_validation=True)
+    def fit(self, X, y, sample_weight=None):
+        """Fit the boosted trees (``max_iter`` iterations, or fewer with early stopping).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Numbers; NaN marks a missing value.
+        y : array-like of shape (n_samples,)
+        sample_weight : array-like of shape (n_samples,), default=None
+            Multiplies each row's gradient and Hessian (and its loss).
+
+        Returns
+        -------
+        self : object
+        """
+        previous = dict(self.__dict__)
+        try:
+            return self._fit(X, y, sample_weight)
+        except BaseException:
+            self.__dict__.clear()
+            self.__dict__.update(previous)
+            raise
+
+    def _fit(self, X, y, sample_weight):
+        self._refuse_unsupported(X)
+        X, y = validate_data(self, X, y, dtype=np.float64, ensure_all_finite=False,
+                             y_numeric=not isinstance(self, ClassifierMixin))  # fmt: skip
+        # scikit-learn's leaf quantiles are weighted whenever weights are given.
+        self._weights_given = sample_weight is not None
+        y, loss = self._encode_y(y)
+        sample_weight = _check_sample_weight(sample_weight, X, dtype=np.float64)
+        sample_weight = self._class_weights(y, sample_weight)
+        if np.any(sample_weight < 0) or not np.any(sample_weight > 0):
+            raise ValueError(
+                "sample_weight must be non-negative with at least one positive weight."
+            )
+        n = X.shape[0]  # early_stopping="auto" counts every row, as scikit-learn
+        if np.any(sample_weight == 0):  # a row of weight 0 is no row (bins, counts)
+            keep = sample_weight > 0
+            X, y, sample_weight = X[keep], y[keep], sample_weight[keep]
+        weighted = sample_weight is not None and not np.all(sample_weight == 1.0)
+        rng = check_random_state(self.random_state)
+        seed = rng.randint(np.iinfo(np.uint32).max, dtype="u8")  # scikit-learn's draw
+        stop_early = n > 10_000 if self.early_stopping == "auto" else bool(self.early_stopping)
+        use_validation = stop_early and self.validation_fraction is not None
+        if use_validation:
+            stratify = y if isinstance(self, ClassifierMixin) else None
+            X, X_val, y, y_val, sample_weight, w_val = train_test_split(
+                X, y, sample_weight, test_size=self.validation_fraction, stratify=stratify,
+                random_state=seed,
+            )  # fmt: skip
+        bins = fit_bins(X, self.max_bins, random_state=seed)
+        data = BinnedData.from_bins(bins, X)
+        options = self._options()
+        baseline = loss.baseline(y, sample_weight).reshape(1, -1)
+        raw = np.asfortranarray(np.repeat(baseline, len(y), axis=0))
+        train_score, validation_score = [], []
+        if use_validation:
+            raw_val = np.repeat(baseline, len(y_val), axis=0)
+        if stop_early:
+            train_score.append(-loss(y, raw, sample_weight))
+            if use_validation:
+                validation_score.append(-loss(y_val, raw_val, w_val))
+        if self.verbose:
+            print("Fitting gradient boosted rounds:")
+        trees, workspace = [], {}
+        for iteration in range(self.max_iter):
+            started = time()
+            gradient, hessian = loss.gradient_hessian(y, raw)
+            if weighted:
+                gradient = gradient * sample_weight[:, None]
+                hessian = np.broadcast_to(hessian, gradient.shape) * sample_weight[:, None]
+            stage = []
+            for k in range(loss.n_trees):
+                h_k = hessian if np.ndim(hessian) == 0 else np.ascontiguousarray(hessian[:, k])
+                stats = Statistics.of(np.ascontiguousarray(gradient[:, k]), h_k)
+                arrays, (rows, start) = grow_hist_tree(data, stats, options, workspace)
+                leaf_values = None
+                if isinstance(loss, _Quantile):  # each leaf: the quantile of its residuals
+                    leaf_values = _leaf_intercepts(loss, arrays, rows, start, y, raw[:, k],
+                                                   sample_weight)  # fmt: skip
+                tree = _tree_of(arrays, bins, options.learning_rate, leaf_values)
+                _add_leaf_values(raw[:, k], rows, start, tree.n_node_samples,
+                                 tree.children_left, tree.value)  # fmt: skip
+                stage.append(tree)
+            trees.append(stage)
+            should_stop = False
+            if stop_early:
+                train_score.append(-loss(y, raw, sample_weight))
+                if use_validation:
+                    for k, tree in enumerate(stage):
+                        raw_val[:, k] += tree.predict(X_val)
+                    validation_score.append(-loss(y_val, raw_val, w_val))
+                should_stop = self._should_stop(validation_score if use_validation else train_score)
+            if self.verbose:
+                self._print_iteration(iteration, stage, stop_early, use_validation,
+                                      train_score, validation_score, started)  # fmt: skip
+            if should_stop:
+                break
+        self._bins, self._loss, self._trees = bins, loss, trees
+        self._baseline_prediction = baseline
+        self.n_iter_ = len(trees)
+        self.n_trees_per_iteration_ = loss.n_trees
+        self.do_early_stopping_ = stop_early
+        self.train_score_ = np.asarray(train_score, dtype=float)
+        self.validation_score_ = np.asarray(validation_score, dtype=float)
+        self.is_categorical_ = None
+        return self
+
+    def _class_weights(self, y, sample_weight):
+        return sample_weight
+
+    def _should_stop(self, scores) -> bool:
+        """scikit-learn's rule: stop when none of the last ``n_iter_no_change`` scores
+        beats the one before them by more than ``tol``."""
+        reference_position = self.n_iter_no_change + 1
+        if len(scores) < reference_position:
+            return False
+        reference = scores[-reference_position] + self.tol
+        return not any(score > reference for score in scores[-reference_position + 1 :])
+
+    def _print_iteration(self, iteration, stage, stop_early, use_validation, train_score,
+                         validation_score, started) -> None:  # fmt: skip
+        n_leaves = sum(tree.n_leaves for tree in stage)
+        depth = max(tree.max_depth for tree in stage)
+        line = f"[{iteration + 1}/{self.max_iter}] "
+        if len(stage) == 1:
+            line += f"1 tree, {n_leaves} leaves, "
+        else:
+            line += f"{len(stage)} trees, {n_leaves} leaves ({n_leaves // len(stage)} on avg), "
+        line += f"max depth = {depth}, "
+        if stop_early:
+            line += f"train loss: {-train_score[-1]:.5f}, "
+            if use_validation:
+                line += f"val loss: {-validation_score[-1]:.5f}, "
+        line += f"in {time() - started:0.3f}s"
+        print(line, file=sys.stdout, flush=True)
+
+    def _check_X(self, X) -> np.ndarray:
+        check_is_fitted(self, "_trees")
+        return validate_data(self, X, dtype=np.float64, ensure_all_finite=False, reset=False)
+
+    def _staged_raw(self, X):
+        """The scores after each iteration (copies), shape (n, K)."""
+        X = np.ascontiguousarray(self._check_X(X))
+        raw = np.repeat(self._baseline_prediction, X.shape[0], axis=0)
+        for stage in self._trees:
+            for k, tree in enumerate(stage):
+                raw[:, k] += tree.predict(X)
+            yield raw.copy()
+
+    def _raw_predict(self, X) -> np.ndarray:
+        X = np.ascontiguousarray(self._check_X(X))
+        raw = np.asfortranarray(np.repeat(self._baseline_prediction, X.shape[0], axis=0))
+        for stage in self._trees:
+            for k, tree in enumerate(stage):
+                _add_tree(
+                    X, tree.children_left, tree.children_right, tree.feature, tree.threshold,
+                    tree.missing_go_to_left, tree.value, raw[:, k],
+                )  # fmt: skip
+        return raw
+
+    @property
+    def trees_(self) -> list:
+        """The fitted trees, ``trees_[i][k]`` (iteration ``i``, score column ``k``)."""
+        check_is_fitted(self, "_trees")
+        return self._trees
+
+
+_PARAMETERS_DOC = """\
+    learning_rate : float, default=0.1
+        Shrinkage: each leaf adds ``learning_rate`` times its Newton step.
+    max_iter : int, default=100
+        Boosting iterations (one tree per iteration, one per class with more
+        than two classes).
+    max_leaf_nodes : int or None, default=31
+        Leaves per tree at most (grown best-first); None: no limit.
+    max_depth : int or None, default=None
+        Edges from the root to a leaf at most; None: no limit.
+    min_samples_leaf : int, default=20
+        Rows per leaf at least.
+    l2_regularization : float, default=0.0
+        ``λ`` in the gain and the leaf values ``-G/(H+λ)``.
+    max_features : float, default=1.0
+        Only 1.0 (every feature at every split) is supported; other values
+        raise ValueError.
+    max_bins : int, default=255
+        Bins of present values per feature (at most 255); NaN gets one more.
+    categorical_features : None or 'from_dtype', default='from_dtype'
+        No native categorical splits yet: 'from_dtype' is accepted when no
+        column of ``X`` has a categorical dtype, None always; anything else
+        raises ValueError.
+    monotonic_cst : None, default=None
+        Not supported: a value other than None raises ValueError.
+    interaction_cst : None, default=None
+        Not supported: a value other than None raises ValueError.
+    warm_start : bool, default=False
+        Not supported: True raises ValueError.
+    early_stopping : 'auto' or bool, default='auto'
+        Stop when the validation loss has not improved by more than ``tol`` in
+        ``n_iter_no_change`` iterations; 'auto': on when there are more than
+        10,000 rows.
+    scoring : 'loss', default='loss'
+        The early-stopping score is minus the loss; other values raise
+        ValueError.
+    validation_fraction : float, int or None, default=0.1
+        Rows held out for early stopping (a fraction, or a number); None:
+        stop on the training loss.
+    n_iter_no_change : int, default=10
+        Iterations without improvement before stopping.
+    tol : float, default=1e-7
+        Least improvement of the score that counts.
+    verbose : int, default=0
+        Above 0: one line per iteration (trees, leaves, depth, losses, time).
+    random_state : int, RandomState instance or None, default=None
+        Draws the early-stopping split and the rows whose quantiles bin a
+        feature with more than 200,000 rows (scikit-learn's draws: the same
+        ``random_state`` gives the same split and bins)."""
+
+_ATTRIBUTES_DOC = """\
+    n_iter_ : int
+        Iterations fitted (fewer than ``max_iter`` after early stopping).
+    n_trees_per_iteration_ : int
+        1, or the number of classes with more than two.
+    train_score_ : ndarray of shape (n_iter_ + 1,)
+        Minus the training loss before the first and after each iteration
+        (empty without early stopping).
+    validation_score_ : ndarray of shape (n_iter_ + 1,)
+        The same on the validation rows (empty without early stopping or
+        with ``validation_fraction=None``).
+    do_early_stopping_ : bool
+        Whether early stopping was on.
+    trees_ : list of lists of HistTree
+        ``trees_[i][k]``: iteration ``i``'s tree of score column ``k``.
+    n_features_in_ : int
+    feature_names_in_ : ndarray of shape (n_features_in_,)
+        Defined when ``X`` had string column names."""
+
+_NOTES_DOC = """\
+    Implemented here: leaf-wise Newton trees on fixed-point gradient
+    histograms (:func:`grow_hist_tree`, checked against the plain-Python
+    :func:`grow_hist_tree_reference`), missing values with a learned
+    direction per split, sample weights, early stopping on the loss.  Not
+    implemented (a clear ValueError): native categorical features,
+    ``monotonic_cst``, ``interaction_cst``, ``max_features < 1``,
+    ``warm_start``, scorers other than the loss, the fit parameters
+    ``X_val``/``y_val``.
+
+    Differences from scikit-learn: gradients are float64 (scikit-learn's are
+    float32) and summed exactly in fixed point; the root's gain subtracts its
+    own ``G²/(H+λ)`` where scikit-learn subtracts 0 (the candidates rank
+    alike, but scikit-learn can split a root whose best split gains
+    nothing); with sample weights, a feature of more than ``max_bins``
+    values is binned from unweighted quantiles
+    (:func:`climbing_trees._binning.fit_bins`; scikit-learn weighs them).
+    On data without ties the first tree has scikit-learn's splits, node for
+    node, and its leaf values agree to float32 precision
+    (tests/test_hist_gradient_boosting.py); later trees see slightly
+    different gradients.  Ties: the first feature, then the first bin in
+    the scan order, wins; of equal gains, the leaf created first is split
+    first."""
+
+
+class HistGradientBoostingRegressor(RegressorMixin, _HistGradientBoosting):
+    """Histogram gradient boosting for regression (scikit-learn 1.9's parameters).
+
+    The book's boosting chapter explains it.  Newton trees grown leaf-wise on
+    fixed-point gradient and Hessian histograms of the binned features; NaN
+    is a value of its own, sent left or right by each split.
+
+    Parameters
+    ----------
+    loss : {'squared_error', 'absolute_error', 'gamma', 'poisson', 'quantile'}, \
+default='squared_error'
+        As scikit-learn's: half squared error (baseline: the mean); half
+        Poisson or gamma deviance with a log link (baseline: the log of the
+        mean); absolute error or the pinball loss of ``quantile`` (not
+        differentiable: the tree is grown on the gradient with unit Hessians,
+        then each leaf takes the median, or the quantile, of its rows'
+        residuals, weighted when ``sample_weight`` is given).
+    quantile : float or None, default=None
+        The quantile that loss='quantile' estimates, in (0, 1).
+    {parameters}
+
+    Attributes
+    ----------
+    {attributes}
+
+    Notes
+    -----
+    {notes}
+
+    References
+    ----------
+    Friedman, J. H. (2001). Greedy function approximation: a gradient
+    boosting machine. Annals of Statistics 29(5).  Chen, T. and Guestrin, C.
+    (2016). XGBoost: a scalable tree boosting system. KDD.  Ke, G. et al.
+    (2017). LightGBM: a highly efficient gradient boosting decision tree.
+    NeurIPS.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import make_regression
+    >>> X, y = make_regression(n_samples=500, n_features=4, noise=1.0, random_state=0)
+    >>> model = HistGradientBoostingRegressor(max_iter=50).fit(X, y)
+    >>> model.n_iter_, bool(model.score(X, y) > 0.9)
+    (50, True)
+    >>> median = HistGradientBoostingRegressor(loss="absolute_error", max_iter=50).fit(X, y)
+    >>> bool(median.score(X, y) > 0.8)
+    True
+    """
+
+    _parameter_constraints: dict = _REGRESSOR_PARAMETERS
+    _supported_losses = ("squared_error", "absolute_error", "gamma", "poisson", "quantile")
+
+    def __init__(self, loss="squared_error", *, quantile=None, learning_rate=0.1, max_iter=100,
+                 max_leaf_nodes=31, max_depth=None, min_samples_leaf=20,
+                 l2_regularization=0.0, max_features=1.0, max_bins=255,
+                 categorical_features="from_dtype", monotonic_cst=None, interaction_cst=None,
+                 warm_start=False, early_stopping="auto", scoring="loss",
+                 validation_fraction=0.1, n_iter_no_change=10, tol=1e-7, verbose=0,
+                 random_state=None):  # fmt: skip
+        super().__init__(
+            loss, learning_rate=learning_rate, max_iter=max_iter,
+            max_leaf_nodes=max_leaf_nodes, max_depth=max_depth,
+            min_samples_leaf=min_samples_leaf, l2_regularization=l2_regularization,
+            max_features=max_features, max_bins=max_bins,
+            categorical_features=categorical_features, monotonic_cst=monotonic_cst,
+            interaction_cst=interaction_cst, warm_start=warm_start,
+            early_stopping=early_stopping, scoring=scoring,
+            validation_fraction=validation_fraction, n_iter_no_change=n_iter_no_change,
+            tol=tol, verbose=verbose, random_state=random_state,
+        )  # fmt: skip
+        self.quantile = quantile
+
+    def _encode_y(self, y):
+        y = np.asarray(y, dtype=np.float64)
+        if self.loss == "poisson":
+            if np.any(y < 0) or np.sum(y) <= 0:
+                raise ValueError(
+                    "loss='poisson' needs y >= 0 with a positive sum (counts or rates); "
+                    "some value(s) of y are out of that range."
+                )
+            return y, _Poisson()
+        if self.loss == "gamma":
+            if np.any(y <= 0):
+                raise ValueError(
+                    "loss='gamma' needs y > 0; some value(s) of y are out of that range."
+                )
+            return y, _Gamma()
+        if self.loss == "absolute_error":
+            return y, _AbsoluteError(self._weights_given)
+        if self.loss == "quantile":
+            if self.quantile is None or not 0 < self.quantile < 1:
+                raise ValueError(
+                    f"loss='quantile' needs quantile strictly between 0 and 1, got "
+                    f"quantile={self.quantile!r}."
+                )
+            return y, _Quantile(float(self.quantile), self._weights_given)
+        return y, _SquaredError()
+
+    def predict(self, X) -> np.ndarray:
+        """Predicted values: the summed scores (through ``exp`` for the Poisson loss).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        y : ndarray of shape (n_samples,)
+        """
+        return self._inverse_link(self._raw_predict(X)[:, 0])
+
+    def staged_predict(self, X):
+        """Predictions after each iteration.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+
+        Yields
+        ------
+        y : ndarray of shape (n_samples,)
+        """
+        for raw in self._staged_raw(X):
+            yield self._inverse_link(raw[:, 0])
+
+    def _inverse_link(self, raw):
+        return np.exp(raw) if isinstance(self._loss, (_Poisson, _Gamma)) else raw
+
+
+class HistGradientBoostingClassifier(ClassifierMixin, _HistGradientBoosting):
+    """Histogram gradient boosting for classification (scikit-learn 1.9's parameters).
+
+    The book's boosting chapter explains it.  Binary log-loss (one tree per
+    iteration, on the log-odds) or multinomial log-loss (one tree per class
+    and iteration, on the softmax's scores), with Newton leaves
+    ``-G/(H+λ)``.
+
+    Parameters
+    ----------
+    loss : {'log_loss'}, default='log_loss'
+        Binomial or multinomial log-loss (from the number of classes); the
+        baseline is the log-odds, or the log of the class priors less their
+        mean.
+    {parameters}
+    class_weight : dict, 'balanced' or None, default=None
+        Weights of the classes, multiplied into ``sample_weight`` (as
+        scikit-learn's ``compute_sample_weight``).
+
+    Attributes
+    ----------
+    classes_ : ndarray of shape (n_classes,)
+    {attributes}
+
+    Notes
+    -----
+    {notes}
+
+    ``predict`` returns the class of the largest probability (the first of
+    equal ones).
+
+    References
+    ----------
+    Friedman, J. H. (2001). Greedy function approximation: a gradient
+    boosting machine. Annals of Statistics 29(5).  Chen, T. and Guestrin, C.
+    (2016). XGBoost: a scalable tree boosting system. KDD.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import make_classification
+    >>> X, y = make_classification(n_samples=500, n_features=6, random_state=0)
+    >>> model = HistGradientBoostingClassifier(max_iter=30).fit(X, y)
+    >>> model.predict_proba(X[:2]).shape, bool(model.score(X, y) > 0.9)
+    ((2, 2), True)
+    """
+
+    _parameter_constraints: dict = _CLASSIFIER_PARAMETERS
+    _supported_losses = ("log_loss",)
+
+    def __init__(self, loss="log_loss", *, learning_rate=0.1, max_iter=100, max_leaf_nodes=31,
+                 max_depth=None, min_samples_leaf=20, l2_regularization=0.0, max_features=1.0,
+                 max_bins=255, categorical_features="from_dtype", monotonic_cst=None,
+                 interaction_cst=None, warm_start=False, early_stopping="auto",
+                 scoring="loss", validation_fraction=0.1, n_iter_no_change=10, tol=1e-7,
+                 verbose=0, random_state=None, class_weight=None):  # fmt: skip
+        super().__init__(
+            loss, learning_rate=learning_rate, max_iter=max_iter,
+            max_leaf_nodes=max_leaf_nodes, max_depth=max_depth,
+            min_samples_leaf=min_samples_leaf, l2_regularization=l2_regularization,
+            max_features=max_features, max_bins=max_bins,
+            categorical_features=categorical_features, monotonic_cst=monotonic_cst,
+            interaction_cst=interaction_cst, warm_start=warm_start,
+            early_stopping=early_stopping, scoring=scoring,
+            validation_fraction=validation_fraction, n_iter_no_change=n_iter_no_change,
+            tol=tol, verbose=verbose, random_state=random_state,
+        )  # fmt: skip
+        self.class_weight = class_weight
+
+    def _encode_y(self, y):
+        check_classification_targets(y)
+        encoder = LabelEncoder()
+        codes = encoder.fit_transform(y)
+        self.classes_ = encoder.classes_
+        n_classes = len(self.classes_)
+        if n_classes < 2:
+            raise ValueError(
+                f"y has {n_classes} class; HistGradientBoostingClassifier needs at least 2 classes."
+            )
+        loss = _BinomialLogLoss() if n_classes == 2 else _MultinomialLogLoss(n_classes)
+        return codes.astype(np.float64), loss
+
+    def _class_weights(self, y, sample_weight):
+        if self.class_weight is None:
+            return sample_weight
+        return sample_weight * compute_sample_weight(self.class_weight, y)
+
+    def decision_function(self, X) -> np.ndarray:
+        """The scores: log-odds (binary, shape (n,)) or per-class scores (n, K).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        scores : ndarray of shape (n_samples,) or (n_samples, n_classes)
+        """
+        raw = self._raw_predict(X)
+        return raw[:, 0] if raw.shape[1] == 1 else raw
+
+    def staged_decision_function(self, X):
+        """The scores after each iteration.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+
+        Yields
+        ------
+        scores : ndarray of shape (n_samples,) or (n_samples, n_classes)
+        """
+        for raw in self._staged_raw(X):
+            yield raw[:, 0] if raw.shape[1] == 1 else raw
+
+    def predict_proba(self, X) -> np.ndarray:
+        """Class probabilities (the sigmoid or the softmax of the scores).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        proba : ndarray of shape (n_samples, n_classes)
+        """
+        raw = self._raw_predict(X)  # checks that the model is fitted first
+        return self._loss.proba(raw)
+
+    def staged_predict_proba(self, X):
+        """Class probabilities after each iteration.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+
+        Yields
+        ------
+        proba : ndarray of shape (n_samples, n_classes)
+        """
+        for raw in self._staged_raw(X):
+            yield self._loss.proba(raw)
+
+    def predict(self, X) -> np.ndarray:
+        """The class of the largest probability.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        y : ndarray of shape (n_samples,)
+        """
+        proba = self.predict_proba(X)
+        return self.classes_[np.argmax(proba, axis=1)]
+
+    def predict_log_proba(self, X) -> np.ndarray:
+        """The logarithms of :meth:`predict_proba`.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        log_proba : ndarray of shape (n_samples, n_classes)
+        """
+        return np.log(self.predict_proba(X))
+
+    def staged_predict(self, X):
+        """Predicted classes after each iteration.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+
+        Yields
+        ------
+        y : ndarray of shape (n_samples,)
+        """
+        for proba in self.staged_predict_proba(X):
+            yield self.classes_[np.argmax(proba, axis=1)]
+
+
+for _cls in (HistGradientBoostingRegressor, HistGradientBoostingClassifier):
+    for _key, _text in (
+        ("    {parameters}", _PARAMETERS_DOC),
+        ("    {attributes}", _ATTRIBUTES_DOC),
+        ("    {notes}", _NOTES_DOC),
+    ):
+        _cls.__doc__ = _cls.__doc__.replace(_key, _text)

@@ -1,0 +1,429 @@
+"""Histogram gradient boosting: the compiled builder against its plain-Python oracle,
+the estimators against scikit-learn's ``HistGradientBoosting*``.
+
+What is equal, and what is only close:
+
+* :func:`grow_hist_tree` and :func:`grow_hist_tree_reference` see the same
+  fixed-point statistics and call the same rules, so their trees are equal
+  array by array (splits, gains, leaf values, row counts), ties included.
+* scikit-learn sums float32 gradients, we sum float64 ones exactly: on data
+  without ties the first tree has the same splits (feature, threshold, NaN
+  direction, rows per node) and leaf values equal to float32 precision, and
+  predictions after many iterations agree to about 1e-6 of the target's scale.
+"""
+
+from __future__ import annotations
+
+import io
+import re
+from contextlib import redirect_stdout
+
+import numpy as np
+import pytest
+from sklearn.datasets import make_classification, make_regression
+from sklearn.ensemble import HistGradientBoostingClassifier as SklearnClassifier
+from sklearn.ensemble import HistGradientBoostingRegressor as SklearnRegressor
+from sklearn.metrics import log_loss, mean_squared_error
+from sklearn.utils.estimator_checks import parametrize_with_checks
+
+from climbing_trees import (
+    TREE_LEAF,
+    HistGradientBoostingClassifier,
+    HistGradientBoostingRegressor,
+    grow_hist_tree,
+    grow_hist_tree_reference,
+)
+from climbing_trees._binning import fit_bins
+from climbing_trees._hist_gradient_boosting import (
+    NO_LIMIT,
+    BinnedData,
+    GrowOptions,
+    Statistics,
+    node_value,
+    split_gain,
+)
+
+# --- the compiled builder against the oracle ---------------------------------------------------
+
+
+def _problem(seed: int, n: int, d: int, nan_fraction: float, ties: bool):
+    """Features (with NaN, or few distinct values when ``ties``), a target."""
+    rng = np.random.default_rng(seed)
+    X = rng.integers(0, 4, (n, d)).astype(float) if ties else rng.normal(size=(n, d))
+    X[rng.random((n, d)) < nan_fraction] = np.nan
+    y = np.nan_to_num(X[:, 0]) + 0.5 * np.nan_to_num(X[:, 1]) ** 2 + rng.normal(size=n)
+    return X, y
+
+
+CASES = {
+    "plain": dict(nan=0.0, ties=False, options=GrowOptions(min_samples_leaf=5)),
+    "nan": dict(nan=0.2, ties=False, options=GrowOptions(min_samples_leaf=5)),
+    "ties": dict(nan=0.1, ties=True, options=GrowOptions(min_samples_leaf=3)),
+    "depth": dict(nan=0.1, ties=False, options=GrowOptions(max_depth=2, min_samples_leaf=1)),
+    "no leaf limit": dict(
+        nan=0.1, ties=False, options=GrowOptions(max_leaf_nodes=NO_LIMIT, min_samples_leaf=10)
+    ),
+    "l2": dict(nan=0.05, ties=False, options=GrowOptions(l2_regularization=3.0, max_leaf_nodes=7)),
+}
+
+
+@pytest.mark.parametrize("constant_hessian", [True, False], ids=["h=1", "h varies"])
+@pytest.mark.parametrize("case", list(CASES))
+@pytest.mark.parametrize("seed", [0, 1])
+def test_compiled_builder_equals_the_reference(case, seed, constant_hessian):
+    spec = CASES[case]
+    X, y = _problem(seed, 300, 4, spec["nan"], spec["ties"])
+    data = BinnedData.from_bins(fit_bins(X, 255), X)
+    gradient = -(y - y.mean())
+    hessian = 1.0 if constant_hessian else np.random.default_rng(seed).uniform(0.05, 1, len(y))
+    stats = Statistics.of(gradient, hessian)
+    fast, (rows, start) = grow_hist_tree(data, stats, spec["options"])
+    slow = grow_hist_tree_reference(data, stats, spec["options"])
+    names = ("left", "right", "feature", "bin", "missing_left", "value", "count", "gain")
+    for name, a, b in zip(names, fast, slow, strict=True):
+        np.testing.assert_array_equal(a, b, err_msg=name)
+    assert len(fast[0]) > 3  # the case grows a tree
+    # The partition holds each leaf's rows: the counts add up to every row once.
+    leaves = fast[0] == TREE_LEAF
+    pieces = zip(start[leaves], fast[6][leaves], strict=True)
+    covered = np.concatenate([rows[s : s + c] for s, c in pieces])
+    assert sorted(covered.tolist()) == list(range(len(y)))
+
+
+def test_the_tree_does_not_depend_on_row_order():
+    X, y = _problem(3, 400, 5, 0.1, False)
+    order = np.random.default_rng(0).permutation(len(y))
+    grown = []
+    for rows in (np.arange(len(y)), order):
+        data = BinnedData.from_bins(fit_bins(X[rows], 255), X[rows])
+        stats = Statistics.of(-(y[rows] - y.mean()), 1.0)
+        grown.append(grow_hist_tree(data, stats, GrowOptions(min_samples_leaf=5))[0])
+    for a, b in zip(*grown, strict=True):
+        np.testing.assert_array_equal(a, b)
+
+
+def test_the_rules():
+    # gain = G_L^2/(H_L+l2) + G_R^2/(H_R+l2) - G^2/(H+l2); value = -G/(H+l2).
+    gain = split_gain(-3.0, 2.0, 5.0, 4.0, 2.0, 6.0, 1.0)
+    assert gain == pytest.approx(9 / 3 + 25 / 5 - 4 / 7, rel=1e-12)
+    assert node_value(-3.0, 2.0, 1.0) == pytest.approx(1.0)
+
+
+def test_leaf_values_are_newton_steps_times_the_learning_rate():
+    X, y = make_regression(n_samples=300, n_features=3, random_state=0)
+    model = HistGradientBoostingRegressor(max_iter=1, learning_rate=0.3, l2_regularization=2.0)
+    model.fit(X, y)
+    tree = model.trees_[0][0]
+    leaf = model.trees_[0][0].predict(X)
+    for value in np.unique(leaf):
+        rows = leaf == value
+        gradient = y.mean() - y[rows]  # squared error: g = F - y, h = 1
+        expected = 0.3 * -gradient.sum() / (rows.sum() + 2.0)
+        assert value == pytest.approx(expected, rel=1e-9, abs=1e-9)
+    assert tree.n_leaves > 2
+
+
+# --- against scikit-learn -----------------------------------------------------------------------
+
+
+def _preorder(tree, node=0):
+    yield node
+    if tree.children_left[node] != TREE_LEAF:
+        yield from _preorder(tree, tree.children_left[node])
+        yield from _preorder(tree, tree.children_right[node])
+
+
+def _same_first_tree(ours, theirs, k: int = 0):
+    """Our first tree against scikit-learn's, node by node in preorder."""
+    tree = ours.trees_[0][k]
+    nodes = theirs._predictors[0][k].nodes
+    order = list(_preorder(tree))
+    assert len(order) == len(nodes)
+    for i, node in zip(order, nodes, strict=True):
+        is_leaf = tree.children_left[i] == TREE_LEAF
+        assert is_leaf == bool(node["is_leaf"])
+        assert tree.n_node_samples[i] == node["count"]
+        if is_leaf:
+            assert tree.value[i] == pytest.approx(node["value"], rel=1e-5, abs=1e-7)
+        else:
+            assert tree.feature[i] == node["feature_idx"]
+            assert tree.threshold[i] == node["num_threshold"]
+            assert tree.missing_go_to_left[i] == bool(node["missing_go_to_left"])
+
+
+def _data(kind: str, nan: float = 0.0, n: int = 2000, seed: int = 0):
+    if kind == "regression":
+        X, y = make_regression(n_samples=n, n_features=6, noise=5.0, random_state=seed)
+    elif kind in ("absolute_error", "quantile"):
+        X, y = make_regression(n_samples=n, n_features=6, noise=5.0, random_state=seed)
+        y = y + np.random.default_rng(seed).standard_cauchy(n)  # heavy tails
+    elif kind == "gamma":
+        X, y = make_regression(n_samples=n, n_features=6, noise=5.0, random_state=seed)
+        y = np.exp(y / 100)
+    elif kind == "poisson":
+        X, _ = make_regression(n_samples=n, n_features=6, random_state=seed)
+        rng = np.random.default_rng(seed)
+        y = rng.poisson(np.exp(0.3 * X[:, 0] - 0.2 * X[:, 1]))
+    else:
+        classes = 2 if kind == "binary" else 3
+        X, y = make_classification(
+            n_samples=n, n_features=6, n_informative=4, n_classes=classes, random_state=seed
+        )
+    if nan:
+        X[np.random.default_rng(seed + 1).random(X.shape) < nan] = np.nan
+    return X, y
+
+
+KINDS = {
+    "regression": (HistGradientBoostingRegressor, SklearnRegressor, {}),
+    "poisson": (HistGradientBoostingRegressor, SklearnRegressor, {"loss": "poisson"}),
+    "gamma": (HistGradientBoostingRegressor, SklearnRegressor, {"loss": "gamma"}),
+    "absolute_error": (HistGradientBoostingRegressor, SklearnRegressor, {"loss": "absolute_error"}),
+    "quantile": (
+        HistGradientBoostingRegressor,
+        SklearnRegressor,
+        {"loss": "quantile", "quantile": 0.8},
+    ),
+    "binary": (HistGradientBoostingClassifier, SklearnClassifier, {}),
+    "multiclass": (HistGradientBoostingClassifier, SklearnClassifier, {}),
+}
+
+
+@pytest.mark.parametrize("nan", [0.0, 0.1], ids=["no NaN", "10% NaN"])
+@pytest.mark.parametrize("kind", list(KINDS))
+def test_the_first_tree_is_scikit_learns(kind, nan):
+    ours, theirs, params = KINDS[kind]
+    X, y = _data(kind, nan)
+    params = dict(params, max_iter=1, early_stopping=False)
+    a, b = ours(**params).fit(X, y), theirs(**params).fit(X, y)
+    for k in range(a.n_trees_per_iteration_):
+        _same_first_tree(a, b, k)
+
+
+@pytest.mark.parametrize("nan", [0.0, 0.1], ids=["no NaN", "10% NaN"])
+@pytest.mark.parametrize("kind", list(KINDS))
+def test_predictions_agree_with_scikit_learn(kind, nan):
+    ours, theirs, params = KINDS[kind]
+    X, y = _data(kind, nan)
+    X_test, _ = _data(kind, nan, n=500, seed=7)
+    X_test[:20, 0] = np.nan  # NaN also where a feature had none in training
+    params = dict(params, max_iter=30, early_stopping=False, max_leaf_nodes=15)
+    a, b = ours(**params).fit(X, y), theirs(**params).fit(X, y)
+    if kind in ("binary", "multiclass"):
+        np.testing.assert_allclose(a.predict_proba(X_test), b.predict_proba(X_test), atol=1e-5)
+        np.testing.assert_array_equal(a.classes_, b.classes_)
+    else:
+        np.testing.assert_allclose(a.predict(X_test), b.predict(X_test), atol=1e-5 * np.std(y))
+
+
+@pytest.mark.parametrize("kind", list(KINDS))
+def test_weighted_fits_agree_with_scikit_learn(kind):
+    # At most max_bins values per feature: one bin per value, so the bins do not depend
+    # on the weights (scikit-learn weighs its quantiles, the package does not).
+    ours, theirs, params = KINDS[kind]
+    X, y = _data(kind, 0.1)
+    X = np.round(X, 1)
+    weights = np.random.default_rng(0).uniform(0.5, 2.0, len(y))
+    params = dict(params, max_iter=20, early_stopping=False)
+    a = ours(**params).fit(X, y, sample_weight=weights)
+    b = theirs(**params).fit(X, y, sample_weight=weights)
+    if kind in ("binary", "multiclass"):
+        np.testing.assert_allclose(a.predict_proba(X), b.predict_proba(X), atol=1e-5)
+    else:
+        np.testing.assert_allclose(a.predict(X), b.predict(X), atol=1e-5 * np.std(y))
+
+
+@pytest.mark.parametrize("kind", ["regression", "binary"])
+def test_held_out_loss_is_scikit_learns(kind):
+    ours, theirs, params = KINDS[kind]
+    X, y = _data(kind, 0.05, n=3000)
+    X_test, y_test = _data(kind, 0.05, n=2000, seed=5)
+    params = dict(params, max_iter=100, early_stopping=False)
+    a, b = ours(**params).fit(X, y), theirs(**params).fit(X, y)
+    if kind == "binary":
+        ours_loss = log_loss(y_test, a.predict_proba(X_test))
+        theirs_loss = log_loss(y_test, b.predict_proba(X_test))
+    else:
+        ours_loss = mean_squared_error(y_test, a.predict(X_test))
+        theirs_loss = mean_squared_error(y_test, b.predict(X_test))
+    assert ours_loss == pytest.approx(theirs_loss, rel=1e-4)
+
+
+def test_early_stopping_is_scikit_learns():
+    X, y = _data("binary", 0.05, n=3000)
+    params = dict(early_stopping=True, max_iter=200, learning_rate=0.5, random_state=3)
+    a = HistGradientBoostingClassifier(**params).fit(X, y)
+    b = SklearnClassifier(**params).fit(X, y)
+    assert a.do_early_stopping_ and a.n_iter_ < 200
+    assert a.n_iter_ == b.n_iter_
+    np.testing.assert_allclose(a.train_score_, b.train_score_, rtol=1e-5)
+    np.testing.assert_allclose(a.validation_score_, b.validation_score_, rtol=1e-5)
+    assert len(a.train_score_) == a.n_iter_ + 1  # before the first iteration, then each
+
+
+def test_early_stopping_auto_turns_on_above_10000_rows():
+    X, y = _data("regression", n=10_001)
+    model = HistGradientBoostingRegressor(max_iter=3).fit(X, y)
+    assert model.do_early_stopping_ and len(model.validation_score_) == 4
+    model = HistGradientBoostingRegressor(max_iter=3).fit(X[:10_000], y[:10_000])
+    assert not model.do_early_stopping_ and model.train_score_.size == 0
+
+
+def test_early_stopping_without_improvement_stops_after_n_iter_no_change():
+    X, y = _data("regression", n=500)
+    model = HistGradientBoostingRegressor(
+        early_stopping=True, tol=1e12, n_iter_no_change=4, validation_fraction=None
+    ).fit(X, y)
+    assert model.n_iter_ == 4 and model.validation_score_.size == 0
+    assert len(model.train_score_) == 5
+
+
+def test_staged_predictions_end_at_predict():
+    X, y = _data("multiclass", 0.1, n=600)
+    model = HistGradientBoostingClassifier(max_iter=5).fit(X, y)
+    staged = list(model.staged_predict_proba(X))
+    assert len(staged) == 5
+    np.testing.assert_array_equal(staged[-1], model.predict_proba(X))
+    np.testing.assert_array_equal(list(model.staged_predict(X))[-1], model.predict(X))
+    assert model.decision_function(X).shape == (600, 3)
+    X, y = _data("binary", n=300)
+    model = HistGradientBoostingClassifier(max_iter=5).fit(X, y)
+    scores = model.decision_function(X)
+    assert scores.shape == (300,)
+    np.testing.assert_array_equal(model.predict(X), model.classes_[(scores > 0).astype(int)])
+
+
+# --- missing values -----------------------------------------------------------------------------
+
+
+def test_missing_values_learn_their_direction():
+    # NaN rows behave like large values: the split sends them with those.
+    rng = np.random.default_rng(0)
+    x = rng.uniform(0, 1, 1000)
+    y = (x > 0.5).astype(float)
+    missing = rng.random(1000) < 0.2
+    y[missing] = 1.0
+    x[missing] = np.nan
+    model = HistGradientBoostingRegressor(max_iter=1, max_leaf_nodes=2, learning_rate=1.0)
+    model.fit(x[:, None], y)
+    tree = model.trees_[0][0]
+    assert tree.threshold[0] == pytest.approx(0.5, abs=0.01)
+    assert not tree.missing_go_to_left[0]
+    assert model.predict([[np.nan]])[0] == pytest.approx(model.predict([[0.9]])[0])
+    model.fit(1 - x[:, None], y)  # now the NaN rows resemble the small values
+    assert model.trees_[0][0].missing_go_to_left[0]
+
+
+def test_missing_values_without_nan_in_training_follow_the_larger_child():
+    rng = np.random.default_rng(1)
+    x = rng.uniform(0, 1, 1000)
+    y = (x > 0.3).astype(float)  # the right child is larger
+    model = HistGradientBoostingRegressor(max_iter=1, max_leaf_nodes=2).fit(x[:, None], y)
+    assert not model.trees_[0][0].missing_go_to_left[0]
+    assert model.predict([[np.nan]])[0] == model.predict([[0.9]])[0]
+
+
+# --- parameters and errors ----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "params, named",
+    [
+        ({"loss": "quantile"}, "quantile=None"),
+        ({"max_features": 0.5}, "max_features=0.5"),
+        ({"monotonic_cst": [1, 0]}, "monotonic_cst"),
+        ({"interaction_cst": "pairwise"}, "interaction_cst"),
+        ({"warm_start": True}, "warm_start=True"),
+        ({"scoring": "r2"}, "scoring='r2'"),
+        ({"categorical_features": [0]}, "categorical_features=[0]"),
+    ],
+)
+def test_unsupported_parameters_are_refused_by_name(params, named):
+    X, y = _data("regression", n=100)
+    X = X[:, :2]
+    with pytest.raises(ValueError, match=re.escape(named)):
+        HistGradientBoostingRegressor(**params).fit(X, y)
+
+
+def test_categorical_columns_are_refused():
+    pd = pytest.importorskip("pandas")
+    X = pd.DataFrame({"a": pd.Categorical(["u", "v"] * 50), "b": np.arange(100.0)})
+    with pytest.raises(ValueError, match="categorical"):
+        HistGradientBoostingRegressor().fit(X, np.arange(100.0))
+
+
+def test_non_differentiable_losses_take_each_leafs_residual_quantile():
+    X, y = _data("quantile", n=500)
+    model = HistGradientBoostingRegressor(
+        loss="quantile", quantile=0.8, max_iter=1, learning_rate=0.5, max_leaf_nodes=4
+    ).fit(X, y)
+    baseline = np.percentile(y, 80)
+    leaf = model.trees_[0][0].predict(X)
+    for value in np.unique(leaf):
+        rows = leaf == value
+        assert value == pytest.approx(0.5 * np.percentile(y[rows] - baseline, 80))
+
+
+def test_a_failed_fit_keeps_the_previous_model():
+    X, y = _data("regression", n=200)
+    model = HistGradientBoostingRegressor(max_iter=3).fit(X, y)
+    before = model.predict(X)
+    model.set_params(loss="poisson")
+    with pytest.raises(ValueError, match="poisson"):
+        model.fit(X, y - 1e6)  # negative counts
+    np.testing.assert_array_equal(model.predict(X), before)
+    assert model.n_iter_ == 3
+
+
+def test_verbose_prints_one_line_per_iteration():
+    X, y = _data("binary", n=300)
+    out = io.StringIO()
+    with redirect_stdout(out):
+        HistGradientBoostingClassifier(max_iter=4, verbose=1, early_stopping=True).fit(X, y)
+    lines = out.getvalue().splitlines()
+    iterations = [line for line in lines if line.startswith("[")]
+    assert [line.split("]")[0] for line in iterations] == ["[1/4", "[2/4", "[3/4", "[4/4"]
+    assert all("val loss:" in line for line in iterations)
+
+
+def test_sample_weight_scales_gradients():
+    # An integer weight equals repeating the row when no leaf is near min_samples_leaf.
+    X, y = _data("regression", n=200)  # at most 255 values: one bin each, repeated or not
+    weights = np.random.default_rng(0).integers(1, 3, len(y))
+    params = dict(max_iter=5, min_samples_leaf=1, max_leaf_nodes=4)
+    a = HistGradientBoostingRegressor(**params).fit(X, y, sample_weight=weights)
+    b = HistGradientBoostingRegressor(**params).fit(np.repeat(X, weights, 0), np.repeat(y, weights))
+    np.testing.assert_allclose(a.predict(X), b.predict(X), rtol=1e-9, atol=1e-9)
+
+
+# --- scikit-learn's estimator checks ------------------------------------------------------------
+
+
+def _expected_failed_checks(estimator) -> dict[str, str]:
+    failures = {}
+    if estimator.early_stopping is True:
+        failures["check_sample_weight_equivalence_on_dense_data"] = (
+            "the early-stopping split draws rows, not weight: a row of weight 2 and its two "
+            "copies fall on different sides of the split (as in scikit-learn)"
+        )
+    if getattr(estimator, "class_weight", None) == "balanced":
+        failures["check_sample_weight_equivalence_on_dense_data"] = (
+            "'balanced' class weights come from the class counts, which repeating rows "
+            "changes: weights and repetitions are different data by definition"
+        )
+    return failures
+
+
+@parametrize_with_checks(
+    [
+        HistGradientBoostingRegressor(),
+        HistGradientBoostingClassifier(),
+        HistGradientBoostingRegressor(max_iter=5, min_samples_leaf=1, l2_regularization=1.0),
+        HistGradientBoostingRegressor(max_iter=5, early_stopping=True, validation_fraction=0.2),
+        HistGradientBoostingClassifier(max_iter=5, max_depth=2, class_weight="balanced"),
+        HistGradientBoostingRegressor(loss="absolute_error", max_iter=10),
+    ],
+    expected_failed_checks=_expected_failed_checks,
+)
+def test_scikit_learn_estimator_checks(estimator, check):
+    check(estimator)
