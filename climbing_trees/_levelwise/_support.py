@@ -7,12 +7,17 @@ import numpy as np
 from .._criteria import STATISTICS_CRITERIA
 
 
-def levelwise_refusal(criterion, is_categorical=None, random_splits=None, missing_values="learn"):
+def levelwise_refusal(
+    criterion, is_categorical=None, random_splits=None, missing_values="learn",
+    monotonic_cst=None,
+):  # fmt: skip
     """Why :func:`grow_tree_levelwise` cannot grow a tree with these options, or None.
 
     Surrogate splits (chapter 9) are searched node by node; a criterion
     without sufficient statistics (absolute error) only where
-    :func:`levelwise_absolute_error` allows.  The estimators grow the tree with
+    :func:`levelwise_absolute_error` allows, and not under monotonic
+    constraints (``monotonic_cst``: the children's medians of every candidate
+    are left to ``grow_tree``).  The estimators grow the tree with
     :func:`climbing_trees.grow_tree` wherever this returns a reason, and
     :func:`grow_tree_levelwise` raises it.
 
@@ -24,6 +29,11 @@ def levelwise_refusal(criterion, is_categorical=None, random_splits=None, missin
     if missing_values == "fractional":  # a row can sit in both children (chapter 9)
         return "fractional rows are carried node by node; grow this tree with grow_tree instead."
     absolute = criterion == "absolute_error"
+    if absolute and monotonic_cst is not None and bool(np.any(monotonic_cst)):
+        return (
+            "grow_tree_levelwise does not enforce monotonic_cst with "
+            "criterion='absolute_error'; grow this tree with grow_tree instead."
+        )
     if criterion not in STATISTICS_CRITERIA and not absolute:
         return (
             f"grow_tree_levelwise does not support criterion={criterion!r}, which has no "
