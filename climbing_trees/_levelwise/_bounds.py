@@ -13,7 +13,22 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._monotonic import children_bounds, clip_value_rows
+from .._growth import default_split_search
+from .._monotonic import check_constrained_fit, children_bounds, clip_value_rows
+
+
+def check_constraints(monotonic_cst, criterion, Y, is_categorical, max_bins) -> None:
+    """``grow_tree``'s checks of ``monotonic_cst`` (its errors), and the histogram
+    search's refusal: its bin scans do not enforce constraints yet."""
+    if monotonic_cst is None:
+        return
+    if max_bins is not None and np.any(monotonic_cst):
+        raise ValueError(
+            "splitter='hist' does not take monotonic_cst yet: its bin scans do not "
+            "enforce monotonic constraints; use splitter='best' or 'random'."
+        )
+    default = default_split_search(criterion)
+    check_constrained_fit(monotonic_cst, criterion, Y, is_categorical, "learn", default)
 
 
 class LevelBounds:
@@ -23,6 +38,13 @@ class LevelBounds:
     The next level holds the split nodes' left children, then their right
     children, in the order of the split nodes (as the random keys).
     """
+
+    @classmethod
+    def of(cls, fit) -> LevelBounds | None:
+        """The bounds of a fit (its ``FitData``) with constraints, or None."""
+        if fit.monotonic_cst is None or not fit.monotonic_cst.any():
+            return None
+        return cls(fit.monotonic_cst, not fit.regression)
 
     def __init__(self, cst: np.ndarray, classifier: bool, medians: bool = False):
         self.cst, self.classifier, self.medians = cst, classifier, medians

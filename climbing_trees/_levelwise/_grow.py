@@ -6,13 +6,11 @@ import numpy as np
 
 from .._categorical import MAX_CATEGORICAL_CANDIDATES
 from .._category_sets import SetRouter
-from .._growth import default_split_search
-from .._monotonic import check_constrained_fit
 from .._pruning import BestFirstBound
 from .._random import RandomSplits, child_keys
 from .._ties import enough_decrease
 from .._tree import Tree
-from ._bounds import LevelBounds
+from ._bounds import LevelBounds, check_constraints
 from ._draws import _node_draws
 from ._histogram_search import histogram_searches
 from ._nodes import NodeArrays
@@ -144,16 +142,7 @@ def grow_tree_levelwise(
     )
     if refusal is not None:
         raise ValueError(refusal)
-    constrained = monotonic_cst is not None and bool(np.any(monotonic_cst))
-    if constrained and max_bins is not None:
-        raise ValueError(
-            "splitter='hist' does not take monotonic_cst yet: its bin scans do not "
-            "enforce monotonic constraints; use splitter='best' or 'random'."
-        )
-    if monotonic_cst is not None:  # grow_tree's checks, its errors
-        check_constrained_fit(
-            monotonic_cst, criterion, Y, is_categorical, "learn", default_split_search(criterion)
-        )
+    check_constraints(monotonic_cst, criterion, Y, is_categorical, max_bins)
     fit = fit_data(
         X, Y, sample_weight, criterion, max_depth=max_depth,
         min_samples_leaf=min_samples_leaf, min_weight_leaf=min_weight_leaf,
@@ -161,7 +150,8 @@ def grow_tree_levelwise(
         random_splits=random_splits, min_samples_split=min_samples_split,
         min_impurity_decrease=min_impurity_decrease,
         categorical_split=categorical_split, min_samples_level=min_samples_level,
-        max_categorical_candidates=max_categorical_candidates, monotonic_cst=monotonic_cst,
+        max_categorical_candidates=max_categorical_candidates,
+        monotonic_cst=monotonic_cst,
     )  # fmt: skip
     if max_bins is None:
         orders = Orders(fit)  # every numerical feature sorted once, at the root
@@ -169,9 +159,7 @@ def grow_tree_levelwise(
     else:  # binned once instead (splitter="hist")
         fit, orders, searches = histogram_searches(fit, max_bins, bin_random_state)
     nodes = NodeArrays(fit.n, fit.min_samples_leaf, max_depth, fit.Y.shape[1])
-    bounds = None  # each level's bounds under monotonic constraints
-    if fit.monotonic_cst is not None and fit.monotonic_cst.any():
-        bounds = LevelBounds(fit.monotonic_cst, not fit.regression)
+    monotonic = LevelBounds.of(fit)  # monotonic constraints' bounds (or None)
     bound = None if max_leaf_nodes is None else BestFirstBound(max_leaf_nodes)
     W = float(fit.w.sum())
     sizes = np.array([fit.n], dtype=np.intp)  # rows of each node of the level
@@ -179,8 +167,8 @@ def grow_tree_levelwise(
     depth = 0
     while sizes.size:
         level = level_of(fit, orders.index_rows(int(sizes.sum())), sizes, keys, depth)
-        if bounds is not None:  # rules 2 and 3 of _monotonic: bounds, clipped values
-            bounds.enter(level)
+        if monotonic is not None:  # the level's bounds, its values clipped
+            monotonic.enter(level)
         level.searchable = may_split(fit, level)
         if bound is not None and depth:  # splits best-first growth surely cuts
             last = [nodes.last_level(name) for name in ("w", "impurity", "split")]
@@ -200,8 +188,8 @@ def grow_tree_levelwise(
         nodes.store(level, made, split)
         if not split.any():
             break
-        if bounds is not None:
-            bounds.leave(made.feature, split)
+        if monotonic is not None:
+            monotonic.leave(made.feature, split)
         # Hook: rows kept elsewhere (a Dask fit's workers, climbing_trees._dask) route
         # themselves; in memory, _routes reads X here.
         remote = getattr(orders, "routes", None)
