@@ -5,10 +5,16 @@ inference"), explains this module.
 
 ``monotonic_cst[j] = 1`` asks that the prediction never decreases when feature
 ``j`` increases (the other features fixed), ``-1`` that it never increases,
-``0`` nothing.  scikit-learn's trees (since 1.4) enforce it with two rules,
-written here once; :func:`climbing_trees.grow_tree` calls them, and the
-estimators grow every constrained tree with it
-(:func:`climbing_trees._levelwise._support.builder_for`).
+``0`` nothing.  scikit-learn's trees (since 1.4) enforce it with the rules
+below, written here once.  Every builder calls them:
+:func:`climbing_trees.grow_tree` node by node, the level-wise builder on a
+whole level at once (the functions take arrays: :func:`allowed_splits`,
+:func:`children_bounds`, :func:`clip_value_rows`), the compiled builder
+through their scalar numba ports (:mod:`climbing_trees._compiled._rules`,
+pinned equal to these by ``tests/test_monotonic_builders.py``).  The
+estimators grow a constrained tree with the builder that grows the same
+options unconstrained (:func:`climbing_trees._levelwise._support.builder_for`);
+``splitter="hist"`` refuses constraints yet.
 
 1. **Candidates.**  A split on a constrained feature is a candidate only if
    its children's values are in order (left ``<=`` right for ``+1``, left
@@ -23,9 +29,9 @@ estimators grow every constrained tree with it
    of the two children's values: for ``+1`` the left child gets ``[lower, m]``
    and the right one ``[m, upper]`` (for ``-1`` the other way round), so
    everything below the left child stays below everything below the right
-   one (:func:`child_bounds`).
+   one (:func:`child_bounds`, :func:`children_bounds`).
 3. **Values.**  Every node's value is clipped to its bounds
-   (:func:`clip_values`).
+   (:func:`clip_values`, :func:`clip_value_rows`).
 
 A node's *value* is the weighted mean of its target (regression; the
 weighted median for absolute error) or, for two classes, the weighted
