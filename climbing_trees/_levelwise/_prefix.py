@@ -11,10 +11,8 @@ from .._criteria import (
     n_outputs,
     output_mean,
     output_widths,
-    segment_sums,
 )
 from .._missing import allowed_candidates, candidate_bounds, missing_goes_left
-from .._monotonic import allowed_splits, ratio_values
 from .._ties import (
     choose_best_gains,
     first_within,
@@ -22,6 +20,7 @@ from .._ties import (
     midpoint_threshold,
 )
 from . import _orders
+from ._bounds import refuse_monotonic
 from ._gains import (
     _block_gains,
     _fixed_sides,
@@ -65,10 +64,6 @@ class _Scan:
     missing_sums: list | None = None
     n_drawn: np.ndarray | None = None
     slot_features: np.ndarray | None = None
-    # Monotonic constraints: each numerical feature's (builders' sign), or None;
-    # the fit's value_cols and the level's nodes' sums of them (in index order).
-    cst: np.ndarray | None = None
-    value_totals: np.ndarray | None = None
 
 
 def _scan_settings(fit, orders) -> _Scan:
@@ -100,11 +95,7 @@ def _scan_settings(fit, orders) -> _Scan:
         # missing values: column 0, never read where they count).
         column = np.zeros(d, dtype=np.intp)
         column[with_missing] = np.arange(with_missing.size)
-    cst = None
-    if fit.monotonic_cst is not None and fit.monotonic_cst[fit.num_features].any():
-        cst = fit.monotonic_cst[fit.num_features]
     return _Scan(
-        cst=cst,
         fit=fit,
         d=d,
         values=_feature_reader(fit.X, fit.num_features),
@@ -190,13 +181,8 @@ def _best_splits(fit, orders, level, cols, settings, winners):
         slot = np.arange(len(node)) - (np.cumsum(n_drawn) - n_drawn)[node]
         slot_features = np.zeros((n_nodes, int(n_drawn.max())), dtype=np.intp)  # padding: 0
         slot_features[node, slot] = feature
-    value_totals = None
-    if settings.cst is not None:  # each node's [sum w y, sum w], rows in index order
-        columns = [col.take(level.index_rows) for col in fit.value_cols]
-        value_totals = segment_sums(columns, level.node_of_pos, n_nodes)
     shared = replace(
         settings,
-        value_totals=value_totals,
         level=level,
         cols=cols,
         orders=orders,
@@ -331,58 +317,13 @@ class _Block:
                 gains = part[:, :, None]
                 counts = self.n_present[:, s], self.n_missing[:, s]
                 _refuse_constant(gains, idx, fs, *counts, shared.values)
-                self.refuse_monotonic(gains, idx, s)
-                return gains, idx
+                return refuse_monotonic(self, gains, idx, s)  # constraints (_bounds)
         gains = self.scanned_gains(s, idx)
         # A threshold never separates equal values (features with many ties).
         _refuse_equal(gains, refuse[fs], idx, fs, shared.values)
         # Nor splits a feature constant at the node (rule 6 of climbing_trees._ties).
         _refuse_constant(gains, idx, fs, self.n_present[:, s], self.n_missing[:, s], shared.values)
-        self.refuse_monotonic(gains, idx, s)
-        return gains, idx
-
-    def refuse_monotonic(self, gains, idx, s) -> None:
-        """Refuse (gain ``-inf``) the candidates of constrained features whose
-        children's values break the constraint or the node's bounds, in place.
-
-        Rule 1 of :mod:`climbing_trees._monotonic`
-        (:func:`climbing_trees._monotonic.allowed_splits`) on the values
-        ``grow_tree`` computes: the prefix sums of each row's ``[w y, w]``
-        (``fit.value_cols``) in the feature's order, the missing rows' sums
-        added where they go left, the right side's from the node's sums.
-        Checked before the choice: the search picks the best allowed candidate.
-        """
-        shared = self.shared
-        if shared.cst is None:
-            return
-        cst = shared.cst[self.feat[:, s]]  # (c, f)
-        groups = np.nonzero(cst)
-        if not groups[0].size:
-            return
-        L = self.L
-        rows = idx[groups]  # (g, L): present rows sorted, the missing ones, padding
-        node = groups[0]
-        present = self.n_present[:, s][groups]
-        missing_part = np.arange(L) >= present[:, None]
-        left, missing = [], []
-        for col in shared.fit.value_cols:
-            values = col.take(rows)
-            left.append(np.cumsum(values, axis=-1)[:, :-1])
-            # The missing rows' sum, added one by one in order (zeros before them).
-            missing.append(np.cumsum(np.where(missing_part, values, 0.0), axis=-1)[:, -1:])
-        totals = shared.value_totals[self.nodes[node]]  # (g, 2)
-        lower = shared.level.lower[self.nodes[node], None]
-        upper = shared.level.upper[self.nodes[node], None]
-        sub = gains[groups]  # (g, passes, L - 1)
-        for side in range(sub.shape[1]):  # missing rows right, then left
-            sums = [p + m for p, m in zip(left, missing, strict=True)] if side else left
-            with np.errstate(invalid="ignore", divide="ignore"):
-                value_left = ratio_values(np.stack(sums, axis=-1))
-                right = totals[:, None, :] - np.stack(sums, axis=-1)
-                value_right = ratio_values(right)
-                ok = allowed_splits(cst[groups][:, None], value_left, value_right, lower, upper)
-            sub[:, side][~ok] = -np.inf
-        gains[groups] = sub
+        return refuse_monotonic(self, gains, idx, s)  # constraints (_bounds)
 
     def scanned_gains(self, s, idx):
         """Gains of the slots ``s`` from the prefix sums over ``idx``, in pieces."""

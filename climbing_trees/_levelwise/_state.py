@@ -223,8 +223,10 @@ class Level:
     shifted: np.ndarray | None = None
     searchable: np.ndarray | None = None
     draws: Draws | None = None  # the level's random draws (_draws.Draws)
-    lower: np.ndarray | None = None  # the nodes' bounds (monotonic constraints, _bounds)
+    # Monotonic constraints (_bounds): the nodes' bounds and sums of [w y, w].
+    lower: np.ndarray | None = None
     upper: np.ndarray | None = None
+    value_totals: np.ndarray | None = None
 
     @property
     def n_nodes(self) -> int:
