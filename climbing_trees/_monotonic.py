@@ -192,7 +192,8 @@ def child_bounds(
     value_right: float,
     medians: bool = False,
 ):
-    """Rule 2 for one split: the children's bounds, ``((lower, upper) left, (lower, upper) right)``.
+    """Rule 2 for one split: the children's bounds, ``((lower, upper) left,
+    (lower, upper) right)`` (:func:`children_bounds` for many).
 
     >>> child_bounds(1, -np.inf, np.inf, 1.0, 3.0)
     ((-inf, 2.0), (2.0, inf))
