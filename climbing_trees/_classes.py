@@ -938,8 +938,9 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
         never increases; 0, no constraint.  Two classes and one output only;
         constrained features must be numerical and ``missing_values="learn"``.
         Splits that would break a constraint are refused, and bounds passed
-        down the tree keep every leaf in order.  Constrained trees are grown
-        by :func:`climbing_trees.grow_tree`.
+        down the tree keep every leaf in order.  Every builder enforces them
+        (but ``splitter="hist"``, which refuses them); a constrained tree is
+        grown by the builder that grows the same options unconstrained.
 
     Attributes
     ----------

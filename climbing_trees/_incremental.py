@@ -170,9 +170,10 @@ def prefix_sum_best_split(
     q = fixed_weights(sample_weight, min_samples_leaf)  # exact sums, for refusals
     q_total = q.sum()
     if monotonic is not None:
-        # The children's values, for the constraints.
+        # The children's values, for the constraints; the node's sums added in
+        # index order, as every builder adds them (node_value, segment_sums).
         v = value_statistics(Y, sample_weight)
-        v_total = v.sum(axis=0)
+        v_total = np.cumsum(v, axis=0)[-1]
     candidates, all_scores = [], []
     for j in range(n_features):
         c = column_candidates(X[:, j], min_samples_leaf)

@@ -5,10 +5,16 @@ inference"), explains this module.
 
 ``monotonic_cst[j] = 1`` asks that the prediction never decreases when feature
 ``j`` increases (the other features fixed), ``-1`` that it never increases,
-``0`` nothing.  scikit-learn's trees (since 1.4) enforce it with two rules,
-written here once; :func:`climbing_trees.grow_tree` calls them, and the
-estimators grow every constrained tree with it
-(:func:`climbing_trees._levelwise._support.builder_for`).
+``0`` nothing.  scikit-learn's trees (since 1.4) enforce it with the rules
+below, written here once.  Every builder calls them:
+:func:`climbing_trees.grow_tree` node by node, the level-wise builder on a
+whole level at once (the functions take arrays: :func:`allowed_splits`,
+:func:`children_bounds`, :func:`clip_value_rows`), the compiled builder
+through their scalar numba ports (:mod:`climbing_trees._compiled._rules`,
+pinned equal to these by ``tests/test_monotonic_builders.py``).  The
+estimators grow a constrained tree with the builder that grows the same
+options unconstrained (:func:`climbing_trees._levelwise._support.builder_for`);
+``splitter="hist"`` refuses constraints yet.
 
 1. **Candidates.**  A split on a constrained feature is a candidate only if
    its children's values are in order (left ``<=`` right for ``+1``, left
@@ -23,9 +29,9 @@ estimators grow every constrained tree with it
    of the two children's values: for ``+1`` the left child gets ``[lower, m]``
    and the right one ``[m, upper]`` (for ``-1`` the other way round), so
    everything below the left child stays below everything below the right
-   one (:func:`child_bounds`).
+   one (:func:`child_bounds`, :func:`children_bounds`).
 3. **Values.**  Every node's value is clipped to its bounds
-   (:func:`clip_values`).
+   (:func:`clip_values`, :func:`clip_value_rows`).
 
 A node's *value* is the weighted mean of its target (regression; the
 weighted median for absolute error) or, for two classes, the weighted
@@ -186,7 +192,8 @@ def child_bounds(
     value_right: float,
     medians: bool = False,
 ):
-    """Rule 2: the children's bounds, ``((lower, upper) left, (lower, upper) right)``.
+    """Rule 2 for one split: the children's bounds, ``((lower, upper) left,
+    (lower, upper) right)`` (:func:`children_bounds` for many).
 
     >>> child_bounds(1, -np.inf, np.inf, 1.0, 3.0)
     ((-inf, 2.0), (2.0, inf))
@@ -195,12 +202,39 @@ def child_bounds(
     >>> child_bounds(0, 0.0, 5.0, 4.0, 2.0)
     ((0.0, 5.0), (0.0, 5.0))
     """
-    if cst == 0:
-        return (lower, upper), (lower, upper)
-    middle = float(middle_value(value_left, value_right, medians))
-    if cst > 0:
-        return (lower, middle), (middle, upper)
-    return (middle, upper), (lower, middle)
+    bounds = children_bounds(cst, lower, upper, value_left, value_right, medians)
+    left_lower, left_upper, right_lower, right_upper = (float(b) for b in bounds)
+    return (left_lower, left_upper), (right_lower, right_upper)
+
+
+def children_bounds(cst, lower, upper, value_left, value_right, medians: bool = False):
+    """Rule 2, elementwise over many splits: ``(left_lower, left_upper, right_lower,
+    right_upper)``.
+
+    ``cst`` is each split feature's constraint (the builders' sign), ``lower``
+    and ``upper`` the parents' bounds, ``value_left`` and ``value_right`` the
+    children's own values (before clipping).  Where ``cst`` is 0 both
+    children keep the parent's bounds; otherwise the middle value
+    (:func:`middle_value`) becomes the left child's upper bound (``+1``) or
+    lower bound (``-1``), and the right child's other one.  The level-wise
+    builder calls it on a whole level; ``grow_tree`` through :func:`child_bounds`.
+
+    >>> [b.tolist() for b in children_bounds(np.array([1, -1, 0]), 0.0, 9.0,
+    ...                                      np.array([2.0, 4.0, 4.0]), 4.0)]
+    [[0.0, 4.0, 0.0], [3.0, 9.0, 9.0], [3.0, 0.0, 0.0], [9.0, 4.0, 9.0]]
+    """
+    cst = np.asarray(cst)
+    with np.errstate(invalid="ignore"):  # a NaN value where cst is 0: not read
+        middle = middle_value(
+            np.asarray(value_left, float), np.asarray(value_right, float), medians
+        )
+    lower, upper = np.asarray(lower, dtype=float), np.asarray(upper, dtype=float)
+    return (
+        np.where(cst < 0, middle, lower),
+        np.where(cst > 0, middle, upper),
+        np.where(cst > 0, middle, lower),
+        np.where(cst < 0, middle, upper),
+    )
 
 
 def clip_values(value: np.ndarray, lower: float, upper: float, classifier: bool) -> np.ndarray:
@@ -214,11 +248,22 @@ def clip_values(value: np.ndarray, lower: float, upper: float, classifier: bool)
     >>> clip_values(np.array([7.0]), -np.inf, 3.0, False).tolist()
     [3.0]
     """
-    value = np.array(value, dtype=float)
-    value[0] = min(max(value[0], lower), upper)
+    return clip_value_rows(np.asarray(value, dtype=float)[None], lower, upper, classifier)[0]
+
+
+def clip_value_rows(values: np.ndarray, lower, upper, classifier: bool) -> np.ndarray:
+    """Rule 3 for many nodes: each row of ``values`` clipped as :func:`clip_values` clips
+    one (``lower`` and ``upper``: one bound per row, or one for all); a new array.
+
+    >>> clip_value_rows(np.array([[0.9, 0.1], [0.2, 0.8]]), 0.3, np.array([0.5, 1.0]),
+    ...                 True).tolist()
+    [[0.5, 0.5], [0.3, 0.7]]
+    """
+    values = np.array(values, dtype=float)
+    values[:, 0] = np.minimum(np.maximum(values[:, 0], lower), upper)
     if classifier:
-        value[1] = 1.0 - value[0]
-    return value
+        values[:, 1] = 1.0 - values[:, 0]
+    return values
 
 
 def refused_candidates(cst, left_sums, total, lower, upper) -> np.ndarray:

@@ -1,7 +1,7 @@
 """Monotonic constraints (``monotonic_cst``): scikit-learn's trees, and monotone predictions.
 
-The rule lives in :mod:`climbing_trees._monotonic`; ``grow_tree`` enforces it
-and the estimators grow every constrained tree with it.  scikit-learn's own
+The rule lives in :mod:`climbing_trees._monotonic`; every builder enforces it
+(``tests/test_monotonic_builders.py`` compares them with ``grow_tree``).  scikit-learn's own
 tests of the feature run in ``tests/sklearn_tests/test_sklearn_monotonic_tree.py``.
 """
 
@@ -171,15 +171,28 @@ def test_classifier_forest_is_monotone_in_the_positive_class():
     assert grid_is_monotone(forest.fit(X, y), X, np.array(CST), proba=True)
 
 
-def test_constrained_trees_are_grown_depth_first():
-    """Only grow_tree enforces the constraints yet: builder_for says so; no constraint
-    (all zeros) grows as an unconstrained tree does."""
-    builder, extra = builder_for("gini", None, None, "learn", None, monotonic_cst=np.array([1]))
-    assert builder is ct.grow_tree and extra["monotonic_cst"].tolist() == [1]
-    builder, _ = builder_for("gini", None, None, "learn", None, monotonic_cst=np.array([0]))
-    assert builder is builder_for("gini", None, None, "learn", None)[0]
+def test_constrained_trees_are_grown_by_the_builder_of_their_options():
+    """builder_for passes the constraints to the builder that grows the same options
+    unconstrained: compiled, level-wise (max_leaf_nodes, categorical features), grow_tree
+    (absolute error on categorical features); no constraint (all zeros) grows as an
+    unconstrained tree does; splitter='hist' refuses them."""
+    cst = np.array([1, 0])
+    builder, extra = builder_for("gini", None, None, "learn", None, monotonic_cst=cst)
+    assert builder is ct.grow_tree_compiled and extra["monotonic_cst"].tolist() == [1, 0]
+    builder, extra = builder_for("gini", None, None, "learn", 8, monotonic_cst=cst)
+    assert builder is ct.grow_tree_levelwise
+    assert extra["max_leaf_nodes"] == 8 and extra["monotonic_cst"] is cst
+    categorical = np.array([False, True])
+    builder, extra = builder_for("squared_error", categorical, None, "learn", None,
+                                 monotonic_cst=cst)  # fmt: skip
+    assert builder is ct.grow_tree_levelwise and extra["monotonic_cst"] is cst
+    builder, extra = builder_for("absolute_error", categorical, None, "learn", None,
+                                 monotonic_cst=cst)  # fmt: skip
+    assert builder is ct.grow_tree and extra["monotonic_cst"] is cst
+    builder, extra = builder_for("gini", None, None, "learn", None, monotonic_cst=cst * 0)
+    assert (builder, extra) == builder_for("gini", None, None, "learn", None)
     with pytest.raises(ValueError, match="splitter='hist' does not take monotonic_cst"):
-        builder_for("gini", None, None, "learn", None, max_bins=255, monotonic_cst=np.array([1]))
+        builder_for("gini", None, None, "learn", None, max_bins=255, monotonic_cst=cst)
 
 
 @pytest.mark.parametrize(

@@ -20,7 +20,8 @@ The modules:
 - ``_rules``: scalar numba ports of the package's rules (tie tolerance,
   midpoints, candidate bounds, missing direction, narrow ranges, the
   per-node random keys and draws, the refused sides on exact fixed-point
-  weights of :mod:`climbing_trees._exact_weights`), each pinned equal to its
+  weights of :mod:`climbing_trees._exact_weights`, the three rules of
+  monotonic constraints of :mod:`climbing_trees._monotonic`), each pinned equal to its
   numpy rule by a test.  The constant-feature test, the drawn missing side
   and purity are restated in ``_grow`` and ``_scan``, checked through whole
   trees against :func:`climbing_trees.grow_tree`.

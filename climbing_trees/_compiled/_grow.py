@@ -35,6 +35,7 @@ from .._criteria import (
 from .._exact_weights import fixed_leaf_weight, fixed_weights, leaf_minimum
 from .._growth import check_training_rows
 from .._levelwise._orders import _in_place  # X read in place, one flat type for both orders
+from .._monotonic import builder_constraints, check_constrained_fit
 from .._random import FEATURES, MISSING, THRESHOLDS, RandomSplits
 from .._tree import TREE_LEAF, TREE_UNDEFINED, Tree
 from ._choice import (
@@ -48,7 +49,9 @@ from ._choice import (
     near_winner,
 )
 from ._rules import (
+    child_bounds,
     child_key,
+    clip_value,
     enough_decrease,
     jit,
     narrow_range,
@@ -84,6 +87,7 @@ def grow_tree_compiled(
     is_categorical: np.ndarray | None = None,
     missing_values: str = "learn",
     presort: bool | None = None,
+    monotonic_cst: np.ndarray | None = None,
     **ignored,
 ) -> Tree:
     """Grow a tree depth first in compiled code; the result equals :func:`grow_tree`'s.
@@ -100,6 +104,12 @@ def grow_tree_compiled(
     presort : bool or None
         Search with presorted orders (``True``) or sort each searched feature
         at each node (``False``); ``None`` chooses (:func:`presorts`).
+    monotonic_cst : ndarray of int of shape (n_features,), optional
+        Monotonic constraints, as in :func:`climbing_trees.grow_tree`
+        (:mod:`climbing_trees._monotonic`): the scans skip the candidates that
+        break them (:func:`._rules.allowed_split`), the bounds pass down the
+        stack (:func:`._rules.child_bounds`) and every value is clipped to its
+        node's (:func:`._rules.clip_value`).
     ignored
         Options of the other builders that change nothing here
         (``n_categories``, ``categorical_split``, ``min_samples_level``,
@@ -131,6 +141,17 @@ def grow_tree_compiled(
     if refusal is not None:
         raise ValueError(refusal)
     check_training_rows(X)
+    classes = criterion in CLASSIFICATION_CRITERIA
+    constrained, cst = monotonic_cst is not None, None
+    if constrained:  # the checks and the sign of grow_tree (climbing_trees._monotonic)
+        from .._growth import default_split_search
+
+        check_constrained_fit(
+            monotonic_cst, criterion, Y, is_categorical, missing_values,
+            default_split_search(criterion),
+        )  # fmt: skip
+        cst = builder_constraints(np.asarray(monotonic_cst, dtype=np.int64), classes)
+        constrained = bool(np.any(cst))
     X, Xf, row_step, column_step = _in_place(X)
     n, d = X.shape
     if n >= 2**31 - 1:
@@ -142,7 +163,10 @@ def grow_tree_compiled(
     q = fixed_weights(w, leaf)
     code = CRITERION_CODES[str(criterion)]
     k = n_outputs(criterion)
-    classes = criterion in CLASSIFICATION_CRITERIA
+    # Each row's w y (y: the first value column), whose sums give a node's value
+    # (climbing_trees._monotonic.value_statistics); read only under constraints.
+    vy = w * Y[:, 0] if constrained else np.zeros(1)
+    cst = cst if constrained else np.zeros(X.shape[1], dtype=np.int64)
     if classes:
         widths = output_widths(criterion, Y.shape[1])
         offsets = np.concatenate([[0], np.cumsum(widths)]).astype(np.int64)
@@ -173,7 +197,7 @@ def grow_tree_compiled(
         randomness, random_splits.max_features if randomness else d,
         randomness and random_splits.splitter == "random",
         np.uint64(random_splits.key if randomness else 0), bool(presort), order,
-        bool(np.all(w == 1.0)),
+        bool(np.all(w == 1.0)), constrained, cst, vy,
     )  # fmt: skip
     left, right, feature, threshold, value, impurity, n_node, w_node, missing_left = nodes
     return Tree(
@@ -538,12 +562,32 @@ def _summarise(rows, criterion, classes, cls, offsets, Y, w, unit, phi, n_out, t
 
 
 @jit
+def _mean(rows, vy, w, unit):
+    """The value (first column) of a node of ``rows``, as :func:`_summarise` computes
+    it: ``w y`` summed in index order, over the weight."""
+    s = 0.0
+    for i in range(rows.shape[0]):
+        s += vy[rows[i]]
+    if unit:
+        return s / rows.shape[0]
+    weight = 0.0
+    for i in range(rows.shape[0]):
+        weight += w[rows[i]]
+    return s / weight
+
+
+@jit
 def _grow_nodes(
     Xf, rs, cs, n, d, criterion, n_out, classes, cls, offsets, Y, w, phi, n_stats,
     max_depth, min_samples_split, msl, q, low, mid, randomness, max_features,
-    random_splitter, root_key, presorted, order, unit,
+    random_splitter, root_key, presorted, order, unit, constrained, cst, vy,
 ):  # fmt: skip
-    """The depth-first loop; returns the tree's arrays (see the module docstring)."""
+    """The depth-first loop; returns the tree's arrays (see the module docstring).
+
+    ``constrained``: monotonic constraints ``cst`` (per feature, the builders'
+    sign), with ``vy`` each row's ``w y``; each stack entry then carries its
+    node's bounds (rules 2 and 3 of :mod:`climbing_trees._monotonic`).
+    """
     n_values = offsets[n_out] if classes else n_out
     capacity = 2 * (n // max(msl, 1)) - 1
     if capacity < 1:
@@ -600,6 +644,8 @@ def _grow_nodes(
     s_left = np.empty(stack_size, dtype=np.bool_)
     s_key = np.empty(stack_size, dtype=np.uint64)
     s_constants = np.zeros(stack_size, dtype=np.uint64)
+    s_lower = np.full(stack_size, -np.inf)  # the nodes' bounds (monotonic constraints)
+    s_upper = np.full(stack_size, np.inf)
     s_start[0], s_stop[0], s_depth[0], s_parent[0], s_left[0] = 0, n, 0, -1, True
     s_key[0] = root_key
     s_constants[0] = 0
@@ -610,6 +656,7 @@ def _grow_nodes(
         start, stop, depth = s_start[top], s_stop[top], s_depth[top]
         parent, is_left, key = s_parent[top], s_left[top], s_key[top]
         constants = s_constants[top]  # the features constant at an ancestor (_draw)
+        lower, upper = s_lower[top], s_upper[top]
         node = count
         count += 1
         if parent >= 0:
@@ -622,6 +669,14 @@ def _grow_nodes(
         node_weight, node_impurity, pure, constant, scale = _summarise(
             here, criterion, classes, cls, offsets, Y, w, unit, phi, n_out, total, value[node]
         )
+        vy_total = 0.0
+        if constrained:
+            for i in range(size):
+                vy_total += vy[here[i]]
+            # Rule 3: the value within the bounds (a classifier's two proportions).
+            value[node, 0] = clip_value(value[node, 0], lower, upper)
+            if classes:
+                value[node, 1] = 1.0 - value[node, 0]
         impurity[node] = node_impurity
         n_node[node] = size
         w_node[node] = node_weight
@@ -668,7 +723,7 @@ def _grow_nodes(
                 here, drawn, n_drawn, t_drawn, s_drawn, has_missing, kept, slot_of, w, unit,
                 classes, cls, offsets, phi, n_out, criterion, total, node_weight, n_positive,
                 node_impurity, constant, scale, slack, msl, q, q_node, low, sums, w_sides,
-                q_sides, n_sides, p_sides, extra, near, n_near, best,
+                q_sides, n_sides, p_sides, extra, near, n_near, best, cst, lower, upper, vy,
             )  # fmt: skip
         for j in range(d):
             if random_splitter or not mask[j]:
@@ -689,7 +744,8 @@ def _grow_nodes(
             near, n_near, best = scan_sorted(
                 piece, n_present, j, Xf, rs, cs, w, unit, classes, cls, offsets, phi, n_out,
                 criterion, total, node_weight, node_impurity, constant, scale, slack, msl,
-                q, q_node, low, acc, extra, j * 2 * (n + 1), near, n_near, best,
+                q, q_node, low, acc, extra, j * 2 * (n + 1), near, n_near, best, cst[j],
+                lower, upper, vy, vy_total,
             )  # fmt: skip
         if classes and n_near > 0:  # the numbers grow_tree compares (see _choice)
             best = near_rescore(
@@ -717,6 +773,13 @@ def _grow_nodes(
         if presorted:
             for jj in range(d):
                 _partition(order[jj, start:stop], goes_left, buffer)
+        # Rule 2: the children's bounds, from their own values (before clipping).
+        left_lower, left_upper, right_lower, right_upper = lower, upper, lower, upper
+        if constrained and cst[f] != 0:
+            left_lower, left_upper, right_lower, right_upper = child_bounds(
+                cst[f], lower, upper, _mean(here[:n_left], vy, w, unit),
+                _mean(here[n_left:], vy, w, unit),
+            )  # fmt: skip
         # Push the right child first, so that the left one is numbered next.
         if top + 2 > stack_size:
             raise RuntimeError("grow_tree_compiled's stack overflowed: a bug.")
@@ -724,11 +787,13 @@ def _grow_nodes(
         s_parent[top], s_left[top] = node, False
         s_key[top] = child_key(key, False)
         s_constants[top] = constants
+        s_lower[top], s_upper[top] = right_lower, right_upper
         top += 1
         s_start[top], s_stop[top], s_depth[top] = start, start + n_left, depth + 1
         s_parent[top], s_left[top] = node, True
         s_key[top] = child_key(key, True)
         s_constants[top] = constants
+        s_lower[top], s_upper[top] = left_lower, left_upper
         top += 1
     return (
         left[:count].copy(),

@@ -21,6 +21,9 @@ port                           numpy rule
 :func:`bounds`                 :func:`climbing_trees._missing.candidate_bounds`
 :func:`missing_left_of`        :func:`climbing_trees._missing.missing_goes_left`
 :func:`refused_side`           :func:`climbing_trees._exact_weights.refused_sides`
+:func:`allowed_split`          :func:`climbing_trees._monotonic.allowed_splits`
+:func:`child_bounds`           :func:`climbing_trees._monotonic.children_bounds`
+:func:`clip_value`             :func:`climbing_trees._monotonic.clip_value_rows`
 =============================  ==================================================
 """
 
@@ -143,3 +146,38 @@ def refused_side(q_left, q_right, low):
     """A side without weight or lighter than ``low``, in exact fixed point
     (:func:`climbing_trees._exact_weights.refused_sides`)."""
     return q_left <= 0.0 or q_right <= 0.0 or q_left < low or q_right < low
+
+
+@jit
+def allowed_split(cst, value_left, value_right, lower, upper):
+    """Rule 1 of monotonic constraints: may a split with these children's values
+    be made at a node of bounds ``[lower, upper]``
+    (:func:`climbing_trees._monotonic.allowed_splits`)."""
+    if cst == 0:
+        return True
+    within = (
+        value_left >= lower
+        and value_right >= lower
+        and value_left <= upper
+        and value_right <= upper
+    )
+    return within and (value_left - value_right) * cst <= 0.0
+
+
+@jit
+def child_bounds(cst, lower, upper, value_left, value_right):
+    """Rule 2: the children's bounds ``(left_lower, left_upper, right_lower, right_upper)``
+    (:func:`climbing_trees._monotonic.children_bounds`, means: not medians)."""
+    if cst == 0:
+        return lower, upper, lower, upper
+    middle = value_left / 2.0 + value_right / 2.0
+    if cst > 0:
+        return lower, middle, middle, upper
+    return middle, upper, lower, middle
+
+
+@jit
+def clip_value(value, lower, upper):
+    """Rule 3: a node's first value within its bounds
+    (:func:`climbing_trees._monotonic.clip_value_rows`)."""
+    return min(max(value, lower), upper)

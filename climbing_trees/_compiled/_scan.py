@@ -27,7 +27,7 @@ from __future__ import annotations
 import numpy as np
 
 from ._choice import gate, near_add
-from ._rules import bounds, jit, midpoint, missing_left_of, refused_side
+from ._rules import allowed_split, bounds, jit, midpoint, missing_left_of, refused_side
 from ._scores import ENTROPY, POISSON, gain, poisson_side, xlogx
 
 
@@ -47,7 +47,7 @@ def add_row(acc, row, weight, classes, cls, offsets, phi, n_out):
 def scan_sorted(
     srows, n_present, j, Xf, rs, cs, w, unit, classes, cls, offsets, phi, n_out, criterion,
     total, node_weight, impurity, constant, scale, slack, msl, q, q_node, low, acc, extra,
-    key_base, near, count, best,
+    key_base, near, count, best, cst, lower, upper, vy, vy_total,
 ):  # fmt: skip
     """Offer every candidate of feature ``j`` at a node whose rows, sorted, are ``srows``.
 
@@ -59,6 +59,14 @@ def scan_sorted(
     The loop calls no function with array arguments (each such call costs
     more than a candidate): the statistics and gains (:func:`._scores.gain`'s
     loop) are written out here, with scalar helpers only.
+
+    Monotonic constraints (:mod:`climbing_trees._monotonic`): where ``cst``
+    (the feature's constraint, the builders' sign) is not 0, the scan also
+    sums ``vy`` (each row's ``w y``, ``y`` the first value column), and a
+    candidate whose children's values (``vy`` sums over weights; the right
+    side's from the node's ``vy_total``) break the order or the node's
+    bounds ``[lower, upper]`` is skipped (:func:`._rules.allowed_split`),
+    before it is scored, as scikit-learn's splitter skips it.
     """
     n = srows.shape[0]
     n_missing = n - n_present
@@ -68,10 +76,13 @@ def scan_sorted(
         extra[c] = 0.0
     w_missing = 0.0
     q_missing = 0.0
+    vy_missing = 0.0
     for i in range(n_present, n):
         row = srows[i]
         w_missing += w[row]
         q_missing += q[row]
+        if cst != 0:
+            vy_missing += vy[row]
         add_row(extra, row, w[row], classes, cls, offsets, phi, n_out)
     lo_right, hi_right = bounds(n_present, n_missing, msl, False)
     lo_left, hi_left = bounds(n_present, n_missing, msl, True)
@@ -83,6 +94,7 @@ def scan_sorted(
     entropy = criterion == ENTROPY
     w_left = 0.0
     q_left = 0.0
+    vy_left = 0.0
     q_unit = q[srows[0]]  # every row's fixed-point weight, when the weights are unit
     x_next = Xf[srows[0] * rs + j * cs] if n_present > 0 else np.nan
     for i in range(last + 1):
@@ -90,6 +102,8 @@ def scan_sorted(
         weight = 1.0 if unit else w[row]
         w_left += weight
         q_left += q_unit if unit else q[row]
+        if cst != 0:
+            vy_left += vy[row]
         if single_class:
             acc[cls[row, 0]] += weight
         elif classes:
@@ -122,6 +136,12 @@ def scan_sorted(
             w_right = node_weight - w_side
             if refused_side(q_side, q_node - q_side, low) or not w_right > 0.0:
                 continue  # (a float side weight at or below 0: grow_tree's NaN score)
+            if cst != 0:
+                v_side = vy_left + share * vy_missing
+                value_left = v_side / w_side
+                value_right = (vy_total - v_side) / w_right
+                if not allowed_split(cst, value_left, value_right, lower, upper):
+                    continue
             g = 0.0
             if poisson:
                 for o in range(n_out):
@@ -228,11 +248,34 @@ def _left_sums(rows, values, s, t, side, w, q, classes, cls, offsets, phi, n_out
 
 
 @jit
+def _side_values(rows, values, s, t, side, vy, w):
+    """The values (``vy`` sums over weights) of the two sides of threshold ``t``,
+    each side summed in index order: the children's own values, as
+    :func:`climbing_trees._monotonic.child_values` computes them for the random
+    splitter of ``grow_tree``."""
+    v_left = 0.0
+    w_left = 0.0
+    v_right = 0.0
+    w_right = 0.0
+    for i in range(rows.shape[0]):
+        row = rows[i]
+        x = values[s, i]
+        below = side if np.isnan(x) else x <= t
+        if below:
+            v_left += vy[row]
+            w_left += w[row]
+        else:
+            v_right += vy[row]
+            w_right += w[row]
+    return v_left / w_left, v_right / w_right
+
+
+@jit
 def drawn_thresholds(
     rows, features, n_drawn, thresholds, sides, has_missing, values, slot_of, w, unit, classes,
     cls, offsets, phi, n_out, criterion, total, node_weight, n_positive, impurity, constant,
     scale, slack, msl, q, q_node, low, sums, w_left, q_sides, n_left, positive_left, extra,
-    near, count, best,
+    near, count, best, cst, lower, upper, vy,
 ):  # fmt: skip
     """Offer the one candidate of each drawn feature under its drawn threshold.
 
@@ -250,7 +293,10 @@ def drawn_thresholds(
     than ``msl`` rows, no row of positive weight (counted), no fixed-point
     weight or less than ``low`` (:func:`._rules.refused_side`), or an
     infinite score
-    (:func:`climbing_trees._random.threshold_scores`).
+    (:func:`climbing_trees._random.threshold_scores`), and, on a feature with a
+    monotonic constraint (``cst[j]``, the builders' sign), where the
+    children's values break it or the node's bounds ``[lower, upper]``
+    (:func:`._rules.allowed_split`; the values from :func:`_side_values`).
     """
     n = rows.shape[0]
     m = sums.shape[1]
@@ -283,6 +329,12 @@ def drawn_thresholds(
         w_right = node_weight - wl
         if refused_side(q_sides[j], q_node - q_sides[j], low) or not w_right > 0.0:
             continue
+        if cst[j] != 0:
+            value_left, value_right = _side_values(
+                rows, values, slot_of[j], thresholds[j], sides[j], vy, w
+            )
+            if not allowed_split(cst[j], value_left, value_right, lower, upper):
+                continue
         g = gain(criterion, sums[j], extra, False, total, wl, w_right, n_out)
         score = (constant - g) / scale
         if not np.isfinite(score):

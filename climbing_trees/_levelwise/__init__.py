@@ -65,6 +65,10 @@ level-wise builder's engineering" shows this map).
   cheap gains for ranking, the exact score, run counts.
 - ``_absolute``: absolute error, every candidate through a wavelet matrix.
 - ``_thresholds``: the random splitter's drawn thresholds.
+- ``_bounds``: monotonic constraints, ``LevelBounds``: each level's bounds,
+  handed from the split nodes to their children, and its clipped values (the
+  searches refuse the candidates that break a constraint, by the rule of
+  :mod:`climbing_trees._monotonic`).
 - ``_draws``: each node's random draws (features, thresholds, missing sides).
 - ``_categorical_search``: categorical features, the (node, level) pairs
   present, searched by block; the random sets.

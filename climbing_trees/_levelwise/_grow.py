@@ -10,6 +10,7 @@ from .._pruning import BestFirstBound
 from .._random import RandomSplits, child_keys
 from .._ties import enough_decrease
 from .._tree import Tree
+from ._bounds import LevelBounds, check_constraints
 from ._draws import _node_draws
 from ._histogram_search import histogram_searches
 from ._nodes import NodeArrays
@@ -39,6 +40,7 @@ def grow_tree_levelwise(
     max_leaf_nodes: int | None = None,
     max_bins: int | None = None,
     bin_random_state=None,
+    monotonic_cst: np.ndarray | None = None,
 ) -> Tree:
     """Grow a tree level by level; the result equals :func:`grow_tree`'s.
 
@@ -84,6 +86,12 @@ def grow_tree_levelwise(
     bin_random_state : None, int or RandomState, optional
         With ``max_bins``: draws the rows whose quantiles give the bins, when
         there are more than 200,000 (:func:`climbing_trees._binning.fit_bins`).
+    monotonic_cst : ndarray of int of shape (n_features,), optional
+        Monotonic constraints, as in :func:`grow_tree`
+        (:mod:`climbing_trees._monotonic`): the searches refuse the candidates
+        that break them, and each level's bounds and clipped values come from
+        :class:`~climbing_trees._levelwise._bounds.LevelBounds`.  Not with
+        absolute error (:func:`levelwise_refusal`).
 
     Returns
     -------
@@ -129,9 +137,12 @@ def grow_tree_levelwise(
     >>> fast.threshold.tolist() == slow.threshold.tolist()
     True
     """
-    refusal = levelwise_refusal(criterion, is_categorical, random_splits)
+    refusal = levelwise_refusal(
+        criterion, is_categorical, random_splits, monotonic_cst=monotonic_cst
+    )
     if refusal is not None:
         raise ValueError(refusal)
+    check_constraints(monotonic_cst, criterion, Y, is_categorical, max_bins)
     fit = fit_data(
         X, Y, sample_weight, criterion, max_depth=max_depth,
         min_samples_leaf=min_samples_leaf, min_weight_leaf=min_weight_leaf,
@@ -140,6 +151,7 @@ def grow_tree_levelwise(
         min_impurity_decrease=min_impurity_decrease,
         categorical_split=categorical_split, min_samples_level=min_samples_level,
         max_categorical_candidates=max_categorical_candidates,
+        monotonic_cst=monotonic_cst,
     )  # fmt: skip
     if max_bins is None:
         orders = Orders(fit)  # every numerical feature sorted once, at the root
@@ -147,6 +159,7 @@ def grow_tree_levelwise(
     else:  # binned once instead (splitter="hist")
         fit, orders, searches = histogram_searches(fit, max_bins, bin_random_state)
     nodes = NodeArrays(fit.n, fit.min_samples_leaf, max_depth, fit.Y.shape[1])
+    monotonic = LevelBounds.of(fit)  # monotonic constraints' bounds (or None)
     bound = None if max_leaf_nodes is None else BestFirstBound(max_leaf_nodes)
     W = float(fit.w.sum())
     sizes = np.array([fit.n], dtype=np.intp)  # rows of each node of the level
@@ -154,6 +167,8 @@ def grow_tree_levelwise(
     depth = 0
     while sizes.size:
         level = level_of(fit, orders.index_rows(int(sizes.sum())), sizes, keys, depth)
+        if monotonic is not None:  # the level's bounds, its values clipped
+            monotonic.enter(level)
         level.searchable = may_split(fit, level)
         if bound is not None and depth:  # splits best-first growth surely cuts
             last = [nodes.last_level(name) for name in ("w", "impurity", "split")]
@@ -173,6 +188,8 @@ def grow_tree_levelwise(
         nodes.store(level, made, split)
         if not split.any():
             break
+        if monotonic is not None:
+            monotonic.leave(made.feature, split)
         # Hook: rows kept elsewhere (a Dask fit's workers, climbing_trees._dask) route
         # themselves; in memory, _routes reads X here.
         remote = getattr(orders, "routes", None)

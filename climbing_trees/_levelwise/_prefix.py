@@ -20,6 +20,7 @@ from .._ties import (
     midpoint_threshold,
 )
 from . import _orders
+from ._bounds import refuse_monotonic
 from ._gains import (
     _block_gains,
     _fixed_sides,
@@ -316,13 +317,13 @@ class _Block:
                 gains = part[:, :, None]
                 counts = self.n_present[:, s], self.n_missing[:, s]
                 _refuse_constant(gains, idx, fs, *counts, shared.values)
-                return gains, idx
+                return refuse_monotonic(self, gains, idx, s)  # constraints (_bounds)
         gains = self.scanned_gains(s, idx)
         # A threshold never separates equal values (features with many ties).
         _refuse_equal(gains, refuse[fs], idx, fs, shared.values)
         # Nor splits a feature constant at the node (rule 6 of climbing_trees._ties).
         _refuse_constant(gains, idx, fs, self.n_present[:, s], self.n_missing[:, s], shared.values)
-        return gains, idx
+        return refuse_monotonic(self, gains, idx, s)  # constraints (_bounds)
 
     def scanned_gains(self, s, idx):
         """Gains of the slots ``s`` from the prefix sums over ``idx``, in pieces."""

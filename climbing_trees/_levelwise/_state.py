@@ -26,6 +26,7 @@ from .._criteria import (
 )
 from .._exact_weights import fixed_weights, leaf_minimum, too_light
 from .._growth import check_training_rows
+from .._monotonic import builder_constraints, value_statistics
 from .._random import RandomSplits
 from .._ties import choose_best_rows
 from .._tree import TREE_UNDEFINED
@@ -83,6 +84,11 @@ class FitData:
     X_by_feature: np.ndarray | None
     q_col: np.ndarray  # the weights in exact fixed point (_exact_weights), padded with 0
     summaries: Callable  # summaries_for(criterion): how level_of summarises a level's nodes
+    # Monotonic constraints (climbing_trees._monotonic): each column's, in the
+    # builders' sign, and each row's [w y, w] (y: the first value column), padded
+    # with zeros at row n; None without constraints.
+    monotonic_cst: np.ndarray | None = None
+    value_cols: np.ndarray | None = None
 
     @property
     def n(self) -> int:
@@ -169,7 +175,14 @@ def fit_data(
     if not regression:
         class_cols = np.zeros((Y.shape[1], n + 1))
         class_cols[:, :n] = node_statistics(Y, w, criterion).T
+    # Monotonic constraints: the builders' sign, and the statistics of a node's value.
+    monotonic_cst, value_cols = options.pop("monotonic_cst", None), None
+    if monotonic_cst is not None:
+        monotonic_cst = builder_constraints(np.asarray(monotonic_cst, np.int8), not regression)
+        value_cols = np.zeros((2, n + 1))
+        value_cols[:, :n] = value_statistics(Y, w).T
     return FitData(
+        monotonic_cst=monotonic_cst, value_cols=value_cols,
         X=X, X_flat=X_flat, row_step=row_step, column_step=column_step, Y=Y, w=w,
         criterion=criterion, depth_limit=np.inf if max_depth is None else max_depth,
         min_samples_leaf=min_samples_leaf, min_weight_leaf=min_weight_leaf,
@@ -210,6 +223,10 @@ class Level:
     shifted: np.ndarray | None = None
     searchable: np.ndarray | None = None
     draws: Draws | None = None  # the level's random draws (_draws.Draws)
+    # Monotonic constraints (_bounds): the nodes' bounds and sums of [w y, w].
+    lower: np.ndarray | None = None
+    upper: np.ndarray | None = None
+    value_totals: np.ndarray | None = None
 
     @property
     def n_nodes(self) -> int:

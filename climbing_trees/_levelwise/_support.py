@@ -7,12 +7,17 @@ import numpy as np
 from .._criteria import STATISTICS_CRITERIA
 
 
-def levelwise_refusal(criterion, is_categorical=None, random_splits=None, missing_values="learn"):
+def levelwise_refusal(
+    criterion, is_categorical=None, random_splits=None, missing_values="learn",
+    monotonic_cst=None,
+):  # fmt: skip
     """Why :func:`grow_tree_levelwise` cannot grow a tree with these options, or None.
 
     Surrogate splits (chapter 9) are searched node by node; a criterion
     without sufficient statistics (absolute error) only where
-    :func:`levelwise_absolute_error` allows.  The estimators grow the tree with
+    :func:`levelwise_absolute_error` allows, and not under monotonic
+    constraints (``monotonic_cst``: the children's medians of every candidate
+    are left to ``grow_tree``).  The estimators grow the tree with
     :func:`climbing_trees.grow_tree` wherever this returns a reason, and
     :func:`grow_tree_levelwise` raises it.
 
@@ -24,6 +29,11 @@ def levelwise_refusal(criterion, is_categorical=None, random_splits=None, missin
     if missing_values == "fractional":  # a row can sit in both children (chapter 9)
         return "fractional rows are carried node by node; grow this tree with grow_tree instead."
     absolute = criterion == "absolute_error"
+    if absolute and monotonic_cst is not None and bool(np.any(monotonic_cst)):
+        return (
+            "grow_tree_levelwise does not enforce monotonic_cst with "
+            "criterion='absolute_error'; grow this tree with grow_tree instead."
+        )
     if criterion not in STATISTICS_CRITERIA and not absolute:
         return (
             f"grow_tree_levelwise does not support criterion={criterion!r}, which has no "
@@ -70,11 +80,13 @@ def builder_for(
     features or with random thresholds) the depth-first builder
     :func:`climbing_trees.grow_tree` grows the tree, with the surrogate
     options in ``extra_kwargs``; the caller cuts that tree back to
-    ``max_leaf_nodes`` afterwards.  So does it with monotonic constraints
-    (chapter 5, :mod:`climbing_trees._monotonic`), which only ``grow_tree``
-    enforces yet: ``extra_kwargs`` carries them.  A histogram tree
-    (``max_bins``, ``splitter="hist"``) is grown level-wise only:
-    :func:`hist_refusal` says which options it cannot take.
+    ``max_leaf_nodes`` afterwards.  Monotonic constraints (chapter 5,
+    :mod:`climbing_trees._monotonic`) go the same way to whichever builder
+    grows the options (every builder enforces them, but the level-wise one
+    with absolute error: ``grow_tree`` there); ``extra_kwargs`` carries them.
+    A histogram tree (``max_bins``, ``splitter="hist"``) is grown level-wise
+    only: :func:`hist_refusal` says which options it cannot take, and it
+    refuses monotonic constraints yet.
 
     >>> builder, extra = builder_for("gini", None, None, "learn", 4)
     >>> builder.__name__, extra
@@ -86,6 +98,10 @@ def builder_for(
     ('grow_tree', {'missing_values': 'surrogate', 'max_surrogates': 5})
     >>> builder_for("gini", None, None, "fractional", None)[1]
     {'missing_values': 'fractional'}
+    >>> builder, extra = builder_for("gini", None, None, "learn", None,
+    ...                              monotonic_cst=np.array([1, 0]))
+    >>> builder.__name__, extra["monotonic_cst"].tolist()
+    ('grow_tree_compiled', [1, 0])
     """
     from .._compiled import compiled_refusal, grow_tree_compiled
     from .._growth import grow_tree  # imported here: _growth is a sibling of this package
@@ -94,11 +110,11 @@ def builder_for(
     constrained = monotonic_cst is not None and bool(np.any(monotonic_cst))
     if constrained and max_bins is not None:
         raise ValueError(
-            "splitter='hist' does not take monotonic_cst yet: only grow_tree enforces "
-            "monotonic constraints; use splitter='best' or 'random'."
+            "splitter='hist' does not take monotonic_cst yet: its bin scans do not "
+            "enforce monotonic constraints; use splitter='best' or 'random'."
         )
-    if constrained:  # depth first only (chapter 5)
-        return grow_tree, {"missing_values": missing_values, "monotonic_cst": monotonic_cst}
+    # Monotonic constraints (chapter 5): passed to whichever builder grows the tree.
+    monotonic = {"monotonic_cst": monotonic_cst} if constrained else {}
     if max_bins is not None:  # splitter="hist": level-wise, or a clear error
         refusal = hist_refusal(criterion, is_categorical, missing_values)
         if refusal is not None:
@@ -113,16 +129,19 @@ def builder_for(
     # 144 ms against 296 ms).
     compiled = compiled_refusal(criterion, is_categorical, random_splits, missing_values) is None
     if compiled and max_leaf_nodes is None:
-        return grow_tree_compiled, {}
-    if levelwise_refusal(criterion, is_categorical, random_splits, missing_values) is not None:
+        return grow_tree_compiled, monotonic
+    refusal = levelwise_refusal(
+        criterion, is_categorical, random_splits, missing_values, monotonic_cst=monotonic_cst
+    )
+    if refusal is not None:
         extra = {}
         if missing_values == "surrogate":  # surrogate splits: depth first only (chapter 9)
             extra = {"missing_values": "surrogate", "max_surrogates": max_surrogates}
         if missing_values == "fractional":  # C4.5's fractions: depth first only (chapter 9)
             extra = {"missing_values": "fractional"}
-        return grow_tree, extra
+        return grow_tree, {**extra, **monotonic}
     extra = {} if max_leaf_nodes is None else {"max_leaf_nodes": max_leaf_nodes}
-    return grow_tree_levelwise, extra
+    return grow_tree_levelwise, {**extra, **monotonic}
 
 
 def hist_refusal(criterion, is_categorical=None, missing_values="learn"):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._monotonic import allowed_splits
 from .._random import (
     missing_directions,
     threshold_below,
@@ -50,11 +51,7 @@ def _random_numeric_splits(fit, orders, level):
     for jj in np.flatnonzero(searched.any(axis=0) & ~dense):
         positions = np.flatnonzero(searched[node_of_pos, jj])
         node = node_of_pos[positions]
-        x = X_by_feature[num_features[jj]].take(index_rows[positions])
-        t_rows = t_by_feature[jj].take(node)
-        below = x <= t_rows
-        if has_missing[jj]:
-            below = threshold_below(x, t_rows, side_by_feature[jj].take(node))
+        below = _rows_below(fit, orders, level, jj, positions)
         sides = threshold_sides(below[None], stats[:, positions], w_rows[positions], node, n_nodes)
         left[:, jj], n_left[:, jj], positive_left[:, jj] = (a[:, 0] for a in sides)
     dense = np.flatnonzero(dense)
@@ -91,6 +88,7 @@ def _random_numeric_splits(fit, orders, level):
         q_left=left[node, feature][:, None, -1],
         q_node=q_node[node],
     )[:, 0]
+    _refuse_monotonic(fit, orders, level, searched, scores)
     best, first = choose_best_rows(scores, impurity)
     found = np.isfinite(best)
     nodes = np.arange(n_nodes)
@@ -102,3 +100,41 @@ def _random_numeric_splits(fit, orders, level):
         np.where(found, best, np.inf),
         found & direction[nodes, first],
     )
+
+
+def _rows_below(fit, orders, level, jj, positions) -> np.ndarray:
+    """Whether each of the level's rows at ``positions`` goes left on its node's drawn
+    threshold of numerical feature ``jj`` (missing: the drawn side)."""
+    draws, node = level.draws, level.node_of_pos[positions]
+    x = fit.X_by_feature[fit.num_features[jj]].take(level.index_rows[positions])
+    t_rows = draws.thresholds[:, jj].take(node)
+    if orders.has_missing[jj]:
+        return threshold_below(x, t_rows, draws.missing_left[:, jj].take(node))
+    return x <= t_rows
+
+
+def _refuse_monotonic(fit, orders, level, searched, scores) -> None:
+    """Refuse (score ``inf``) the drawn thresholds that break a monotonic constraint.
+
+    Rule 1 of :mod:`climbing_trees._monotonic`
+    (:func:`climbing_trees._monotonic.allowed_splits`) on each side's own
+    value, its rows' ``[w y, w]`` (``fit.value_cols``) summed in index order
+    (one ``bincount`` over (node, side) cells), as ``grow_tree``'s random
+    splitter takes them (:func:`climbing_trees._monotonic.child_values`).
+    """
+    if fit.monotonic_cst is None:
+        return
+    cst = fit.monotonic_cst[fit.num_features]
+    n_nodes = level.n_nodes
+    for jj in np.flatnonzero(searched.any(axis=0) & (cst != 0)):
+        positions = np.flatnonzero(searched[level.node_of_pos, jj])
+        bins = 2 * level.node_of_pos[positions] + _rows_below(fit, orders, level, jj, positions)
+        rows = level.index_rows[positions]
+        sums = [
+            np.bincount(bins, weights=col.take(rows), minlength=2 * n_nodes)
+            for col in fit.value_cols
+        ]
+        with np.errstate(invalid="ignore", divide="ignore"):
+            right, left = (sums[0][side::2] / sums[1][side::2] for side in (0, 1))
+            ok = allowed_splits(cst[jj], left, right, level.lower, level.upper)
+        scores[searched[:, jj] & ~ok, jj] = np.inf
