@@ -318,8 +318,8 @@ PAUSED_SECONDS = 30.0
 def paused_too_long(worker: str, rows: int, seconds: float) -> str:
     """The error of a fit whose shard's worker stayed paused for memory."""
     return (
-        f"the Dask worker {worker}, which holds {rows:,} rows of this fit, has been "
-        f"paused for {seconds:.0f} s because its memory is above its pause threshold "
+        f"the Dask worker {worker}, which holds (or loads) {rows:,} rows of this fit, "
+        f"has been paused for {seconds:.0f} s because its memory is above its pause threshold "
         "(distributed.worker.memory.pause); its tasks cannot run on another worker, "
         "and its shard is not Dask data that could spill to disk.  The fit is "
         "abandoned and the previous model kept: give the workers more memory "
