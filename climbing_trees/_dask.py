@@ -37,7 +37,10 @@ sums in row order, and the client computes them with the in-memory code
 bits.  ``X`` never leaves the workers except the binning sample.  The client
 sends each worker its rows' statistics once (straight to the worker,
 ``scatter``, as every large argument), and a bit a row if a zero weight
-removed rows; ``fit_report_`` counts the bytes both ways.
+removed rows; ``fit_report_`` counts the bytes both ways, including the
+arrays inside ``X``'s graph (``graph_bytes``: ``X`` made by ``da.from_array``
+on the client travels with its graph; not the target or weights if they are
+Dask arrays, which the client computes first).
 
 Where a shard lives.  A shard changes every round (its rows' nodes), and
 Dask's data store assumes that a value never changes: a worker short of
@@ -47,7 +50,13 @@ them in a registry of its own (:data:`_SHARDS`, by fit and shard), which the
 memory manager counts as the process's memory (it pauses or stops a worker
 as for any memory, but never spills a shard).  The chunks of ``X`` and the
 statistics sent are Dask data as usual: they never change, and may spill.
-The registry is emptied at the end of every fit, failed or not.  Actors
+The registry is emptied at the end of every fit, failed or not, and keeps
+the ids of the fits released (:data:`_RELEASED`): a load still running when
+its fit failed or was interrupted then drops its shard instead of keeping it
+for good.  A worker paused for memory runs no task, and the shard's tasks
+cannot run elsewhere: a round that waits on a worker paused for longer than
+:data:`PAUSED_SECONDS` fails with an error that says so
+(:func:`paused_too_long`).  Actors
 (``actor=True``) would also keep a shard out of the store; a registry is
 plainer: one dict, one function per call (:func:`_call`).
 
@@ -73,6 +82,7 @@ from __future__ import annotations
 
 import copy
 import pickle
+import threading
 import time
 import uuid
 
@@ -227,30 +237,44 @@ def register_sizeof() -> None:
 #: ``(fit id, shard number)``.  Kept outside Dask's data store because a shard
 #: changes every round (Dask would spill a snapshot of it and later load that).
 _SHARDS: dict[str, dict[tuple[str, int], _Shard]] = {}
+#: On each worker process: the fits released there, newest last (a few thousand
+#: ids).  A load still running when its fit is released (a fit that failed, or was
+#: interrupted, while loading) finds its fit here and drops its shard.
+_RELEASED: dict[str, dict[str, None]] = {}
+_KEEP_RELEASED = 4096
+#: Guards the registries: a load runs in a task thread, a release on the
+#: worker's event loop.
+_LOCK = threading.Lock()
 
 
-def _registry(worker=None) -> dict:
+def _worker_id(worker=None) -> str:
     if worker is None:
         from distributed import get_worker
 
         worker = get_worker()
-    return _SHARDS.setdefault(worker.id, {})
+    return worker.id
 
 
 def _load(fit_id, s, *blocks):
     """Make shard ``s`` of fit ``fit_id`` from its row blocks, in this worker's registry.
 
-    Returns its row count and whether any value is infinite (the in-memory check)."""
+    Returns its row count and whether any value is infinite (the in-memory check).
+    A fit already released (it failed while this shard loaded) gets no shard."""
     register_sizeof()
     shard = _Shard(*blocks)
-    _registry()[fit_id, s] = shard
+    worker = _worker_id()
+    with _LOCK:
+        if fit_id in _RELEASED.get(worker, ()):
+            raise RuntimeError(f"fit {fit_id} was released while shard {s} loaded")
+        _SHARDS.setdefault(worker, {})[fit_id, s] = shard
     return shard.X.shape[0], bool(np.isinf(shard.X).any())
 
 
 def _call(fit_id, s, call, method, *args):
     """Run ``method(*args)`` of shard ``s`` of fit ``fit_id`` if it is its call number
     ``call``; a missing shard (a worker restarted) or another number: :data:`LOST`."""
-    shard = _registry().get((fit_id, s))
+    with _LOCK:
+        shard = _SHARDS.get(_worker_id(), {}).get((fit_id, s))
     if shard is None or shard.calls != call:
         raise RuntimeError(LOST)
     result = getattr(shard, method)(*args)
@@ -261,14 +285,23 @@ def _call(fit_id, s, call, method, *args):
 def held_shards(dask_worker=None) -> list:
     """The ``(fit id, shard)`` keys of the shards this worker holds: none between fits
     (``client.run(held_shards)`` asks every worker)."""
-    return sorted(_registry(dask_worker))
+    with _LOCK:
+        return sorted(_SHARDS.get(_worker_id(dask_worker), {}))
 
 
 def _release(fit_id, dask_worker=None):
-    """Drop this worker's shards of fit ``fit_id`` (run at the end of every fit)."""
-    registry = _registry(dask_worker)
-    for key in [key for key in registry if key[0] == fit_id]:
-        del registry[key]
+    """Drop this worker's shards of fit ``fit_id`` (run at the end of every fit), and
+    remember the fit, so that a load of it still running keeps nothing."""
+    worker = _worker_id(dask_worker)
+    with _LOCK:
+        released = _RELEASED.setdefault(worker, {})
+        released[fit_id] = None
+        while len(released) > _KEEP_RELEASED:  # the oldest first
+            del released[next(iter(released))]
+        registry = _SHARDS.get(worker, {})
+        for key in list(registry):  # a copy: other fits may load meanwhile
+            if key[0] == fit_id:
+                del registry[key]
 
 
 # ---------------------------------------------------------------- the client
@@ -278,6 +311,29 @@ def _release(fit_id, dask_worker=None):
 SCATTER_BYTES = 1 << 16
 #: How often (seconds) a round that is still running checks that its workers live.
 WATCH_SECONDS = 0.25
+#: How long (seconds) a round waits for a worker paused for memory before it fails.
+PAUSED_SECONDS = 30.0
+
+
+def paused_too_long(worker: str, rows: int, seconds: float) -> str:
+    """The error of a fit whose shard's worker stayed paused for memory."""
+    return (
+        f"the Dask worker {worker}, which holds (or loads) {rows:,} rows of this fit, "
+        f"has been paused for {seconds:.0f} s because its memory is above its pause threshold "
+        "(distributed.worker.memory.pause); its tasks cannot run on another worker, "
+        "and its shard is not Dask data that could spill to disk.  The fit is "
+        "abandoned and the previous model kept: give the workers more memory "
+        "(memory_limit) or add workers, so that each holds fewer rows"
+    )
+
+
+def _workers(client) -> dict:
+    """The cluster's workers (address: their state), asked of the scheduler now.
+
+    Not ``client.scheduler_info()``: that returns the client's cached copy, which
+    the client refreshes every few seconds *without* the workers, so that it can
+    come back empty (a fit would then take every worker for lost)."""
+    return client.sync(client.scheduler.identity, n_workers=-1)["workers"]
 
 
 class _Cluster:
@@ -289,7 +345,7 @@ class _Cluster:
         self.calls = 0
         self.report = {
             "workers": len(workers), "rounds": 0, "setup_rounds": 0, "bytes": 0,
-            "sent_bytes": 0, "levels": [],
+            "sent_bytes": 0, "graph_bytes": 0, "levels": [],
         }  # fmt: skip
 
     def _argument(self, arg, worker):
@@ -318,29 +374,58 @@ class _Cluster:
         return tasks, sent
 
     def gather(self, tasks):
-        """The tasks' results, in order; :data:`LOST` if a shard's worker leaves.
+        """The tasks' results, in order; :data:`LOST` if a shard's worker leaves,
+        :func:`paused_too_long` if one stays paused for memory.
 
         A round's tasks are pinned to their workers: a task of a worker that
-        died would wait for it for ever, so the wait watches the workers."""
+        died, or that is paused, would wait for it for ever, so the wait watches
+        the workers, and so does fetching the results (a worker can die between
+        the two)."""
         from distributed import wait
 
+        paused_since = {}
         try:
             while True:
                 try:
                     wait(tasks, timeout=WATCH_SECONDS)
                     break
                 except TimeoutError:
-                    alive = self.client.scheduler_info()["workers"]
-                    if not set(self.workers) <= set(alive):
-                        raise RuntimeError(LOST) from None
-            return self.client.gather(tasks)
+                    self.watch(tasks, paused_since)
+            results = []
+            for task in tasks:
+                while True:
+                    try:
+                        results.append(task.result(timeout=WATCH_SECONDS))
+                        break
+                    except TimeoutError:
+                        self.watch(tasks, paused_since)
+            return results
         finally:
             self.client.cancel(tasks)  # nothing of a round stays on the cluster
+
+    def watch(self, tasks, paused_since):
+        """Raise :data:`LOST` if a shard's worker left the cluster, or
+        :func:`paused_too_long` if a worker whose task has not finished has been
+        paused (for memory) for over :data:`PAUSED_SECONDS`; ``paused_since``: when
+        each worker was first seen paused."""
+        workers = _workers(self.client)
+        if not set(self.workers) <= set(workers):
+            raise RuntimeError(LOST) from None
+        now = time.monotonic()
+        for s, (worker, task) in enumerate(zip(self.workers, tasks, strict=True)):
+            if workers[worker].get("status") != "paused" or task.done():
+                paused_since.pop(worker, None)
+                continue
+            since = paused_since.setdefault(worker, now)
+            if now - since > PAUSED_SECONDS:
+                raise RuntimeError(
+                    paused_too_long(worker, int(self.lengths[s]), now - since)
+                ) from None
 
     def release(self):
         """Drop the fit's shards from the workers that are still there."""
         try:  # a worker that left took its shards (and would not answer)
-            alive = set(self.client.scheduler_info()["workers"])
+            alive = set(_workers(self.client))
             workers = [worker for worker in self.workers if worker in alive]
             if workers:
                 self.client.run(_release, self.fit_id, workers=workers, on_error="ignore")
@@ -518,7 +603,7 @@ def _shards(client, X):
     """One shard per worker, each a contiguous run of ``X``'s row chunks, loaded into
     the workers' registries (:func:`_load`).  Returns the fit's :class:`_Cluster` and
     whether any value of ``X`` is infinite."""
-    workers = sorted(client.scheduler_info()["workers"])
+    workers = sorted(_workers(client))
     blocks = X.to_delayed().ravel().tolist()
     sizes = np.asarray(X.chunks[0], dtype=np.int64)
     n_blocks = len(blocks)
@@ -531,23 +616,39 @@ def _shards(client, X):
         np.array([starts[mine[w][0]] for w in holders], dtype=np.int64),
         np.array([sizes[mine[w]].sum() for w in holders], dtype=np.int64),
     )  # fmt: skip
-    block_futures = client.compute(blocks)  # the chunks, wherever Dask computes them
-    start = time.perf_counter()
-    tasks = [
-        client.submit(_load, cluster.fit_id, s, *[block_futures[i] for i in mine[w]],
-                      workers=[cluster.workers[s]], allow_other_workers=False, pure=False)
-        for s, w in enumerate(holders)
-    ]  # fmt: skip
-    del block_futures  # the loads hold them; released once loaded
-    try:
+    try:  # from here on, whatever happens, the shards leave their workers
+        block_futures = client.compute(blocks)  # the chunks, wherever Dask computes them
+        start = time.perf_counter()
+        tasks = [
+            client.submit(_load, cluster.fit_id, s, *[block_futures[i] for i in mine[w]],
+                          workers=[cluster.workers[s]], allow_other_workers=False,
+                          pure=False)
+            for s, w in enumerate(holders)
+        ]  # fmt: skip
+        del block_futures  # the loads hold them; released once loaded
         loaded = cluster.gather(tasks)
+        # Sent at set-up: the arrays inside X's graph (X made by da.from_array on
+        # the client travels with its graph), none if X is made on the workers.
+        graph = _graph_bytes(X)
+        cluster.report["graph_bytes"] = graph
+        cluster.count(loaded, graph, time.perf_counter() - start, None)
+        if [rows for rows, _ in loaded] != cluster.lengths.tolist():
+            raise RuntimeError(LOST)
     except BaseException:
         cluster.release()  # the shards already loaded leave their workers
         raise
-    cluster.count(loaded, 0, time.perf_counter() - start, None)
-    if [rows for rows, _ in loaded] != cluster.lengths.tolist():
-        raise RuntimeError(LOST)
     return cluster, any(infinite for _, infinite in loaded)
+
+
+def _graph_bytes(X) -> int:
+    """The bytes of the numpy arrays held inside ``X``'s task graph."""
+    total = 0
+    for value in dict(X.__dask_graph__()).values():
+        if type(value).__name__ == "DataNode":
+            value = value.value
+        if isinstance(value, np.ndarray):
+            total += value.nbytes
+    return total
 
 
 def fit_on_dask(estimator, X, y, sample_weight=None):
@@ -568,28 +669,29 @@ def fit_on_dask(estimator, X, y, sample_weight=None):
     X = X.rechunk({1: -1})  # whole rows in each chunk
     y, sample_weight = _as_numpy(y), _as_numpy(sample_weight)
     n, d = X.shape
-    cluster, infinite = _shards(client, X)
-    if infinite:
-        cluster.release()
-        raise ValueError("Input X contains infinity or a value too large for dtype('float64').")
-    # The placeholder: zero pages (never written, so never allocated) and the
-    # row numbers in column 0, Fortran order so that only that column is written.
-    placeholder = np.zeros((n, d), order="F")
-    if d:
-        placeholder[:, 0] = np.arange(n)
     made = []
+    cluster, infinite = _shards(client, X)
+    try:  # the shards leave the workers, whatever happens
+        if infinite:
+            raise ValueError("Input X contains infinity or a value too large for dtype('float64').")
+        # The placeholder: zero pages (never written, so never allocated) and the
+        # row numbers in column 0, Fortran order so that only that column is written.
+        placeholder = np.zeros((n, d), order="F")
+        if d:
+            placeholder[:, 0] = np.arange(n)
 
-    def rows_source(fit, max_bins, random_state):
-        made.append(RemoteRows(fit, max_bins, random_state, cluster))
-        return made[-1]
+        def rows_source(fit, max_bins, random_state):
+            made.append(RemoteRows(fit, max_bins, random_state, cluster))
+            return made[-1]
 
-    learner = copy.copy(estimator)  # shares random_state: a RandomState advances
-    token = ROWS_SOURCE.set(rows_source)
-    try:
-        learner.fit(placeholder, y, sample_weight)
+        learner = copy.copy(estimator)  # shares random_state: a RandomState advances
+        token = ROWS_SOURCE.set(rows_source)
+        try:
+            learner.fit(placeholder, y, sample_weight)
+        finally:
+            ROWS_SOURCE.reset(token)
     finally:
-        ROWS_SOURCE.reset(token)
-        cluster.release()  # the shards leave the workers, whatever happened
+        cluster.release()
     if not made:
         raise RuntimeError(
             "the Dask fit did not reach the histogram builder (an option sent it to "

@@ -394,6 +394,129 @@ def test_a_worker_killed_during_a_round_fails_the_fit_clearly(client, monkeypatc
     assert _no_shard_left(client)
 
 
+def test_a_shard_still_loading_when_its_fit_fails_is_dropped(client, monkeypatch):
+    """A fit interrupted while its shards load (Ctrl-C, or a worker lost) releases
+    the fit at once; the loads still running then keep nothing, instead of leaving
+    their shards on the workers for good."""
+
+    def slow_shards(dask_worker):  # each shard takes a second to build
+        from climbing_trees import _dask as module
+
+        init = module._Shard.__init__
+
+        def slow(self, *blocks):
+            module.loading = "started"
+            time.sleep(1.0)
+            init(self, *blocks)
+            module.loading = "built"
+
+        module._Shard.__init__, module.unpatched_init = slow, init
+        module.loading = None
+
+    def loading(dask_worker):
+        from climbing_trees import _dask as module
+
+        return module.loading
+
+    def restore(dask_worker):
+        from climbing_trees import _dask as module
+
+        module._Shard.__init__ = module.unpatched_init
+
+    X, y, _ = _problem(7, "squared_error", missing=False, weighted=False, n=400)
+
+    def interrupt_while_loading(self, tasks):
+        deadline = time.monotonic() + 30
+        while set(client.run(loading).values()) != {"started"}:  # both are loading
+            assert time.monotonic() < deadline
+            time.sleep(0.02)
+        self.client.cancel(tasks)
+        raise KeyboardInterrupt
+
+    client.run(slow_shards)
+    try:
+        monkeypatch.setattr(_dask._Cluster, "gather", interrupt_while_loading)
+        with pytest.raises(KeyboardInterrupt):
+            ct.DecisionTreeRegressor(splitter="hist").fit(da.from_array(X, chunks=90), y)
+        monkeypatch.undo()
+        deadline = time.monotonic() + 30
+        while set(client.run(loading).values()) != {"built"}:  # both loads ended
+            assert time.monotonic() < deadline
+            time.sleep(0.02)
+        time.sleep(0.2)  # from a shard built to its registering: a few statements
+        assert _no_shard_left(client)
+    finally:
+        client.run(restore)
+
+
+def test_a_worker_paused_for_memory_fails_the_fit_clearly(client, monkeypatch):
+    """A worker paused for memory runs no task, and a shard's tasks cannot run on
+    another worker: past PAUSED_SECONDS the fit fails and says why and what to do."""
+    from distributed.core import Status
+
+    def pause(dask_worker):  # as the memory monitor does, which is kept out of it
+        dask_worker.unpatched_pause = dask_worker.memory_manager.memory_pause_fraction
+        dask_worker.memory_manager.memory_pause_fraction = False
+        dask_worker.status = Status.paused
+
+    def resume(dask_worker):
+        dask_worker.status = Status.running
+        dask_worker.memory_manager.memory_pause_fraction = dask_worker.unpatched_pause
+
+    X, y, _ = _problem(8, "squared_error", missing=False, weighted=False, n=400)
+    tree = ct.DecisionTreeRegressor(splitter="hist", max_depth=3).fit(X, y)
+    before = tree.tree_.threshold.copy()
+    paused = sorted(client.scheduler_info()["workers"])[-1]
+    monkeypatch.setattr(_dask, "PAUSED_SECONDS", 1.0)
+    client.run(pause, workers=[paused])
+    try:
+        with pytest.raises(RuntimeError, match="paused .* more memory .* add workers"):
+            tree.fit(da.from_array(X, chunks=90), y)
+    finally:
+        client.run(resume, workers=[paused])
+    np.testing.assert_array_equal(tree.tree_.threshold, before)
+    assert _no_shard_left(client)
+    again = ct.DecisionTreeRegressor(splitter="hist", max_depth=3).fit(
+        da.from_array(X, chunks=90), y
+    )  # the worker runs again
+    assert_same_bits(again.tree_, tree.tree_)
+
+
+def test_the_report_counts_x_sent_inside_its_graph(client):
+    """X made by da.from_array on the client travels with its graph: counted as sent;
+    X made on the workers sends nothing of itself."""
+    X, y, _ = _problem(9, "squared_error", missing=False, weighted=False, n=1_000)
+    tree = ct.DecisionTreeRegressor(splitter="hist", max_depth=3)
+    report = tree.fit(da.from_array(X, chunks=(170, 4)), y).fit_report_
+    assert report["graph_bytes"] == X.nbytes
+    levels = sum(level["sent_bytes"] for level in report["levels"])
+    assert report["sent_bytes"] >= levels + X.nbytes
+    Xw = da.random.default_rng(1).normal(size=(1_000, 4), chunks=(250, 4))
+    assert tree.fit(Xw, y).fit_report_["graph_bytes"] == 0
+
+
+def test_a_round_asks_the_scheduler_for_its_workers(client):
+    """client.scheduler_info() returns the client's cache, which a periodic refresh
+    overwrites with one that lists no worker: read at the wrong moment, every worker
+    looks lost.  A round's watch asks the scheduler (the refresh made frequent)."""
+    import dask
+
+    class Running:
+        def done(self):
+            return False
+
+    with dask.config.set({"distributed.client.scheduler-info-interval": "5ms"}):
+        fast = Client(client.scheduler.address, set_as_default=False)
+    try:
+        workers = sorted(client.scheduler_info()["workers"])
+        cluster = _dask._Cluster(fast, "watch", workers, np.zeros(2), np.ones(2))
+        for _ in range(300):
+            cluster.watch([Running(), Running()], {})  # raises LOST if none is seen
+        assert sorted(_dask._workers(fast)) == workers
+    finally:
+        fast.close()
+
+
 def test_a_shard_is_sized_by_its_arrays():
     from dask.sizeof import sizeof
 
