@@ -442,9 +442,11 @@ def test_compiled_partition_is_the_numpy_partition():
     expected = index.copy()
     child_sizes = _partition(expected, kept_rows, kept_node, go_left, sizes, split)
     mine = index.copy()
-    _partition_index(mine[0], n, kept_rows, go_left, int(go_left.sum()))
+    n_left = _partition_index(mine[0], kept_rows, kept_node, go_left, sizes.size)
     m = int(child_sizes.sum())
     np.testing.assert_array_equal(mine[0, : m + 1], expected[0, : m + 1])
+    np.testing.assert_array_equal(np.concatenate([n_left[split], sizes[split] - n_left[split]]),
+                                  child_sizes)  # fmt: skip
 
 
 @pytest.mark.parametrize("criterion", ["squared_error", "poisson", "gini"])

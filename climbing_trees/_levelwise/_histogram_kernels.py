@@ -1,8 +1,9 @@
 """The compiled loops of the histogram search (``splitter="hist"``).
 
 Each is plain Python over arrays, compiled by numba, and mirrors a numpy
-version that the tests compare it with: :func:`_partition_index` the stable
-partition of :func:`climbing_trees._levelwise._orders._partition`,
+version that the tests compare it with: :func:`_route_rows` the routing of
+:func:`climbing_trees._levelwise._grow._routes`, :func:`_partition_index` the
+stable partition of :func:`climbing_trees._levelwise._orders._partition`,
 :func:`_squared_kernel` the squared-error level summaries of
 :func:`climbing_trees._levelwise._state._regression_summaries` (the same
 additions in the same order), :func:`_squared_scan` the numpy gains and choice
@@ -19,25 +20,62 @@ from .._criteria import impurity_from_statistics
 
 
 @numba.njit(cache=True, nogil=True)
-def _partition_index(index, m, kept_rows, go_left, n_lefts):
-    """Stable partition of ``index[:m]``: kept rows going left, then right; the rest
-    leave.  The padding row follows them."""
-    pad = index.size - 1
-    side = np.zeros(index.size, dtype=np.int8)  # 0: leaves the tree, 1: left, 2: right
-    for t in range(kept_rows.size):
-        side[kept_rows[t]] = 1 if go_left[t] else 2
-    out = np.empty(m, dtype=index.dtype)
-    left, right = 0, n_lefts
-    for p in range(m):
-        r = index[p]
-        if side[r] == 1:
-            out[left] = r
-            left += 1
-        elif side[r] == 2:
-            out[right] = r
-            right += 1
-    index[:right] = out[:right]
-    index[right] = pad
+def _route_rows(index_rows, starts, sizes, split, column, cut, missing_left, codes, missing_bin):
+    """The rows of the split nodes (in index order), their nodes and which way each goes,
+    from the binned codes: :func:`~climbing_trees._levelwise._grow._routes`' result for
+    numerical splits, in one pass.
+
+    A row of split node ``k`` goes left when its code of feature ``column[k]``
+    is at most ``cut[k]``, and where it is missing (``missing_bin``) when
+    ``missing_left[k]``; :meth:`BinnedRows.routes` chooses ``cut`` so that this is
+    ``x <= threshold`` for every row (:func:`code_cuts`).
+    """
+    m = 0
+    for k in range(sizes.size):
+        if split[k]:
+            m += sizes[k]
+    kept_rows = np.empty(m, dtype=index_rows.dtype)
+    kept_node = np.empty(m, dtype=np.intp)
+    go_left = np.empty(m, dtype=np.bool_)
+    p = 0
+    for k in range(sizes.size):
+        if not split[k]:
+            continue
+        j, c, missing = column[k], cut[k], missing_left[k]
+        for q in range(starts[k], starts[k] + sizes[k]):
+            r = index_rows[q]
+            b = codes[r, j]
+            kept_rows[p] = r
+            kept_node[p] = k
+            go_left[p] = missing if b == missing_bin else b <= c
+            p += 1
+    return kept_rows, kept_node, go_left
+
+
+@numba.njit(cache=True, nogil=True)
+def _partition_index(index, kept_rows, kept_node, go_left, n_nodes):
+    """Stable partition of the level's rows: the kept rows going left, then those going
+    right, each in their order; the padding row follows them.  Returns each node's rows
+    sent left.
+
+    ``kept_rows`` are the rows of the split nodes in index order (as
+    :func:`_route_rows` and ``_routes`` list them), so the result is the
+    partition of :func:`climbing_trees._levelwise._orders._partition`: the
+    left children in their parents' order, then the right children.
+    """
+    n_left = np.zeros(n_nodes, dtype=np.intp)
+    rights = np.empty(kept_rows.size, dtype=index.dtype)
+    left, right = 0, 0
+    for p in range(kept_rows.size):  # no branch: a row is written to both, kept by one
+        r, g = kept_rows[p], np.intp(go_left[p])
+        index[left] = r
+        rights[right] = r
+        left += g
+        right += 1 - g
+        n_left[kept_node[p]] += g
+    index[left : left + right] = rights[:right]
+    index[left + right] = index.size - 1
+    return n_left
 
 
 def _squared_summaries(fit, index_rows, w_rows, node_of_pos, starts, sizes, w_node) -> dict:
