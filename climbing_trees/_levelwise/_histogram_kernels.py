@@ -83,28 +83,42 @@ def _squared_summaries(fit, index_rows, w_rows, node_of_pos, starts, sizes, w_no
     as :func:`~climbing_trees._levelwise._state._regression_summaries` makes them: the same
     additions in the same order (each node's rows one by one, in index order), so the
     same bits, in one compiled pass per node."""
-    value, node_stats, pure = _squared_kernel(fit.Y, fit.w, index_rows, starts, sizes, w_node)
+    unit = bool(fit.unit)
+    value, node_stats, pure = _squared_kernel(
+        fit.Y, fit.w, unit, index_rows, starts, sizes, w_node
+    )
     impurity = impurity_from_statistics(node_stats, fit.criterion)
     return {"value": value, "impurity": impurity, "pure": pure, "node_stats": node_stats}
 
 
 @numba.njit(cache=True, nogil=True, error_model="numpy")  # 0 / 0: NaN, as numpy
-def _squared_kernel(Y, w, index_rows, starts, sizes, w_node):
+def _squared_kernel(Y, w, unit, index_rows, starts, sizes, w_node):
     """Per node: weighted means (values), sums ``[W, w(y-c), w(y-c)(y-c)]`` with ``c``
-    the centre of :func:`climbing_trees._criteria.centring_means`, and purity."""
+    the centre of :func:`climbing_trees._criteria.centring_means`, and purity.
+
+    A node's targets (and weights) are read from their rows once, into buffers
+    that the second pass reads in order.  ``unit``: every weight is 1, so
+    ``w y`` is ``y`` bit for bit and the weights are not read.
+    """
     n_nodes, k = sizes.size, Y.shape[1]
     value = np.empty((n_nodes, k))
     stats = np.zeros((n_nodes, 1 + 2 * k))
     pure = np.ones(n_nodes, dtype=np.bool_)
+    largest = sizes.max() if n_nodes else 0
+    y_here = np.empty(largest)  # the node's targets (one output), in index order
+    w_here = np.ones(largest)  # and weights
     for node in range(n_nodes):
-        first, stop = starts[node], starts[node] + sizes[node]
+        first, size = starts[node], sizes[node]
+        if not unit:
+            for i in range(size):
+                w_here[i] = w[index_rows[first + i]]
         for o in range(k):
             total, lo, hi = 0.0, np.inf, -np.inf
-            for p in range(first, stop):
-                r = index_rows[p]
-                y = Y[r, o]
-                total += w[r] * y
-                if w[r] > 0:
+            for i in range(size):
+                y = Y[index_rows[first + i], o]
+                y_here[i] = y
+                total += w_here[i] * y
+                if w_here[i] > 0:
                     lo = min(lo, y)
                     hi = max(hi, y)
             mean = total / w_node[node]
@@ -113,11 +127,10 @@ def _squared_kernel(Y, w, index_rows, starts, sizes, w_node):
             if lo < hi:
                 pure[node] = False
             s1, s2 = 0.0, 0.0
-            for p in range(first, stop):
-                r = index_rows[p]
-                a = w[r] * (Y[r, o] - centre)
+            for i in range(size):
+                a = w_here[i] * (y_here[i] - centre)
                 s1 += a
-                s2 += a * (Y[r, o] - centre)
+                s2 += a * (y_here[i] - centre)
             stats[node, 1 + o] = s1
             stats[node, 1 + k + o] = s2
         stats[node, 0] = w_node[node]
