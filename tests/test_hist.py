@@ -150,6 +150,26 @@ def test_fixed_point_exponent_ignores_row_order():
     assert fixed_point_exponent(v[::-1]) == 62 - math.frexp(exact)[1]
 
 
+@HYPOTHESIS
+@given(seed=st.integers(0, 2**32 - 1), n=st.integers(1, 60), power=st.integers(-40, 40))
+def test_sum_exponent_is_the_exact_sums(seed, n, power):
+    """The exponent of the exactly rounded sum (``math.fsum``'s), whatever the order,
+    also where numpy's sum straddles a power of two; the fit's weight exponent is the
+    one ``math.fsum`` gives (it is taken from numpy's sum where that decides it)."""
+    from climbing_trees._exact_weights import WEIGHT_BITS, weight_exponent
+    from climbing_trees._histograms import sum_exponent
+
+    rng = np.random.default_rng(seed)
+    v = rng.random(n) * rng.choice([1.0, 1e-3, 1e3], n)
+    v = v / math.fsum(v.tolist()) * 2.0**power  # near a power of two
+    v[rng.random(n) < 0.2] = 0.0
+    exact = math.fsum(v.tolist())
+    expected = math.frexp(exact)[1] if exact > 0 else None
+    for order in (v, v[::-1], v[rng.permutation(n)]):
+        assert sum_exponent(order) == expected
+        assert weight_exponent(order) == (0 if expected is None else WEIGHT_BITS - expected)
+
+
 def _random_level(rng, n=300, d=3, n_split=4, width=6):
     codes = rng.integers(0, width, (n, d)).astype(np.uint8)
     stats = rng.integers(-(2**40), 2**40, (n, 2)).astype(np.int64)
