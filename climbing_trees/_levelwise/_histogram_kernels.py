@@ -84,9 +84,7 @@ def _squared_summaries(fit, index_rows, w_rows, node_of_pos, starts, sizes, w_no
     additions in the same order (each node's rows one by one, in index order), so the
     same bits, in one compiled pass per node."""
     unit = bool(fit.unit)
-    value, node_stats, pure = _squared_kernel(
-        fit.Y, fit.w, unit, index_rows, starts, sizes, w_node
-    )
+    value, node_stats, pure = _squared_kernel(fit.Y, fit.w, unit, index_rows, starts, sizes, w_node)
     impurity = impurity_from_statistics(node_stats, fit.criterion)
     return {"value": value, "impurity": impurity, "pure": pure, "node_stats": node_stats}
 
