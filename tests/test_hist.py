@@ -418,6 +418,73 @@ def test_compiled_squared_choice_is_the_numpy_choice(monkeypatch, weighted, opti
     assert sum(checked) > 20
 
 
+def _numpy_class_choice(self, hist, at, drawn, reference):
+    """The classification choice before the compiled scan: every candidate's numpy gain
+    (:meth:`Histograms.gains`) and ``choose_best_gains``, as a score."""
+    from climbing_trees._ties import choose_best_gains
+
+    level, nodes = self.level, self.nodes
+    w_t = self.node_weights(hist, at)
+    const = w_t if self.fit.criterion == "gini" else 0.0
+    gains = self.gains(hist[at], level, nodes)
+    gains[~drawn] = -np.inf
+    best, first = choose_best_gains(gains.reshape(at.size, -1), const, w_t, reference)
+    return np.where(np.isfinite(best), (const - best) / w_t, np.inf), first
+
+
+@pytest.mark.parametrize("criterion", ["gini", "entropy"])
+@pytest.mark.parametrize("n_classes", [2, 5])
+@pytest.mark.parametrize("weighted", [False, True])
+@pytest.mark.parametrize("missing", [False, True])
+@pytest.mark.parametrize("n_outputs", [1, 2])
+def test_compiled_class_scan_is_the_numpy_search(monkeypatch, criterion, n_classes, weighted,
+                                                 missing, n_outputs):  # fmt: skip
+    """The compiled classification scan (the compiled builder's gains, near list and
+    children_score) grows the tree the numpy gains of every candidate grew, array by
+    array, on random data with quantile bins (more values than bins), node by node
+    from bins and from rows; and each level's winners agree (scores to rounding)."""
+    from climbing_trees._levelwise import _histogram_search as hs
+
+    rng = np.random.default_rng(31 + n_classes)
+    n, d = 1500, 4
+    X = rng.normal(size=(n, d))
+    X[:, 1] = np.round(X[:, 1] * 3)  # ties: few values, one bin each
+    if missing:
+        X[rng.random(X.shape) < 0.1] = np.nan
+    labels = [(rng.integers(0, n_classes, n) + (X[:, o] > 0) * (o + 1)) % n_classes
+              for o in range(n_outputs)]  # fmt: skip
+    Y = np.hstack([one_hot(code, n_classes) for code in labels])
+    layout = output_criterion(criterion, [n_classes] * n_outputs)
+    w = rng.integers(1, 4, n) * 0.3 if weighted else np.ones(n)
+    options = {"criterion": layout, "max_bins": 32, "min_samples_leaf": 2}
+    compiled = grow_tree_levelwise(X, Y, w, **options)
+    search_block, class_choice, checked = hs.Histograms.search_block, hs.Histograms.class_choice, []
+
+    def remember(self, level, hist, at, nodes, bin_code, splits):
+        self.level, self.nodes = level, nodes
+        return search_block(self, level, hist, at, nodes, bin_code, splits)
+
+    def both(self, hist, at, drawn, reference):
+        score, first = class_choice(self, hist, at, drawn, reference)
+        expected, expected_first = _numpy_class_choice(self, hist, at, drawn, reference)
+        found = np.isfinite(expected)
+        np.testing.assert_array_equal(np.isfinite(score), found)
+        np.testing.assert_array_equal(first[found], expected_first[found])
+        np.testing.assert_allclose(score[found], expected[found], rtol=1e-12, atol=1e-15)
+        checked.append(int(found.sum()))
+        return score, first
+
+    monkeypatch.setattr(hs.Histograms, "search_block", remember)
+    monkeypatch.setattr(hs.Histograms, "class_choice", both)
+    both_ways = grow_tree_levelwise(X, Y, w, **options)
+    monkeypatch.setattr(hs.Histograms, "class_choice", _numpy_class_choice)
+    numpy_tree = grow_tree_levelwise(X, Y, w, **options)
+    assert compiled.node_count > 100 and sum(checked) > 100
+    assert_equivalent(compiled, numpy_tree)
+    np.testing.assert_array_equal(compiled.threshold, numpy_tree.threshold)
+    assert_equivalent(both_ways, numpy_tree)
+
+
 @pytest.mark.parametrize(
     "Ensemble",
     [ct.RandomForestRegressor, ct.RandomForestClassifier, ct.GradientBoostingRegressor,

@@ -7,7 +7,8 @@ stable partition of :func:`climbing_trees._levelwise._orders._partition`,
 :func:`_squared_kernel` the squared-error level summaries of
 :func:`climbing_trees._levelwise._state._regression_summaries` (the same
 additions in the same order), :func:`_squared_scan` the numpy gains and choice
-of :meth:`~climbing_trees._levelwise._histogram_search.Histograms.gains`.
+of :meth:`~climbing_trees._levelwise._histogram_search.Histograms.gains`;
+:func:`_class_scan` (classification) scores as the compiled exact builder does.
 """
 
 from __future__ import annotations
@@ -15,7 +16,9 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from .._compiled._rules import bounds  # candidate_bounds, compiled once
+from .._compiled._choice import KEY, SCORE, gate, near_add, near_empty, near_rescore, near_winner
+from .._compiled._rules import bounds, refused_side  # candidate_bounds, compiled once
+from .._compiled._scores import gain, gain_slack, score_constants
 from .._criteria import impurity_from_statistics
 
 
@@ -223,3 +226,104 @@ def _squared_gain(s_left, w_left, w_node, unit, low):
     s_right *= s_right
     s_right /= w_right
     return part + s_right
+
+
+@numba.njit(cache=True, nogil=True, error_model="numpy")
+def _class_scan(hist, nodes, drawn, k, offsets, n_out, criterion, msl, low, reference):
+    """Classification: each node's winner over its bins, as the compiled builder chooses.
+
+    ``hist[nodes[t]]``: node ``t``'s histogram, columns the row count and each
+    class's weight in fixed point (exponent ``k``).  The candidates of
+    :meth:`Histograms.gains`, in its order (feature, missing right then
+    left, bin), with the bounds of :func:`climbing_trees._missing.candidate_bounds`
+    and the side refusal of :func:`climbing_trees._ties.refused_weights`
+    (:func:`~climbing_trees._compiled._rules.refused_side`, the same rule),
+    are ranked by the compiled builder's gain (:func:`~climbing_trees._compiled._scores.gain`)
+    on the near list (:mod:`climbing_trees._compiled._choice`), whose entries
+    are scored again by :func:`~climbing_trees._compiled._scores.class_children_score`,
+    the port of :func:`climbing_trees._criteria.children_score`; the tie rule
+    then picks the first within the tolerance of ``reference[t]`` (the node's
+    impurity).  Returns each node's score (``inf``: no candidate) and its
+    candidate's flat index over (feature, side, bin).
+    """
+    c, d, width, m = nodes.size, hist.shape[1], hist.shape[2], hist.shape[3] - 1
+    B = width - 1
+    score = np.full(c, np.inf)
+    first = np.zeros(c, dtype=np.intp)
+    total = np.empty(m)
+    acc = np.empty(m)
+    extra = np.empty(m)
+    right = np.empty(m)
+    sums = np.empty(m, dtype=np.int64)  # the bins' prefix sums, exact
+    near = near_empty(m)
+    for t in range(c):
+        node = nodes[t]
+        count_tot = 0
+        for b in range(width):
+            count_tot += hist[node, 0, b, 0]
+        for col in range(m):
+            q = 0
+            for b in range(width):
+                q += hist[node, 0, b, 1 + col]
+            total[col] = np.ldexp(float(q), -k)
+        node_weight = 0.0
+        for col in range(offsets[0], offsets[1]):
+            node_weight += total[col]
+        constant, scale = score_constants(criterion, total, node_weight, n_out, 0.0)
+        slack = gain_slack(criterion, node_weight, n_out)
+        count, best = 0, np.inf
+        floor = -np.inf  # gains below it cannot enter the near list (gate)
+        for j in range(d):
+            if not drawn[t, j]:
+                continue
+            n_missing = hist[node, j, B, 0]
+            n_present = count_tot - n_missing
+            for col in range(m):
+                extra[col] = np.ldexp(float(hist[node, j, B, 1 + col]), -k)
+            lo_right, hi_right = bounds(n_present, n_missing, msl, False)
+            lo_left, hi_left = bounds(n_present, n_missing, msl, True)
+            last = max(hi_right, hi_left)
+            rows = 0
+            sums[:] = 0
+            for b in range(B):  # both sides in one pass (the near list takes any order)
+                here = hist[node, j, b, 0]
+                if here == 0:
+                    continue
+                rows += here
+                for col in range(m):
+                    sums[col] += hist[node, j, b, 1 + col]
+                position = rows - 1
+                if position > last:
+                    break
+                for side in range(2):  # missing rows right, then left
+                    if side == 0 and not lo_right <= position <= hi_right:
+                        continue
+                    if side == 1 and not lo_left <= position <= hi_left:
+                        continue
+                    share = 1.0 if side == 1 else 0.0
+                    for col in range(m):
+                        acc[col] = np.ldexp(float(sums[col]), -k)
+                    w_side = 0.0
+                    for col in range(offsets[0], offsets[1]):
+                        w_side += acc[col] + share * extra[col]
+                    w_right = node_weight - w_side
+                    if refused_side(w_side, w_right, low):
+                        continue
+                    g = gain(criterion, acc, extra, side == 1, total, w_side, w_right, n_out)
+                    if g < floor:
+                        continue
+                    key = (j * 2 + side) * B + b
+                    near, count, best = near_add(
+                        near, count, best, reference[t], slack, (constant - g) / scale, key,
+                        0.0, j, side == 1, rows + (n_missing if side == 1 else 0), w_side,
+                        acc, extra, share,
+                    )  # fmt: skip
+                    floor = gate(best, reference[t], constant, scale, slack)
+        if count == 0:
+            continue
+        best = near_rescore(near, count, total, node_weight, offsets, n_out, criterion, right)
+        winner = near_winner(near, count, best, reference[t])
+        if winner >= 0:
+            score[t] = near[winner, SCORE]
+            first[t] = np.intp(near[winner, KEY])
+    return score, first
