@@ -15,7 +15,10 @@ after each non-empty bin, missing rows right, then (where the node has any)
 left; the first within the tie tolerance of the best wins, by feature, then
 missing right before left, then bin.  The gains are
 :func:`~climbing_trees._levelwise._gains._block_gains`' own, on the bins'
-prefix sums (converted back to floats).
+prefix sums (converted back to floats); squared error with one output scans
+them compiled (:func:`_squared_scan`, the same numbers), and classification
+is scanned compiled as :func:`climbing_trees.grow_tree_compiled` chooses
+(:func:`_class_scan`: its gains, near list and ``children_score``).
 
 Thresholds: where a feature has one bin per value
 (:func:`climbing_trees._binning.fit_bins`), the split after bin ``b`` gets the
