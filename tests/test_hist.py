@@ -512,6 +512,50 @@ def test_ensembles_pass_the_splitter(Ensemble):
     )
 
 
+@pytest.mark.parametrize("max_bins", [8, 255])
+@pytest.mark.parametrize("missing", [False, True])
+def test_routes_from_codes_are_the_loops_routes(monkeypatch, max_bins, missing):
+    """Routing by codes (``code <= c``, Bins.code_cuts) sends every row of every split
+    where the loop's ``_routes`` (``x <= threshold`` on X) sends it: quantile bins
+    (thresholds on edges), one bin per value (midpoints), missing values, +inf."""
+    from climbing_trees._levelwise import _grow
+    from climbing_trees._levelwise._binned_rows import BinnedRows
+
+    routes, checked = BinnedRows.routes, []
+
+    def both(self, level, made, split):
+        got = routes(self, level, made, split)
+        expected = _grow._routes(self.fit, level, made, split)
+        for mine, theirs in zip(got, expected, strict=True):
+            np.testing.assert_array_equal(mine, theirs)
+        checked.append(int(split.sum()))
+        return got
+
+    monkeypatch.setattr(BinnedRows, "routes", both)
+    X, Y, w, layout = _problem(25, "squared_error", weighted=True, missing=missing, n=2000,
+                               levels=300)  # fmt: skip
+    X[:, 2] = np.round(X[:, 2] / 50)  # few values: one bin each
+    tree = grow_tree_levelwise(X, Y, w, criterion=layout, max_bins=max_bins)
+    assert sum(checked) > 100 and (np.isinf(tree.threshold).any() or not missing)
+
+
+def test_code_cuts_route_as_thresholds():
+    """``x <= t`` exactly when ``code(x) <= code_cuts(t)``, for every value and the
+    thresholds a histogram tree places; None for a threshold inside a quantile bin."""
+    rng = np.random.default_rng(3)
+    X = np.column_stack([rng.normal(size=3000), rng.integers(0, 9, 3000) * 0.3])
+    bins = fit_bins(X, 32)
+    codes = bins.codes(X)
+    for j in range(2):
+        places = bins.edges[j] if bins.values[j] is None else bins.values[j]
+        t = np.append(places, np.inf)
+        if bins.values[j] is not None:
+            t = np.append(t, (places[:-1] + places[1:]) / 2)  # midpoints
+        cut = bins.code_cuts(j, t)
+        np.testing.assert_array_equal(codes[:, j, None] <= cut, X[:, j, None] <= t)
+    assert bins.code_cuts(0, np.array([bins.edges[0][3] + 1e-9])) is None
+
+
 def test_compiled_partition_is_the_numpy_partition():
     """BinnedRows' one-pass partition moves the rows as Orders' stable partition does."""
     from climbing_trees._levelwise._histogram_kernels import _partition_index
