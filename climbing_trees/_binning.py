@@ -133,6 +133,27 @@ class Bins:
             _code_column(X[:, j], cuts, *_cell_table(cuts), self.missing_bin, out, j)
         return out
 
+    def code_cuts(self, j: int, thresholds: np.ndarray) -> np.ndarray | None:
+        """Codes ``c`` with ``x <= t`` exactly when ``code(x) <= c``, for every present
+        ``x`` of feature ``j`` and each threshold ``t``; None if a threshold has none.
+
+        One bin per value: bin ``b`` holds ``values[b]``, so ``c`` is the last
+        value ``<= t``, whatever ``t``.  Quantile bins: a threshold that is an
+        edge, ``edges[c]``, or ``+inf`` (every present value; the histogram
+        search places no other), since ``code(x) <= c`` means ``x <= edges[c]``.
+
+        >>> bins = fit_bins(np.array([[0.0], [1.0], [3.0]]))
+        >>> bins.code_cuts(0, np.array([0.5, 2.0, np.inf])).tolist()
+        [0, 1, 2]
+        """
+        t = np.asarray(thresholds, dtype=float)
+        if self.values[j] is not None:
+            return np.searchsorted(self.values[j], t, side="right") - 1
+        edges = self.edges[j]
+        cut = np.searchsorted(edges, t, side="left")
+        exact = np.isposinf(t) | (edges[np.minimum(cut, len(edges) - 1)] == t)
+        return cut if exact.all() else None
+
 
 def _cell_table(cuts: np.ndarray):
     """A lookup table over ``4 len(cuts)`` equal cells between the first and last cut:

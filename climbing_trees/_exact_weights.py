@@ -47,7 +47,7 @@ import math
 
 import numpy as np
 
-from ._histograms import to_fixed_point
+from ._histograms import sum_exponent, to_fixed_point
 from ._ties import LeafMinimum, leaf_weight
 
 #: Every fit's weights sum to less than ``2**WEIGHT_BITS`` in fixed point.
@@ -65,7 +65,11 @@ def weight_exponent(sample_weight) -> int:
     >>> weight_exponent(np.ones(3))
     50
     """
-    total = math.fsum(np.asarray(sample_weight, dtype=float).ravel().tolist())
+    w = np.asarray(sample_weight, dtype=float).ravel()
+    if w.size and w.min() >= 0.0:  # no cancellation: numpy's sum, checked (sum_exponent)
+        exponent = sum_exponent(w)
+        return 0 if exponent is None else WEIGHT_BITS - exponent
+    total = math.fsum(w.tolist())
     if not total > 0.0:
         return 0
     _, exponent = math.frexp(total)  # total = m * 2**exponent, 0.5 <= m < 1

@@ -43,30 +43,42 @@ FIXED_POINT_BOUND_BITS = 62
 def fixed_point_exponent(values: np.ndarray) -> int:
     """``k`` with ``2**61 <= sum |values| * 2**k < 2**62`` (0 for an all-zero column).
 
-    The sum is the exact one, rounded once, so ``k`` does not depend on the
-    order of the values.
+    The sum is the exact one, rounded once (:func:`sum_exponent`), so ``k``
+    does not depend on the order of the values.
 
     >>> fixed_point_exponent(np.array([1.0, 3.0]))   # 4 * 2**59 = 2**61
     59
     >>> fixed_point_exponent(np.array([0.75]))
     62
     """
-    magnitudes = np.abs(np.asarray(values, dtype=float)).ravel()
+    exponent = sum_exponent(np.abs(np.asarray(values, dtype=float)).ravel())
+    return 0 if exponent is None else FIXED_POINT_BOUND_BITS - exponent
+
+
+def sum_exponent(magnitudes: np.ndarray) -> int | None:
+    """The exponent ``e`` of the exactly rounded sum of ``magnitudes`` (none negative):
+    ``sum = m * 2**e`` with ``1/2 <= m < 1``; None when the sum is 0.
+
+    numpy's sum depends on the order of the values in its last bits, and near
+    a power of two so does its exponent.  Every order's sum lies within
+    ``n * 2**-52`` of the exact one (relative: no term is negative), so when
+    both ends of that interval share an exponent it is the exact sum's;
+    otherwise ``math.fsum`` (exactly rounded, so independent of the order)
+    decides.
+
+    >>> sum_exponent(np.full(10, 0.1)), sum_exponent(np.zeros(3))  # 1.0 = 0.5 * 2**1
+    (1, None)
+    """
     total = float(np.sum(magnitudes))
     if total == 0.0:
-        return 0
-    # numpy's sum depends on the order of the rows in its last bits, and near a
-    # power of two so does the exponent. Every order's sum lies within
-    # ``n * 2**-52`` of the exact one (relative), so when both ends of that
-    # interval share an exponent it is the exact sum's; otherwise ``math.fsum``
-    # (exactly rounded, so independent of the order) decides.
+        return None
     slack = (magnitudes.size + 2) * 2.0**-52
     _, low = np.frexp(total * (1.0 - slack))
     _, high = np.frexp(total * (1.0 + slack))
     if low != high:
         total = math.fsum(magnitudes.tolist())
-    _, exponent = np.frexp(total)  # total = m * 2**exponent, 0.5 <= m < 1
-    return FIXED_POINT_BOUND_BITS - int(exponent)
+    _, exponent = math.frexp(total)  # total = m * 2**exponent, 0.5 <= m < 1
+    return int(exponent)
 
 
 def to_fixed_point(values: np.ndarray, k: int) -> np.ndarray:

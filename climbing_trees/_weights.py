@@ -165,4 +165,6 @@ def min_weight_leaf(fraction: float, sample_weight: np.ndarray) -> float:
     >>> min_weight_leaf(0.1, np.array([1.0, 3.0]))
     0.4
     """
+    if fraction == 0:  # the default: no bound, and no sum to take
+        return 0.0
     return float(fraction * math.fsum(np.asarray(sample_weight, dtype=float).ravel().tolist()))

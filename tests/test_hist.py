@@ -150,6 +150,26 @@ def test_fixed_point_exponent_ignores_row_order():
     assert fixed_point_exponent(v[::-1]) == 62 - math.frexp(exact)[1]
 
 
+@HYPOTHESIS
+@given(seed=st.integers(0, 2**32 - 1), n=st.integers(1, 60), power=st.integers(-40, 40))
+def test_sum_exponent_is_the_exact_sums(seed, n, power):
+    """The exponent of the exactly rounded sum (``math.fsum``'s), whatever the order,
+    also where numpy's sum straddles a power of two; the fit's weight exponent is the
+    one ``math.fsum`` gives (it is taken from numpy's sum where that decides it)."""
+    from climbing_trees._exact_weights import WEIGHT_BITS, weight_exponent
+    from climbing_trees._histograms import sum_exponent
+
+    rng = np.random.default_rng(seed)
+    v = rng.random(n) * rng.choice([1.0, 1e-3, 1e3], n)
+    v = v / math.fsum(v.tolist()) * 2.0**power  # near a power of two
+    v[rng.random(n) < 0.2] = 0.0
+    exact = math.fsum(v.tolist())
+    expected = math.frexp(exact)[1] if exact > 0 else None
+    for order in (v, v[::-1], v[rng.permutation(n)]):
+        assert sum_exponent(order) == expected
+        assert weight_exponent(order) == (0 if expected is None else WEIGHT_BITS - expected)
+
+
 def _random_level(rng, n=300, d=3, n_split=4, width=6):
     codes = rng.integers(0, width, (n, d)).astype(np.uint8)
     stats = rng.integers(-(2**40), 2**40, (n, 2)).astype(np.int64)
@@ -398,6 +418,73 @@ def test_compiled_squared_choice_is_the_numpy_choice(monkeypatch, weighted, opti
     assert sum(checked) > 20
 
 
+def _numpy_class_choice(self, hist, at, drawn, reference):
+    """The classification choice before the compiled scan: every candidate's numpy gain
+    (:meth:`Histograms.gains`) and ``choose_best_gains``, as a score."""
+    from climbing_trees._ties import choose_best_gains
+
+    level, nodes = self.level, self.nodes
+    w_t = self.node_weights(hist, at)
+    const = w_t if self.fit.criterion == "gini" else 0.0
+    gains = self.gains(hist[at], level, nodes)
+    gains[~drawn] = -np.inf
+    best, first = choose_best_gains(gains.reshape(at.size, -1), const, w_t, reference)
+    return np.where(np.isfinite(best), (const - best) / w_t, np.inf), first
+
+
+@pytest.mark.parametrize("criterion", ["gini", "entropy"])
+@pytest.mark.parametrize("n_classes", [2, 5])
+@pytest.mark.parametrize("weighted", [False, True])
+@pytest.mark.parametrize("missing", [False, True])
+@pytest.mark.parametrize("n_outputs", [1, 2])
+def test_compiled_class_scan_is_the_numpy_search(monkeypatch, criterion, n_classes, weighted,
+                                                 missing, n_outputs):  # fmt: skip
+    """The compiled classification scan (the compiled builder's gains, near list and
+    children_score) grows the tree the numpy gains of every candidate grew, array by
+    array, on random data with quantile bins (more values than bins), node by node
+    from bins and from rows; and each level's winners agree (scores to rounding)."""
+    from climbing_trees._levelwise import _histogram_search as hs
+
+    rng = np.random.default_rng(31 + n_classes)
+    n, d = 1500, 4
+    X = rng.normal(size=(n, d))
+    X[:, 1] = np.round(X[:, 1] * 3)  # ties: few values, one bin each
+    if missing:
+        X[rng.random(X.shape) < 0.1] = np.nan
+    labels = [(rng.integers(0, n_classes, n) + (X[:, o] > 0) * (o + 1)) % n_classes
+              for o in range(n_outputs)]  # fmt: skip
+    Y = np.hstack([one_hot(code, n_classes) for code in labels])
+    layout = output_criterion(criterion, [n_classes] * n_outputs)
+    w = rng.integers(1, 4, n) * 0.3 if weighted else np.ones(n)
+    options = {"criterion": layout, "max_bins": 32, "min_samples_leaf": 2}
+    compiled = grow_tree_levelwise(X, Y, w, **options)
+    search_block, class_choice, checked = hs.Histograms.search_block, hs.Histograms.class_choice, []
+
+    def remember(self, level, hist, at, nodes, bin_code, splits):
+        self.level, self.nodes = level, nodes
+        return search_block(self, level, hist, at, nodes, bin_code, splits)
+
+    def both(self, hist, at, drawn, reference):
+        score, first = class_choice(self, hist, at, drawn, reference)
+        expected, expected_first = _numpy_class_choice(self, hist, at, drawn, reference)
+        found = np.isfinite(expected)
+        np.testing.assert_array_equal(np.isfinite(score), found)
+        np.testing.assert_array_equal(first[found], expected_first[found])
+        np.testing.assert_allclose(score[found], expected[found], rtol=1e-12, atol=1e-15)
+        checked.append(int(found.sum()))
+        return score, first
+
+    monkeypatch.setattr(hs.Histograms, "search_block", remember)
+    monkeypatch.setattr(hs.Histograms, "class_choice", both)
+    both_ways = grow_tree_levelwise(X, Y, w, **options)
+    monkeypatch.setattr(hs.Histograms, "class_choice", _numpy_class_choice)
+    numpy_tree = grow_tree_levelwise(X, Y, w, **options)
+    assert compiled.node_count > 100 and sum(checked) > 100
+    assert_equivalent(compiled, numpy_tree)
+    np.testing.assert_array_equal(compiled.threshold, numpy_tree.threshold)
+    assert_equivalent(both_ways, numpy_tree)
+
+
 @pytest.mark.parametrize(
     "Ensemble",
     [ct.RandomForestRegressor, ct.RandomForestClassifier, ct.GradientBoostingRegressor,
@@ -425,6 +512,50 @@ def test_ensembles_pass_the_splitter(Ensemble):
     )
 
 
+@pytest.mark.parametrize("max_bins", [8, 255])
+@pytest.mark.parametrize("missing", [False, True])
+def test_routes_from_codes_are_the_loops_routes(monkeypatch, max_bins, missing):
+    """Routing by codes (``code <= c``, Bins.code_cuts) sends every row of every split
+    where the loop's ``_routes`` (``x <= threshold`` on X) sends it: quantile bins
+    (thresholds on edges), one bin per value (midpoints), missing values, +inf."""
+    from climbing_trees._levelwise import _grow
+    from climbing_trees._levelwise._binned_rows import BinnedRows
+
+    routes, checked = BinnedRows.routes, []
+
+    def both(self, level, made, split):
+        got = routes(self, level, made, split)
+        expected = _grow._routes(self.fit, level, made, split)
+        for mine, theirs in zip(got, expected, strict=True):
+            np.testing.assert_array_equal(mine, theirs)
+        checked.append(int(split.sum()))
+        return got
+
+    monkeypatch.setattr(BinnedRows, "routes", both)
+    X, Y, w, layout = _problem(25, "squared_error", weighted=True, missing=missing, n=2000,
+                               levels=300)  # fmt: skip
+    X[:, 2] = np.round(X[:, 2] / 50)  # few values: one bin each
+    tree = grow_tree_levelwise(X, Y, w, criterion=layout, max_bins=max_bins)
+    assert sum(checked) > 100 and (np.isinf(tree.threshold).any() or not missing)
+
+
+def test_code_cuts_route_as_thresholds():
+    """``x <= t`` exactly when ``code(x) <= code_cuts(t)``, for every value and the
+    thresholds a histogram tree places; None for a threshold inside a quantile bin."""
+    rng = np.random.default_rng(3)
+    X = np.column_stack([rng.normal(size=3000), rng.integers(0, 9, 3000) * 0.3])
+    bins = fit_bins(X, 32)
+    codes = bins.codes(X)
+    for j in range(2):
+        places = bins.edges[j] if bins.values[j] is None else bins.values[j]
+        t = np.append(places, np.inf)
+        if bins.values[j] is not None:
+            t = np.append(t, (places[:-1] + places[1:]) / 2)  # midpoints
+        cut = bins.code_cuts(j, t)
+        np.testing.assert_array_equal(codes[:, j, None] <= cut, X[:, j, None] <= t)
+    assert bins.code_cuts(0, np.array([bins.edges[0][3] + 1e-9])) is None
+
+
 def test_compiled_partition_is_the_numpy_partition():
     """BinnedRows' one-pass partition moves the rows as Orders' stable partition does."""
     from climbing_trees._levelwise._histogram_kernels import _partition_index
@@ -442,9 +573,11 @@ def test_compiled_partition_is_the_numpy_partition():
     expected = index.copy()
     child_sizes = _partition(expected, kept_rows, kept_node, go_left, sizes, split)
     mine = index.copy()
-    _partition_index(mine[0], n, kept_rows, go_left, int(go_left.sum()))
+    n_left = _partition_index(mine[0], kept_rows, kept_node, go_left, sizes.size)
     m = int(child_sizes.sum())
     np.testing.assert_array_equal(mine[0, : m + 1], expected[0, : m + 1])
+    np.testing.assert_array_equal(np.concatenate([n_left[split], sizes[split] - n_left[split]]),
+                                  child_sizes)  # fmt: skip
 
 
 @pytest.mark.parametrize("criterion", ["squared_error", "poisson", "gini"])

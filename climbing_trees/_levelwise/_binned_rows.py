@@ -16,8 +16,8 @@ import numpy as np
 
 from .._binning import Bins, fit_bins
 from .._histograms import sum_histograms
-from ._histogram_kernels import _partition_index
-from ._state import FitData, Level
+from ._histogram_kernels import _partition_index, _route_rows
+from ._state import FitData, Level, LevelSplits
 
 #: Makes a histogram fit's rows object, ``(fit, max_bins, random_state) -> rows``:
 #: None for :func:`binned_rows` (in memory); a Dask fit's rows live on its workers
@@ -49,6 +49,10 @@ class BinnedRows:
         self.has_missing = (self.codes == bins.missing_bin).any(axis=0)
         self.index = row_index(n)
         self.last_split = None
+        self.fit = fit
+        # Each column of X: its place among the numerical features (-1: categorical).
+        self.num_position = np.full(fit.d, -1, dtype=np.intp)
+        self.num_position[fit.num_features] = np.arange(fit.num_features.size)
 
     def index_rows(self, m: int) -> np.ndarray:
         """The level's ``m`` rows, node by node, in index order."""
@@ -60,15 +64,41 @@ class BinnedRows:
         sum_histograms(self.codes, level.index_rows, level.starts, level.sizes, nodes,
                        stats, out)  # fmt: skip
 
+    def routes(self, level: Level, made: LevelSplits, split: np.ndarray):
+        """The rows of split nodes (index order), their nodes and sides: the loop's
+        ``_routes``, compiled (:func:`_route_rows`), from the codes.
+
+        Each split ``x <= t`` is ``code <= c`` on the feature's codes
+        (:meth:`~climbing_trees._binning.Bins.code_cuts`), so the rows go where
+        ``_routes`` sends them.  Categorical splits (sets) go through ``_routes``.
+        """
+        fit = self.fit
+        nodes = np.flatnonzero(split)
+        column = self.num_position[made.feature[nodes]]
+        cut = np.zeros(nodes.size, dtype=np.intp)
+        for j in np.unique(column):
+            here = column == j
+            cuts = None if j < 0 else self.bins.code_cuts(j, made.threshold[nodes[here]])
+            if cuts is None:  # a categorical split (sets): the loop's own routes
+                from ._grow import _routes  # here: _grow imports this module
+
+                return _routes(fit, level, made, split)
+            cut[here] = cuts
+        per_node = np.zeros((2, split.size), dtype=np.intp)
+        per_node[:, nodes] = column, cut
+        return _route_rows(
+            level.index_rows, level.starts, level.sizes, split, per_node[0], per_node[1],
+            made.missing_left, self.codes, self.bins.missing_bin,
+        )  # fmt: skip
+
     def partition(self, kept_rows, kept_node, go_left, sizes, split) -> np.ndarray:
         """Move the split nodes' rows into their children: :func:`_partition`'s order
-        (left children in their parents' order, then right children; stable), one pass."""
+        (left children in their parents' order, then right children; stable), one pass.
+        ``kept_rows``: the split nodes' rows in index order, as :meth:`routes` lists them."""
         self.last_split = split
-        n_left = np.bincount(kept_node, weights=go_left, minlength=sizes.size)[split]
-        n_left = n_left.astype(np.intp)
-        child_sizes = np.concatenate([n_left, sizes[split] - n_left])
-        _partition_index(self.index[0], int(sizes.sum()), kept_rows, go_left, int(n_left.sum()))
-        return child_sizes
+        n_left = _partition_index(self.index[0], kept_rows, kept_node, go_left, sizes.size)
+        n_left = n_left[split]
+        return np.concatenate([n_left, sizes[split] - n_left])
 
 
 def row_index(n: int) -> np.ndarray:

@@ -1,12 +1,14 @@
 """The compiled loops of the histogram search (``splitter="hist"``).
 
 Each is plain Python over arrays, compiled by numba, and mirrors a numpy
-version that the tests compare it with: :func:`_partition_index` the stable
-partition of :func:`climbing_trees._levelwise._orders._partition`,
+version that the tests compare it with: :func:`_route_rows` the routing of
+:func:`climbing_trees._levelwise._grow._routes`, :func:`_partition_index` the
+stable partition of :func:`climbing_trees._levelwise._orders._partition`,
 :func:`_squared_kernel` the squared-error level summaries of
 :func:`climbing_trees._levelwise._state._regression_summaries` (the same
 additions in the same order), :func:`_squared_scan` the numpy gains and choice
-of :meth:`~climbing_trees._levelwise._histogram_search.Histograms.gains`.
+of :meth:`~climbing_trees._levelwise._histogram_search.Histograms.gains`;
+:func:`_class_scan` (classification) scores as the compiled exact builder does.
 """
 
 from __future__ import annotations
@@ -14,30 +16,69 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from .._compiled._rules import bounds  # candidate_bounds, compiled once
+from .._compiled._choice import KEY, SCORE, gate, near_add, near_empty, near_rescore, near_winner
+from .._compiled._rules import bounds, refused_side  # candidate_bounds, compiled once
+from .._compiled._scores import gain, gain_slack, score_constants
 from .._criteria import impurity_from_statistics
 
 
 @numba.njit(cache=True, nogil=True)
-def _partition_index(index, m, kept_rows, go_left, n_lefts):
-    """Stable partition of ``index[:m]``: kept rows going left, then right; the rest
-    leave.  The padding row follows them."""
-    pad = index.size - 1
-    side = np.zeros(index.size, dtype=np.int8)  # 0: leaves the tree, 1: left, 2: right
-    for t in range(kept_rows.size):
-        side[kept_rows[t]] = 1 if go_left[t] else 2
-    out = np.empty(m, dtype=index.dtype)
-    left, right = 0, n_lefts
-    for p in range(m):
-        r = index[p]
-        if side[r] == 1:
-            out[left] = r
-            left += 1
-        elif side[r] == 2:
-            out[right] = r
-            right += 1
-    index[:right] = out[:right]
-    index[right] = pad
+def _route_rows(index_rows, starts, sizes, split, column, cut, missing_left, codes, missing_bin):
+    """The rows of the split nodes (in index order), their nodes and which way each goes,
+    from the binned codes: :func:`~climbing_trees._levelwise._grow._routes`' result for
+    numerical splits, in one pass.
+
+    A row of split node ``k`` goes left when its code of feature ``column[k]``
+    is at most ``cut[k]``, and where it is missing (``missing_bin``) when
+    ``missing_left[k]``; :meth:`BinnedRows.routes` chooses ``cut`` so that this is
+    ``x <= threshold`` for every row (:func:`code_cuts`).
+    """
+    m = 0
+    for k in range(sizes.size):
+        if split[k]:
+            m += sizes[k]
+    kept_rows = np.empty(m, dtype=index_rows.dtype)
+    kept_node = np.empty(m, dtype=np.intp)
+    go_left = np.empty(m, dtype=np.bool_)
+    p = 0
+    for k in range(sizes.size):
+        if not split[k]:
+            continue
+        j, c, missing = column[k], cut[k], missing_left[k]
+        for q in range(starts[k], starts[k] + sizes[k]):
+            r = index_rows[q]
+            b = codes[r, j]
+            kept_rows[p] = r
+            kept_node[p] = k
+            go_left[p] = missing if b == missing_bin else b <= c
+            p += 1
+    return kept_rows, kept_node, go_left
+
+
+@numba.njit(cache=True, nogil=True)
+def _partition_index(index, kept_rows, kept_node, go_left, n_nodes):
+    """Stable partition of the level's rows: the kept rows going left, then those going
+    right, each in their order; the padding row follows them.  Returns each node's rows
+    sent left.
+
+    ``kept_rows`` are the rows of the split nodes in index order (as
+    :func:`_route_rows` and ``_routes`` list them), so the result is the
+    partition of :func:`climbing_trees._levelwise._orders._partition`: the
+    left children in their parents' order, then the right children.
+    """
+    n_left = np.zeros(n_nodes, dtype=np.intp)
+    rights = np.empty(kept_rows.size, dtype=index.dtype)
+    left, right = 0, 0
+    for p in range(kept_rows.size):  # no branch: a row is written to both, kept by one
+        r, g = kept_rows[p], np.intp(go_left[p])
+        index[left] = r
+        rights[right] = r
+        left += g
+        right += 1 - g
+        n_left[kept_node[p]] += g
+    index[left : left + right] = rights[:right]
+    index[left + right] = index.size - 1
+    return n_left
 
 
 def _squared_summaries(fit, index_rows, w_rows, node_of_pos, starts, sizes, w_node) -> dict:
@@ -45,28 +86,40 @@ def _squared_summaries(fit, index_rows, w_rows, node_of_pos, starts, sizes, w_no
     as :func:`~climbing_trees._levelwise._state._regression_summaries` makes them: the same
     additions in the same order (each node's rows one by one, in index order), so the
     same bits, in one compiled pass per node."""
-    value, node_stats, pure = _squared_kernel(fit.Y, fit.w, index_rows, starts, sizes, w_node)
+    unit = bool(fit.unit)
+    value, node_stats, pure = _squared_kernel(fit.Y, fit.w, unit, index_rows, starts, sizes, w_node)
     impurity = impurity_from_statistics(node_stats, fit.criterion)
     return {"value": value, "impurity": impurity, "pure": pure, "node_stats": node_stats}
 
 
 @numba.njit(cache=True, nogil=True, error_model="numpy")  # 0 / 0: NaN, as numpy
-def _squared_kernel(Y, w, index_rows, starts, sizes, w_node):
+def _squared_kernel(Y, w, unit, index_rows, starts, sizes, w_node):
     """Per node: weighted means (values), sums ``[W, w(y-c), w(y-c)(y-c)]`` with ``c``
-    the centre of :func:`climbing_trees._criteria.centring_means`, and purity."""
+    the centre of :func:`climbing_trees._criteria.centring_means`, and purity.
+
+    A node's targets (and weights) are read from their rows once, into buffers
+    that the second pass reads in order.  ``unit``: every weight is 1, so
+    ``w y`` is ``y`` bit for bit and the weights are not read.
+    """
     n_nodes, k = sizes.size, Y.shape[1]
     value = np.empty((n_nodes, k))
     stats = np.zeros((n_nodes, 1 + 2 * k))
     pure = np.ones(n_nodes, dtype=np.bool_)
+    largest = sizes.max() if n_nodes else 0
+    y_here = np.empty(largest)  # the node's targets (one output), in index order
+    w_here = np.ones(largest)  # and weights
     for node in range(n_nodes):
-        first, stop = starts[node], starts[node] + sizes[node]
+        first, size = starts[node], sizes[node]
+        if not unit:
+            for i in range(size):
+                w_here[i] = w[index_rows[first + i]]
         for o in range(k):
             total, lo, hi = 0.0, np.inf, -np.inf
-            for p in range(first, stop):
-                r = index_rows[p]
-                y = Y[r, o]
-                total += w[r] * y
-                if w[r] > 0:
+            for i in range(size):
+                y = Y[index_rows[first + i], o]
+                y_here[i] = y
+                total += w_here[i] * y
+                if w_here[i] > 0:
                     lo = min(lo, y)
                     hi = max(hi, y)
             mean = total / w_node[node]
@@ -75,11 +128,10 @@ def _squared_kernel(Y, w, index_rows, starts, sizes, w_node):
             if lo < hi:
                 pure[node] = False
             s1, s2 = 0.0, 0.0
-            for p in range(first, stop):
-                r = index_rows[p]
-                a = w[r] * (Y[r, o] - centre)
+            for i in range(size):
+                a = w_here[i] * (y_here[i] - centre)
                 s1 += a
-                s2 += a * (Y[r, o] - centre)
+                s2 += a * (y_here[i] - centre)
             stats[node, 1 + o] = s1
             stats[node, 1 + k + o] = s2
         stats[node, 0] = w_node[node]
@@ -174,3 +226,104 @@ def _squared_gain(s_left, w_left, w_node, unit, low):
     s_right *= s_right
     s_right /= w_right
     return part + s_right
+
+
+@numba.njit(cache=True, nogil=True, error_model="numpy")
+def _class_scan(hist, nodes, drawn, k, offsets, n_out, criterion, msl, low, reference):
+    """Classification: each node's winner over its bins, as the compiled builder chooses.
+
+    ``hist[nodes[t]]``: node ``t``'s histogram, columns the row count and each
+    class's weight in fixed point (exponent ``k``).  The candidates of
+    :meth:`Histograms.gains`, in its order (feature, missing right then
+    left, bin), with the bounds of :func:`climbing_trees._missing.candidate_bounds`
+    and the side refusal of :func:`climbing_trees._ties.refused_weights`
+    (:func:`~climbing_trees._compiled._rules.refused_side`, the same rule),
+    are ranked by the compiled builder's gain (:func:`~climbing_trees._compiled._scores.gain`)
+    on the near list (:mod:`climbing_trees._compiled._choice`), whose entries
+    are scored again by :func:`~climbing_trees._compiled._scores.class_children_score`,
+    the port of :func:`climbing_trees._criteria.children_score`; the tie rule
+    then picks the first within the tolerance of ``reference[t]`` (the node's
+    impurity).  Returns each node's score (``inf``: no candidate) and its
+    candidate's flat index over (feature, side, bin).
+    """
+    c, d, width, m = nodes.size, hist.shape[1], hist.shape[2], hist.shape[3] - 1
+    B = width - 1
+    score = np.full(c, np.inf)
+    first = np.zeros(c, dtype=np.intp)
+    total = np.empty(m)
+    acc = np.empty(m)
+    extra = np.empty(m)
+    right = np.empty(m)
+    sums = np.empty(m, dtype=np.int64)  # the bins' prefix sums, exact
+    near = near_empty(m)
+    for t in range(c):
+        node = nodes[t]
+        count_tot = 0
+        for b in range(width):
+            count_tot += hist[node, 0, b, 0]
+        for col in range(m):
+            q = 0
+            for b in range(width):
+                q += hist[node, 0, b, 1 + col]
+            total[col] = np.ldexp(float(q), -k)
+        node_weight = 0.0
+        for col in range(offsets[0], offsets[1]):
+            node_weight += total[col]
+        constant, scale = score_constants(criterion, total, node_weight, n_out, 0.0)
+        slack = gain_slack(criterion, node_weight, n_out)
+        count, best = 0, np.inf
+        floor = -np.inf  # gains below it cannot enter the near list (gate)
+        for j in range(d):
+            if not drawn[t, j]:
+                continue
+            n_missing = hist[node, j, B, 0]
+            n_present = count_tot - n_missing
+            for col in range(m):
+                extra[col] = np.ldexp(float(hist[node, j, B, 1 + col]), -k)
+            lo_right, hi_right = bounds(n_present, n_missing, msl, False)
+            lo_left, hi_left = bounds(n_present, n_missing, msl, True)
+            last = max(hi_right, hi_left)
+            rows = 0
+            sums[:] = 0
+            for b in range(B):  # both sides in one pass (the near list takes any order)
+                here = hist[node, j, b, 0]
+                if here == 0:
+                    continue
+                rows += here
+                for col in range(m):
+                    sums[col] += hist[node, j, b, 1 + col]
+                position = rows - 1
+                if position > last:
+                    break
+                for side in range(2):  # missing rows right, then left
+                    if side == 0 and not lo_right <= position <= hi_right:
+                        continue
+                    if side == 1 and not lo_left <= position <= hi_left:
+                        continue
+                    share = 1.0 if side == 1 else 0.0
+                    for col in range(m):
+                        acc[col] = np.ldexp(float(sums[col]), -k)
+                    w_side = 0.0
+                    for col in range(offsets[0], offsets[1]):
+                        w_side += acc[col] + share * extra[col]
+                    w_right = node_weight - w_side
+                    if refused_side(w_side, w_right, low):
+                        continue
+                    g = gain(criterion, acc, extra, side == 1, total, w_side, w_right, n_out)
+                    if g < floor:
+                        continue
+                    key = (j * 2 + side) * B + b
+                    near, count, best = near_add(
+                        near, count, best, reference[t], slack, (constant - g) / scale, key,
+                        0.0, j, side == 1, rows + (n_missing if side == 1 else 0), w_side,
+                        acc, extra, share,
+                    )  # fmt: skip
+                    floor = gate(best, reference[t], constant, scale, slack)
+        if count == 0:
+            continue
+        best = near_rescore(near, count, total, node_weight, offsets, n_out, criterion, right)
+        winner = near_winner(near, count, best, reference[t])
+        if winner >= 0:
+            score[t] = near[winner, SCORE]
+            first[t] = np.intp(near[winner, KEY])
+    return score, first

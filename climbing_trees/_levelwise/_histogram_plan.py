@@ -19,8 +19,8 @@ from ._state import Level
 #: Nodes of at most this many rows are searched from their rows
 #: (:func:`~climbing_trees._histograms.compact_histograms`), not from ``max_bins`` bins.
 #: Chosen by measurement, 50,000 x 8 to full depth (the Histograms chapter times it):
-#: squared error (compiled scan) within 5 % of its best from 64 to 128, gini (numpy
-#: gains) best from 128 to 256; every node from its 255 bins about 4 times slower.
+#: squared error and gini (both compiled scans) within 5 % of their best from 64 to
+#: 128, 10 % slower at 256; every node from its 255 bins about 4 times slower.
 ROW_SEARCH_MAX = 128
 
 #: Histogram cells (node, feature, bin) searched at once: bounds the search's temporaries,

@@ -15,7 +15,10 @@ after each non-empty bin, missing rows right, then (where the node has any)
 left; the first within the tie tolerance of the best wins, by feature, then
 missing right before left, then bin.  The gains are
 :func:`~climbing_trees._levelwise._gains._block_gains`' own, on the bins'
-prefix sums (converted back to floats).
+prefix sums (converted back to floats); squared error with one output scans
+them compiled (:func:`_squared_scan`, the same numbers), and classification
+is scanned compiled as :func:`climbing_trees.grow_tree_compiled` chooses
+(:func:`_class_scan`: its gains, near list and ``children_score``).
 
 Thresholds: where a feature has one bin per value
 (:func:`climbing_trees._binning.fit_bins`), the split after bin ``b`` gets the
@@ -33,6 +36,7 @@ import dataclasses
 
 import numpy as np
 
+from .._compiled._scores import CRITERION_CODES
 from .._criteria import (
     CLASSIFICATION_CRITERIA,
     n_outputs,
@@ -57,7 +61,7 @@ from .._ties import (
 from . import _histogram_plan as plans
 from ._binned_rows import ROWS_SOURCE, BinnedRows, binned_rows
 from ._gains import _block_gains, _sum_last, _Totals
-from ._histogram_kernels import _squared_scan, _squared_summaries
+from ._histogram_kernels import _class_scan, _squared_scan, _squared_summaries
 from ._searches import CategoricalSets, NumericalSearch
 from ._state import FitData, Level, LevelSplits
 
@@ -264,10 +268,15 @@ class Histograms(NumericalSearch):
             searched &= draws.num_mask[nodes]
         if criterion == "squared_error" and k_out == 1:
             best, first = self.squared_choice(hist, at, searched, tie)
+        elif self.columns.kind == "class":
+            score, first = self.class_choice(hist, at, searched, level.impurity[nodes])
+            best = np.where(np.isfinite(score), score, -np.inf)  # found: finite
         else:
             gains = self.gains(hist[at], level, nodes)
             gains[~searched] = -np.inf
             best, first = choose_best_gains(gains.reshape(nodes.size, -1), *tie)
+        if self.columns.kind != "class":
+            score = (const - best) / w_t  # the gain's score (gain_tolerance's relation)
         d, B = hist.shape[1], hist.shape[2] - 1
         j, side, b = np.unravel_index(first, (d, 2, B))
         # The winners' features: their counts by bin, present and missing.
@@ -283,7 +292,6 @@ class Histograms(NumericalSearch):
         upper = np.argmax(nonempty & after, axis=1)  # the next non-empty bin
         if bin_code is not None:
             b, upper = bin_code[block, j, b], bin_code[block, j, upper]
-        score = (const - best) / w_t  # the gain's score (gain_tolerance's relation)
         direction = missing_goes_left(nm, goes_left, n_left, level.sizes[nodes])
         found = np.isfinite(best)
         at_found = nodes[found]
@@ -356,6 +364,21 @@ class Histograms(NumericalSearch):
                                          impurity[finite])  # fmt: skip
         first = _squared_scan(hist, at, drawn, int(msl), low, k_w, k_s, best - tol)
         return best, first.astype(np.intp)
+
+    def class_choice(self, hist, at, drawn, reference):
+        """Classification: each node's score and candidate (flat over feature, side, bin),
+        chosen as the compiled exact builder chooses (:func:`_class_scan`).  ``hist[at[i]]``:
+        node ``i``'s histogram; ``drawn``: the (node, feature) pairs searched;
+        ``reference``: the nodes' impurities (the tie tolerance's)."""
+        fit = self.fit
+        criterion = fit.criterion
+        widths = output_widths(criterion, hist.shape[3] - 1)
+        offsets = np.concatenate([[0], np.cumsum(widths)]).astype(np.int64)
+        return _class_scan(
+            hist, at, drawn, int(self.columns.exponents[0]), offsets, n_outputs(criterion),
+            CRITERION_CODES[str(criterion)], int(fit.min_samples_leaf),
+            leaf_weight(fit.min_samples_leaf), np.ascontiguousarray(reference, dtype=float),
+        )  # fmt: skip
 
     def gains(self, H, level: Level, nodes) -> np.ndarray:
         """Every candidate's gain, ``(c, d, passes, B)`` (by feature, side, bin), ``-inf``
