@@ -196,10 +196,12 @@ def grow_tree(
     classifier = criterion in CLASSIFICATION_CRITERIA
     cst = None
     if monotonic_cst is not None:
-        check_constrained_fit(
-            monotonic_cst, criterion, Y, is_categorical, missing_values, find_split
-        )
-        cst = builder_constraints(np.asarray(monotonic_cst, dtype=np.int8), classifier)
+        monotonic_cst = check_constrained_fit(
+            monotonic_cst, criterion, Y, is_categorical, missing_values, find_split,
+            X.shape[1],
+        )  # fmt: skip
+    if monotonic_cst is not None:
+        cst = builder_constraints(monotonic_cst, classifier)
     search = NodeSearch(
         X,
         criterion,

@@ -285,24 +285,26 @@ def refused_candidates(cst, left_sums, total, lower, upper) -> np.ndarray:
 
 
 def check_constrained_fit(
-    monotonic_cst, criterion, Y, is_categorical, missing_values, find_split
-) -> None:
-    """What a constrained fit needs, or a clear error naming what is wrong.
+    monotonic_cst, criterion, Y, is_categorical, missing_values, find_split, n_features
+):
+    """The constraints a builder enforces (int8), None where nothing can break them,
+    or a clear error naming what is wrong.
 
-    One output (for classification, two classes), numerical constrained
-    features, the learned missing-value direction and the default numerical
-    search (:func:`climbing_trees.default_split_search`).
+    Every builder calls it. It checks the values and length of ``monotonic_cst``
+    (:func:`check_monotonic_cst`, for ``n_features`` columns), one output (for
+    classification, at most two classes), numerical constrained features, the
+    learned missing-value direction and the default numerical search
+    (:func:`climbing_trees.default_split_search`).  A classifier that saw one
+    class has a proportion of 1 everywhere, which no split can put out of
+    order: None, and the fit is the unconstrained one (scikit-learn's one-node
+    tree).
     """
     from ._criteria import CLASSIFICATION_CRITERIA, n_outputs
     from ._growth import default_split_search
 
-    cst = np.asarray(monotonic_cst)
-    if n_outputs(criterion) > 1:
-        raise ValueError("Monotonicity constraints are not supported with multiple outputs.")
-    if criterion in CLASSIFICATION_CRITERIA and np.shape(Y)[1] > 2:
-        raise ValueError(
-            "Monotonicity constraints are not supported with multiclass classification"
-        )
+    classifier = criterion in CLASSIFICATION_CRITERIA
+    n_classes = np.shape(Y)[1] if classifier else None
+    cst = check_monotonic_cst(monotonic_cst, n_features, n_outputs(criterion), n_classes)
     if is_categorical is not None and np.any(np.asarray(is_categorical) & (cst != 0)):
         named = np.flatnonzero(np.asarray(is_categorical) & (cst != 0)).tolist()
         raise ValueError(
@@ -319,6 +321,7 @@ def check_constrained_fit(
             "monotonic_cst is enforced by the default split searches only "
             "(prefix_sum_best_split, wavelet_best_split); leave find_split=None."
         )
+    return None if classifier and n_classes < 2 else cst
 
 
 def prefix_medians(y: np.ndarray, w: np.ndarray) -> np.ndarray:

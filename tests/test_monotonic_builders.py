@@ -269,3 +269,36 @@ def test_builders_refuse_what_grow_tree_refuses(builder):
             grow(X, Y, w, criterion="absolute_error", monotonic_cst=cst)
         with pytest.raises(ValueError, match="splitter='hist'"):
             grow(X, Y, w, criterion="squared_error", monotonic_cst=cst, max_bins=16)
+
+
+ALL_BUILDERS = {"grow_tree": ct.grow_tree, **BUILDERS}
+
+
+@pytest.mark.parametrize("builder", list(ALL_BUILDERS))
+@pytest.mark.parametrize("criterion", ["gini", "entropy"])
+def test_one_class_under_constraints_is_the_one_node_tree(builder, criterion):
+    """One class seen: no split can break an order, so the fit is the unconstrained
+    one (scikit-learn's one-node tree), not an IndexError or a write past the values."""
+    X, _, w = problem(0, "squared_error", n=40)
+    Y = np.ones((40, 1))
+    tree = ALL_BUILDERS[builder](X, Y, w, criterion=criterion, monotonic_cst=[1, -1, 0, 1])
+    assert tree.node_count == 1 and tree.value[0, 0].tolist() == [1.0]
+    fitted = ct.DecisionTreeClassifier(monotonic_cst=[1, -1, 0, 1], max_leaf_nodes=4)
+    assert fitted.fit(X, np.zeros(40)).tree_.node_count == 1
+
+
+@pytest.mark.parametrize("builder", list(ALL_BUILDERS))
+@pytest.mark.parametrize(
+    ("cst", "message"),
+    [
+        ([1, 0], "has shape 2 but the input data X has 4 features"),
+        ([1, 0, 0, 0, 1], "has shape 5 but the input data X has 4 features"),
+        ([2, 0, 0, 0], "array-like of -1, 0 or 1"),
+        ([0.5, 0, 0, 0], "array-like of -1, 0 or 1"),
+    ],
+)
+def test_every_builder_checks_the_constraints_it_is_given(builder, cst, message):
+    """A builder called directly checks monotonic_cst as the estimators do."""
+    X, Y, w = problem(1, "squared_error", n=60)
+    with pytest.raises(ValueError, match=message):
+        ALL_BUILDERS[builder](X, Y, w, criterion="squared_error", monotonic_cst=cst)

@@ -146,12 +146,13 @@ def grow_tree_compiled(
     if constrained:  # the checks and the sign of grow_tree (climbing_trees._monotonic)
         from .._growth import default_split_search
 
-        check_constrained_fit(
+        checked = check_constrained_fit(
             monotonic_cst, criterion, Y, is_categorical, missing_values,
-            default_split_search(criterion),
+            default_split_search(criterion), X.shape[1],
         )  # fmt: skip
-        cst = builder_constraints(np.asarray(monotonic_cst, dtype=np.int64), classes)
-        constrained = bool(np.any(cst))
+        constrained = checked is not None and bool(np.any(checked))
+        if constrained:
+            cst = builder_constraints(checked.astype(np.int64), classes)
     X, Xf, row_step, column_step = _in_place(X)
     n, d = X.shape
     if n >= 2**31 - 1:

@@ -24,18 +24,21 @@ from .._monotonic import (
 )
 
 
-def check_constraints(monotonic_cst, criterion, Y, is_categorical, max_bins) -> None:
-    """``grow_tree``'s checks of ``monotonic_cst`` (its errors), and the histogram
-    search's refusal: its bin scans do not enforce constraints yet."""
+def check_constraints(monotonic_cst, criterion, Y, is_categorical, max_bins, n_features):
+    """``grow_tree``'s checks of ``monotonic_cst`` (its errors) and the constraints to
+    enforce (:func:`climbing_trees._monotonic.check_constrained_fit`), and the
+    histogram search's refusal: its bin scans do not enforce constraints yet."""
     if monotonic_cst is None:
-        return
+        return None
     if max_bins is not None and np.any(monotonic_cst):
         raise ValueError(
             "splitter='hist' does not take monotonic_cst yet: its bin scans do not "
             "enforce monotonic constraints; use splitter='best' or 'random'."
         )
     default = default_split_search(criterion)
-    check_constrained_fit(monotonic_cst, criterion, Y, is_categorical, "learn", default)
+    return check_constrained_fit(
+        monotonic_cst, criterion, Y, is_categorical, "learn", default, n_features
+    )
 
 
 class LevelBounds:

@@ -142,7 +142,10 @@ def grow_tree_levelwise(
     )
     if refusal is not None:
         raise ValueError(refusal)
-    check_constraints(monotonic_cst, criterion, Y, is_categorical, max_bins)
+    if monotonic_cst is not None:
+        monotonic_cst = check_constraints(
+            monotonic_cst, criterion, Y, is_categorical, max_bins, np.shape(X)[-1]
+        )
     fit = fit_data(
         X, Y, sample_weight, criterion, max_depth=max_depth,
         min_samples_leaf=min_samples_leaf, min_weight_leaf=min_weight_leaf,
