@@ -198,7 +198,7 @@ def _check_columns(estimator, X):
         return X  # not a table: the trees' validation says so ("Reshape your data")
     with explained_errors():
         validate_data(estimator, X, reset=False, skip_check_array=True)
-        return densified(X)
+    return densified(X)  # its own messages: explained_errors' hints are about y
 
 
 #: The trees' own warnings about X's column names: the ensemble has given its own.

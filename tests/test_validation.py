@@ -691,3 +691,20 @@ def test_outputs_with_labels_of_different_types_are_refused():
     message = str(info.value)
     assert "output 0: int; output 1: str" in message and "astype(str)" in message
     assert_same_fitted_state(model, before)
+
+
+@pytest.mark.parametrize(
+    "ensemble",
+    [ct.RandomForestClassifier(n_estimators=2), ct.GradientBoostingClassifier(n_estimators=2)],
+    ids=repr,
+)
+def test_sparse_X_with_nan_at_predict_names_X_not_the_target(ensemble, data):
+    from scipy import sparse
+
+    X, y = data
+    fitted = ensemble.fit(X, y)
+    X = X.copy()
+    X[0, 0] = np.nan
+    with pytest.raises(ValueError, match="Input X contains NaN") as info:
+        fitted.predict(sparse.csr_matrix(X))
+    assert "toarray()" in str(info.value) and "target" not in str(info.value)
