@@ -13,7 +13,8 @@ whole level at once (the functions take arrays: :func:`allowed_splits`,
 through their scalar numba ports (:mod:`climbing_trees._compiled._rules`,
 pinned equal to these by ``tests/test_monotonic_builders.py``).  The
 estimators grow a constrained tree with the builder that grows the same
-options unconstrained (:func:`climbing_trees._levelwise._support.builder_for`);
+options unconstrained (:func:`climbing_trees._levelwise._support.builder_for`),
+but for absolute error, which ``grow_tree`` grows under constraints;
 ``splitter="hist"`` refuses constraints yet.
 
 1. **Candidates.**  A split on a constrained feature is a candidate only if
