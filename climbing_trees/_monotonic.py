@@ -64,6 +64,13 @@ class NodeConstraints(NamedTuple):
         return self._replace(cst=self.cst[columns])
 
 
+#: The histogram search's refusal, raised wherever a hist fit meets constraints.
+HIST_REFUSES_CONSTRAINTS = (
+    "splitter='hist' does not take monotonic_cst yet: its bin scans do not "
+    "enforce monotonic constraints; use splitter='best' or 'random'."
+)
+
+
 def check_monotonic_cst(monotonic_cst, n_features: int, n_outputs: int, n_classes=None):
     """``monotonic_cst`` as an int8 array of -1, 0, 1, or a clear error (scikit-learn's).
 

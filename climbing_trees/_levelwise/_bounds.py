@@ -16,6 +16,7 @@ import numpy as np
 from .._criteria import segment_sums
 from .._growth import default_split_search
 from .._monotonic import (
+    HIST_REFUSES_CONSTRAINTS,
     allowed_splits,
     check_constrained_fit,
     children_bounds,
@@ -31,10 +32,7 @@ def check_constraints(monotonic_cst, criterion, Y, is_categorical, max_bins, n_f
     if monotonic_cst is None:
         return None
     if max_bins is not None and np.any(monotonic_cst):
-        raise ValueError(
-            "splitter='hist' does not take monotonic_cst yet: its bin scans do not "
-            "enforce monotonic constraints; use splitter='best' or 'random'."
-        )
+        raise ValueError(HIST_REFUSES_CONSTRAINTS)
     default = default_split_search(criterion)
     return check_constrained_fit(
         monotonic_cst, criterion, Y, is_categorical, "learn", default, n_features

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._criteria import STATISTICS_CRITERIA
+from .._monotonic import HIST_REFUSES_CONSTRAINTS
 
 
 def levelwise_refusal(
@@ -109,10 +110,7 @@ def builder_for(
 
     constrained = monotonic_cst is not None and bool(np.any(monotonic_cst))
     if constrained and max_bins is not None:
-        raise ValueError(
-            "splitter='hist' does not take monotonic_cst yet: its bin scans do not "
-            "enforce monotonic constraints; use splitter='best' or 'random'."
-        )
+        raise ValueError(HIST_REFUSES_CONSTRAINTS)
     # Monotonic constraints (chapter 5): passed to whichever builder grows the tree.
     monotonic = {"monotonic_cst": monotonic_cst} if constrained else {}
     if max_bins is not None:  # splitter="hist": level-wise, or a clear error
