@@ -47,6 +47,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 
 import numpy as np
+import pandas as pd
 from scipy import sparse
 from sklearn.utils import check_array
 
@@ -368,7 +369,8 @@ def user_stacklevel() -> int:
 
 
 def densified(X):
-    """``X`` as a dense float64 array when it is a sparse matrix or array; else ``X``.
+    """``X`` as a dense float64 array when it is a sparse matrix or array, a
+    DataFrame with dense columns when it has sparse ones; else ``X``.
 
     The builders read dense columns, so a sparse ``X`` costs the memory of its
     dense equivalent (``8 * n_samples * n_features`` bytes). Explicit and implicit
@@ -376,6 +378,8 @@ def densified(X):
     As in scikit-learn, a sparse ``X`` may not hold NaN (a missing value is
     written in a dense ``X``) or infinity.
     """
+    if _has_sparse_columns(X):
+        return _dense_columns(X)
     if not sparse.issparse(X):
         return X
     X = check_array(X, accept_sparse=["csr", "csc"], dtype=np.float64, input_name="X",
@@ -392,3 +396,51 @@ def densified(X):
             "replace it with a finite value."
         )
     return X.toarray()
+
+
+def _has_sparse_columns(X) -> bool:
+    """Whether ``X`` is a DataFrame with at least one pandas sparse column."""
+    dtypes = getattr(X, "dtypes", None)
+    return isinstance(dtypes, pd.Series) and any(
+        isinstance(dtype, pd.SparseDtype) for dtype in dtypes
+    )
+
+
+def _dense_columns(X):
+    """The DataFrame ``X`` with each sparse column made dense, names and order kept.
+
+    A sparse column is read as scikit-learn reads it (``DataFrame.sparse.to_coo``):
+    its stored values, and zero where nothing is stored.  That is the matrix a frame
+    made by ``DataFrame.sparse.from_spmatrix`` came from, although pandas shows its
+    fill value as NaN.  A fill value other than 0 or NaN would be read differently
+    by pandas and scikit-learn, so it is refused, as a stored NaN is (a missing
+    value is written in a dense column).
+    """
+    return X.apply(_dense_column)
+
+
+def _dense_column(column):
+    if not isinstance(column.dtype, pd.SparseDtype):
+        return column
+    array = column.array
+    fill = array.fill_value
+    if not (fill == 0 or (isinstance(fill, float) and math.isnan(fill))):
+        raise ValueError(
+            f"Column {column.name!r} of X is sparse with fill value {fill!r}; only 0 "
+            f"(or NaN, read as 0 as scikit-learn does) is read. Pass "
+            f"X.sparse.to_dense() to fit on the values pandas shows."
+        )
+    if not np.issubdtype(array.sp_values.dtype, np.number):
+        raise ValueError(
+            f"Column {column.name!r} of X is sparse with non-numeric values; pass "
+            f"X.sparse.to_dense()."
+        )
+    if np.isnan(array.sp_values.astype(float)).any():
+        raise ValueError(
+            f"Input X contains NaN in its sparse column {column.name!r}. A sparse column "
+            f"may not hold missing values (as in scikit-learn); pass X.sparse.to_dense() "
+            f"to fit with NaN as a missing value."
+        )
+    values = np.zeros(len(column))
+    values[array.sp_index.indices] = array.sp_values
+    return pd.Series(values, index=column.index, name=column.name)

@@ -196,6 +196,46 @@ def test_sparse_X_fits_and_predicts_as_its_dense_equivalent(estimator, container
         assert np.array_equal(b.tree_.apply(X_sparse), a.tree_.apply(dense))
 
 
+@pytest.mark.parametrize("estimator", SPARSE_READERS, ids=repr)
+@pytest.mark.parametrize("columns", ["all sparse", "mixed"])
+def test_dataframe_with_sparse_columns_fits_as_its_dense_frame(estimator, columns):
+    """A DataFrame with sparse columns (as scikit-learn's tree takes it) gives the
+    model of the matrix it was made from, names kept (pandas shows the fill value of
+    ``from_spmatrix`` as NaN; scikit-learn reads it as zero, and so do we)."""
+    import pandas as pd
+    from scipy import sparse
+    from sklearn.base import clone
+
+    rng = np.random.default_rng(2)
+    X = rng.normal(size=(60, 4)) * (rng.random((60, 4)) < 0.4)
+    y = (X[:, 0] + X[:, 1] > 0).astype(int)
+    frame = pd.DataFrame.sparse.from_spmatrix(sparse.csr_matrix(X), columns=list("abcd"))
+    if columns == "mixed":
+        frame["b"] = X[:, 1]
+    dense = pd.DataFrame(X, columns=list("abcd"))
+    a = clone(estimator).fit(dense, y)
+    b = clone(estimator).fit(frame, y)
+    assert list(b.feature_names_in_) == list("abcd")
+    assert np.array_equal(a.predict(dense), b.predict(frame))
+    assert np.array_equal(b.predict(dense), b.predict(frame))
+
+
+def test_dataframe_with_sparse_columns_other_fill_or_nan_is_refused(data):
+    """A fill value neither 0 nor NaN, or a stored NaN, is refused with the fix."""
+    import pandas as pd
+
+    X, y = data
+    frame = pd.DataFrame(X[:, :2], columns=["a", "b"])
+    frame["a"] = pd.arrays.SparseArray(X[:, 0], fill_value=1.0)
+    with pytest.raises(ValueError, match="fill value 1.0.*to_dense"):
+        ct.DecisionTreeClassifier().fit(frame, y)
+    values = X[:, 0].copy()
+    values[0] = np.nan
+    frame["a"] = pd.arrays.SparseArray(values, fill_value=0.0)
+    with pytest.raises(ValueError, match="Input X contains NaN in its sparse column"):
+        ct.DecisionTreeClassifier().fit(frame, y)
+
+
 @pytest.mark.parametrize("Estimator", ESTIMATORS)
 def test_sparse_X_with_nan_is_refused(Estimator, data):
     """As scikit-learn: a missing value is written in a dense X, and the error says so."""
