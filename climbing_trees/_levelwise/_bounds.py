@@ -54,8 +54,10 @@ class LevelBounds:
             return None
         return cls(fit.monotonic_cst, not fit.regression, fit.value_cols)
 
-    def __init__(self, cst: np.ndarray, classifier: bool, value_cols, medians: bool = False):
-        self.cst, self.classifier, self.medians = cst, classifier, medians
+    def __init__(self, cst: np.ndarray, classifier: bool, value_cols):
+        # No absolute error here (the level-wise builder refuses it under
+        # constraints), so the middle value is always the mean's (medians=False).
+        self.cst, self.classifier = cst, classifier
         self.value_cols = value_cols  # each row's [w y, w], padded (FitData)
         self.lower, self.upper = np.array([-np.inf]), np.array([np.inf])
         self.parents = None  # the split nodes' (constraint, lower, upper)
@@ -67,7 +69,7 @@ class LevelBounds:
             cst, lower, upper = self.parents
             first = level.value[:, 0]  # the children's own values, before clipping
             k = cst.size
-            bounds = children_bounds(cst, lower, upper, first[:k], first[k:], self.medians)
+            bounds = children_bounds(cst, lower, upper, first[:k], first[k:])
             self.lower = np.concatenate([bounds[0], bounds[2]])
             self.upper = np.concatenate([bounds[1], bounds[3]])
         level.lower, level.upper = self.lower, self.upper
