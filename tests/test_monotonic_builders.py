@@ -209,8 +209,9 @@ def test_builders_predictions_are_monotone_on_a_grid(
 
 
 def test_compiled_ports_equal_the_rules():
-    """allowed_split, child_bounds and clip_value give the numbers of allowed_splits,
-    children_bounds and clip_value_rows (equal values, infinite bounds, NaN included)."""
+    """allowed_split, child_bounds and clip_value_row give the numbers of allowed_splits,
+    children_bounds and clip_value_rows (equal values, infinite bounds, NaN included;
+    both columns of a classifier's row)."""
     rng = np.random.default_rng(0)
     pool = np.array([-np.inf, -1.0, 0.0, 0.25, 0.5, 0.5, 1.0, np.inf, np.nan])
     n = 4000
@@ -228,10 +229,13 @@ def test_compiled_ports_equal_the_rules():
     got = np.array([_rules.child_bounds(*args)
                     for args in zip(cst, lower, upper, *finite, strict=True)]).T  # fmt: skip
     np.testing.assert_array_equal(got, bounds)
-    values = rng.normal(size=n) * 2
-    expected = clip_value_rows(values[:, None], lower, upper, False)[:, 0]
-    got = [_rules.clip_value(*args) for args in zip(values, lower, upper, strict=True)]
-    np.testing.assert_array_equal(got, expected)
+    values = rng.normal(size=(n, 2)) * 2
+    for classifier in (False, True):
+        expected = clip_value_rows(values, lower, upper, classifier)
+        got = values.copy()
+        for row, low, up in zip(got, lower, upper, strict=True):
+            _rules.clip_value_row(row, low, up, classifier)
+        np.testing.assert_array_equal(got, expected)
 
 
 def test_the_elementwise_rules_equal_the_scalar_ones():

@@ -51,7 +51,7 @@ from ._choice import (
 from ._rules import (
     child_bounds,
     child_key,
-    clip_value,
+    clip_value_row,
     enough_decrease,
     jit,
     narrow_range,
@@ -109,7 +109,7 @@ def grow_tree_compiled(
         (:mod:`climbing_trees._monotonic`): the scans skip the candidates that
         break them (:func:`._rules.allowed_split`), the bounds pass down the
         stack (:func:`._rules.child_bounds`) and every value is clipped to its
-        node's (:func:`._rules.clip_value`).
+        node's (:func:`._rules.clip_value_row`).
     ignored
         Options of the other builders that change nothing here
         (``n_categories``, ``categorical_split``, ``min_samples_level``,
@@ -675,9 +675,7 @@ def _grow_nodes(
             for i in range(size):
                 vy_total += vy[here[i]]
             # Rule 3: the value within the bounds (a classifier's two proportions).
-            value[node, 0] = clip_value(value[node, 0], lower, upper)
-            if classes:
-                value[node, 1] = 1.0 - value[node, 0]
+            clip_value_row(value[node], lower, upper, classes)
         impurity[node] = node_impurity
         n_node[node] = size
         w_node[node] = node_weight

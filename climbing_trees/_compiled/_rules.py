@@ -23,7 +23,7 @@ port                           numpy rule
 :func:`refused_side`           :func:`climbing_trees._exact_weights.refused_sides`
 :func:`allowed_split`          :func:`climbing_trees._monotonic.allowed_splits`
 :func:`child_bounds`           :func:`climbing_trees._monotonic.children_bounds`
-:func:`clip_value`             :func:`climbing_trees._monotonic.clip_value_rows`
+:func:`clip_value_row`         :func:`climbing_trees._monotonic.clip_value_rows`
 =============================  ==================================================
 """
 
@@ -177,7 +177,10 @@ def child_bounds(cst, lower, upper, value_left, value_right):
 
 
 @jit
-def clip_value(value, lower, upper):
-    """Rule 3: a node's first value within its bounds
+def clip_value_row(value_row, lower, upper, classifier):
+    """Rule 3, in place: a node's first value within its bounds, and a classifier's
+    second proportion one minus the first
     (:func:`climbing_trees._monotonic.clip_value_rows`)."""
-    return min(max(value, lower), upper)
+    value_row[0] = min(max(value_row[0], lower), upper)
+    if classifier:
+        value_row[1] = 1.0 - value_row[0]
