@@ -17,11 +17,10 @@ from .._criteria import segment_sums
 from .._growth import default_split_search
 from .._monotonic import (
     HIST_REFUSES_CONSTRAINTS,
-    allowed_splits,
     check_constrained_fit,
     children_bounds,
     clip_value_rows,
-    ratio_values,
+    refused_candidates,
 )
 
 
@@ -94,7 +93,7 @@ def refuse_monotonic(block, gains, idx, s):
     node's bounds, in place: ``gains`` of the slots ``s``, rows sorted ``idx``.
 
     Rule 1 of :mod:`climbing_trees._monotonic`
-    (:func:`climbing_trees._monotonic.allowed_splits`) on the values
+    (:func:`climbing_trees._monotonic.refused_candidates`) on the values
     ``grow_tree`` computes: the prefix sums of each row's ``[w y, w]``
     (``fit.value_cols``) in the feature's order, the missing rows' sums
     added where they go left, the right side's from the node's sums.
@@ -125,12 +124,11 @@ def refuse_monotonic(block, gains, idx, s):
     sub = gains[groups]  # (g, passes, L - 1)
     for side in range(sub.shape[1]):  # missing rows right, then left
         sums = [p + m for p, m in zip(left, missing, strict=True)] if side else left
-        with np.errstate(invalid="ignore", divide="ignore"):
-            value_left = ratio_values(np.stack(sums, axis=-1))
-            right = totals[:, None, :] - np.stack(sums, axis=-1)
-            value_right = ratio_values(right)
-            ok = allowed_splits(cst[groups][:, None], value_left, value_right, lower, upper)
-        sub[:, side][~ok] = -np.inf
+        with np.errstate(invalid="ignore"):  # inf - inf bounds: NaN, refused
+            refused = refused_candidates(
+                cst[groups][:, None], np.stack(sums, axis=-1), totals[:, None, :], lower, upper
+            )
+        sub[:, side][refused] = -np.inf
     gains[groups] = sub
     return gains, idx
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._monotonic import allowed_splits
+from .._monotonic import allowed_splits, ratio_values
 from .._random import (
     missing_directions,
     threshold_below,
@@ -134,7 +134,7 @@ def _refuse_monotonic(fit, orders, level, searched, scores) -> None:
             np.bincount(bins, weights=col.take(rows), minlength=2 * n_nodes)
             for col in fit.value_cols
         ]
-        with np.errstate(invalid="ignore", divide="ignore"):
-            right, left = (sums[0][side::2] / sums[1][side::2] for side in (0, 1))
+        right, left = (ratio_values(np.stack(sums, axis=-1)[side::2]) for side in (0, 1))
+        with np.errstate(invalid="ignore"):
             ok = allowed_splits(cst[jj], left, right, level.lower, level.upper)
         scores[searched[:, jj] & ~ok, jj] = np.inf
