@@ -24,6 +24,7 @@ the same ``random_state`` gives the same model.
 from __future__ import annotations
 
 import copy
+import functools
 import warnings
 from dataclasses import dataclass, field
 from numbers import Integral, Real
@@ -48,6 +49,7 @@ from sklearn.utils._param_validation import (
 from sklearn.utils.validation import _num_samples, check_is_fitted, column_or_1d
 
 from ._classes import MAX_ABS_TARGET, DecisionTreeRegressor
+from ._dask import is_dask_collection, lazy_predict
 from ._ensemble import (
     _TREE_PARAMETERS,
     MAX_SEED,
@@ -415,6 +417,19 @@ def _tree_importances(tree) -> np.ndarray:
     return total / w[0]
 
 
+
+def _lazy_on_dask(method):
+    """``method(self, X)``, chunk by chunk and lazily (a dask array) when ``X`` is a
+    dask array (:func:`climbing_trees._dask.lazy_predict`), as the trees predict."""
+
+    @functools.wraps(method)
+    def predict(self, X):
+        if is_dask_collection(X):
+            return lazy_predict(self, method.__name__, X)
+        return method(self, X)
+
+    return predict
+
 @dataclass
 class _Rows:
     """The rows a fit learns from: ``weights`` (rescaled) for the trees and the losses,
@@ -769,6 +784,11 @@ class _GradientBoosting(_MissingValuesTag, BaseEstimator):
 
     def _staged_raw_predict(self, X):
         """The scores after each stage (a generator of copies)."""
+        if is_dask_collection(X):
+            raise TypeError(
+                "The staged methods yield one array per stage and do not take a Dask "
+                "array; call them on X.compute(), or on each chunk (X.to_delayed())."
+            )
         X = _check_columns(self, X)
         raw = self._raw_on(X, self.init_, self._loss, [])
         seen: set = set()
@@ -963,6 +983,7 @@ min_impurity_decrease, max_features, max_leaf_nodes, ccp_alpha
             "quantile": lambda: _Quantile(self.alpha),
         }[self.loss]()
 
+    @_lazy_on_dask
     def predict(self, X) -> np.ndarray:
         """The sum of ``F_0`` and every stage's shrunk tree."""
         return self._raw_predict(X).ravel()
@@ -1181,6 +1202,7 @@ min_impurity_decrease, max_features, max_leaf_nodes, ccp_alpha
         finally:
             self.__dict__.pop("_new_classes", None)  # classes_ is set with the model
 
+    @_lazy_on_dask
     def decision_function(self, X) -> np.ndarray:
         """The scores ``F``: shape ``(n_samples,)`` for two classes, else ``(n_samples, K)``."""
         raw = self._raw_predict(X)
@@ -1194,6 +1216,7 @@ min_impurity_decrease, max_features, max_leaf_nodes, ccp_alpha
         codes = (raw[:, 0] >= 0).astype(int) if raw.shape[1] == 1 else np.argmax(raw, axis=1)
         return self.classes_.take(codes, axis=0)
 
+    @_lazy_on_dask
     def predict(self, X) -> np.ndarray:
         """The class of the largest score (binary: the second class where ``F >= 0``)."""
         return self._classes_of(self._raw_predict(X))
@@ -1203,11 +1226,13 @@ min_impurity_decrease, max_features, max_leaf_nodes, ccp_alpha
         for raw in self._staged_raw_predict(X):
             yield self._classes_of(raw)
 
+    @_lazy_on_dask
     def predict_proba(self, X) -> np.ndarray:
         """Class probabilities: ``expit`` of the score, or ``softmax`` of the ``K`` scores."""
         raw = self._raw_predict(X)  # first: raises NotFittedError before fit
         return self._loss.proba(raw)
 
+    @_lazy_on_dask
     def predict_log_proba(self, X) -> np.ndarray:
         """The logarithm of :meth:`predict_proba`."""
         return np.log(self.predict_proba(X))

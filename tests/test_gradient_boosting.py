@@ -767,3 +767,28 @@ def test_boosting_weights_near_the_largest_float(Boosting):
     huge.fit(X, y, sample_weight=w * 2.0**1010)
     np.testing.assert_array_equal(huge.predict(X), plain.predict(X))
     np.testing.assert_array_equal(huge.train_score_, plain.train_score_)
+
+
+@pytest.mark.parametrize("n_classes", [0, 2, 3])
+def test_predict_on_a_dask_array_is_lazy_and_equals_predict_in_memory(n_classes):
+    """predict (and the classifier's scores and probabilities) on a dask array return a
+    lazy dask array, chunk by chunk, equal to the in-memory answer; the staged methods,
+    which yield one array per stage, refuse it with the fix."""
+    da = pytest.importorskip("dask.array")
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(300, 4))
+    score = X[:, 0] + X[:, 1] ** 2
+    if n_classes:
+        y = np.digitize(score, np.quantile(score, np.linspace(0, 1, n_classes + 1)[1:-1]))
+        model = ct.GradientBoostingClassifier(n_estimators=5, random_state=0).fit(X, y)
+        methods = ["predict", "decision_function", "predict_proba", "predict_log_proba"]
+    else:
+        model = ct.GradientBoostingRegressor(n_estimators=5, random_state=0).fit(X, score)
+        methods = ["predict"]
+    X_dask = da.from_array(X, chunks=(70, 2))
+    for method in methods:
+        lazy = getattr(model, method)(X_dask)
+        assert isinstance(lazy, da.Array), method
+        np.testing.assert_array_equal(lazy.compute(), getattr(model, method)(X))
+    with pytest.raises(TypeError, match="compute"):
+        next(model.staged_predict(X_dask))
