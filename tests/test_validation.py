@@ -191,9 +191,42 @@ def test_sparse_X_fits_and_predicts_as_its_dense_equivalent(estimator, container
     b = clone(estimator).fit(X_sparse, y)
     assert np.array_equal(a.predict(dense), b.predict(X_sparse))
     assert np.array_equal(a.predict(dense), b.predict(dense))
+    assert a.score(dense, y) == b.score(X_sparse, y)
+    for method in ["predict_proba", "predict_log_proba", "decision_function", "apply"]:
+        if hasattr(b, method):
+            np.testing.assert_array_equal(
+                getattr(b, method)(X_sparse), getattr(a, method)(dense), err_msg=method
+            )
+    for method in ["staged_predict", "staged_predict_proba", "staged_decision_function"]:
+        if hasattr(b, method):
+            for got, want in zip(getattr(b, method)(X_sparse), getattr(a, method)(dense),
+                                 strict=True):  # fmt: skip
+                np.testing.assert_array_equal(got, want, err_msg=method)
+    if hasattr(b, "decision_path"):
+        got, want = b.decision_path(X_sparse), a.decision_path(dense)
+        got, want = (got[0], want[0]) if isinstance(got, tuple) else (got, want)
+        assert (got != want).nnz == 0
+    if hasattr(b, "cost_complexity_pruning_path"):
+        got = b.cost_complexity_pruning_path(X_sparse, y)
+        want = a.cost_complexity_pruning_path(dense, y)
+        np.testing.assert_array_equal(got.ccp_alphas, want.ccp_alphas)
     if hasattr(b, "tree_"):
-        assert np.array_equal(b.apply(X_sparse), a.apply(dense))
         assert np.array_equal(b.tree_.apply(X_sparse), a.tree_.apply(dense))
+
+
+@pytest.mark.parametrize("Estimator", [ct.HistGradientBoostingClassifier,
+                                       ct.HistGradientBoostingRegressor])  # fmt: skip
+def test_hist_gradient_boosting_refuses_sparse_X_as_sklearn(Estimator, data):
+    """As scikit-learn 1.9 (its tag ``sparse`` is False): a TypeError at fit and predict."""
+    from scipy import sparse
+
+    X, y = data
+    with pytest.raises(TypeError, match="[Ss]parse"):
+        Estimator(max_iter=2).fit(sparse.csr_matrix(X), y)
+    fitted = Estimator(max_iter=2).fit(X, y)
+    with pytest.raises(TypeError, match="[Ss]parse"):
+        fitted.predict(sparse.csr_matrix(X))
+    assert not fitted.__sklearn_tags__().input_tags.sparse
 
 
 @pytest.mark.parametrize("estimator", SPARSE_READERS, ids=repr)
