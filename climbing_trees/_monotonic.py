@@ -312,7 +312,9 @@ def check_constrained_fit(
 
     classifier = criterion in CLASSIFICATION_CRITERIA
     n_classes = np.shape(Y)[1] if classifier else None
-    cst = check_monotonic_cst(monotonic_cst, n_features, n_outputs(criterion), n_classes)
+    # A regression's outputs are Y's columns (a plain criterion name says 1).
+    outputs = n_outputs(criterion) if classifier or np.ndim(Y) < 2 else np.shape(Y)[1]
+    cst = check_monotonic_cst(monotonic_cst, n_features, max(outputs, 1), n_classes)
     if is_categorical is not None and np.any(np.asarray(is_categorical) & (cst != 0)):
         named = np.flatnonzero(np.asarray(is_categorical) & (cst != 0)).tolist()
         raise ValueError(

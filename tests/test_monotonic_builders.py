@@ -59,7 +59,7 @@ def problem(seed: int, criterion: str, *, n: int = 300, missing=False, weighted=
 
 
 def assert_grows_grow_tree_s_tree(builder, X, Y, w, **options):
-    """The builder's constrained tree equals grow_tree's, and is not the unconstrained one."""
+    """The builder's constrained tree equals grow_tree's (array by array)."""
     slow = ct.grow_tree(X, Y, w, **options)
     fast = BUILDERS[builder](X, Y, w, **options)
     assert_equivalent(fast, slow)
@@ -265,6 +265,8 @@ def test_builders_refuse_what_grow_tree_refuses(builder):
     grow = BUILDERS[builder]
     with pytest.raises(ValueError, match="multiclass"):
         grow(X, np.eye(3)[np.arange(60) % 3], w, criterion="gini", monotonic_cst=cst)
+    with pytest.raises(ValueError, match="multiple outputs"):
+        grow(X, np.column_stack([Y, -Y]), w, criterion="squared_error", monotonic_cst=cst)
     if builder == "levelwise":
         with pytest.raises(ValueError, match="categorical feature"):
             grow(np.floor(X * 4), Y, w, criterion="squared_error", monotonic_cst=cst,
@@ -306,3 +308,23 @@ def test_every_builder_checks_the_constraints_it_is_given(builder, cst, message)
     X, Y, w = problem(1, "squared_error", n=60)
     with pytest.raises(ValueError, match=message):
         ALL_BUILDERS[builder](X, Y, w, criterion="squared_error", monotonic_cst=cst)
+
+
+@pytest.mark.parametrize("builder", list(BUILDERS))
+@pytest.mark.parametrize("criterion", ["gini", "squared_error"])
+@pytest.mark.parametrize("seed", range(6))
+def test_tie_heavy_data_grow_grow_tree_s_tree(builder, criterion, seed):
+    """Integer features of 4 levels (gain ties everywhere), integer weights with zeros,
+    NaN: the level-wise builder's tie path and the compiled tie rule under
+    constraints give grow_tree's tree."""
+    rng = np.random.default_rng(100 + seed)
+    n = 80
+    X = rng.integers(0, 4, (n, 4)).astype(float)
+    X[rng.random(X.shape) < 0.08] = np.nan
+    score = X[:, 0] - X[:, 1] + rng.integers(0, 3, n)
+    score = np.nan_to_num(score, nan=1.0)
+    Y = np.eye(2)[(score > 1).astype(int)] if criterion == "gini" else score[:, None]
+    w = rng.integers(0, 4, n).astype(float)
+    assert_grows_grow_tree_s_tree(builder, X, Y, w, criterion=criterion,
+                                  monotonic_cst=np.array([1, -1, 0, 1]))  # fmt: skip
+
