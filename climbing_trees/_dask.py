@@ -91,7 +91,7 @@ import numpy as np
 from ._binning import bins_of_sample, subsample_rows
 from ._histograms import node_histograms
 from ._levelwise._binned_rows import ROWS_SOURCE, BinnedRows, row_index
-from ._levelwise._grow import numeric_goes_left
+from ._levelwise._grow import numeric_goes_left, set_goes_left
 from ._random import resolve_max_features
 
 LOST = (
@@ -133,11 +133,6 @@ def dask_refusal(estimator, n_features: int) -> str | None:
             "(surrogates and fractional rows are not sums of per-row statistics); use "
             "missing_values='learn'."
         )
-    if estimator.categorical_features not in (None, "auto"):
-        return (
-            "categorical_features are not supported on a Dask array yet; encode the "
-            "categories as numbers, or compute X into memory first."
-        )
     # All features (None, 1.0, n_features) draw nothing; a subset is drawn per node.
     if resolve_max_features(estimator.max_features, n_features) < n_features:
         return (
@@ -165,6 +160,33 @@ class _Shard:
         X = np.concatenate(blocks) if len(blocks) > 1 else blocks[0]
         self.X = np.ascontiguousarray(X, dtype=float)
         self.calls = 0
+        self.num = np.arange(self.X.shape[1])  # the numerical columns (binned)
+
+    def levels(self, cat):
+        """Each categorical column's distinct present values (sorted) and whether it
+        holds a missing value: this shard's part of the fit's levels."""
+        out = []
+        for j in cat:
+            column = self.X[:, j]
+            nan = np.isnan(column)
+            out.append((np.unique(column[~nan]), bool(nan.any())))
+        return out
+
+    def encode(self, cat, present):
+        """Replace each categorical column ``cat[k]`` by its level codes: a value's
+        place among the fit's present values ``present[k]`` (sorted), a missing
+        value the last code (missing is the last level, as in memory).  Returns
+        the codes, ``(rows, len(cat))``, for the client's categorical search."""
+        codes = np.empty((self.X.shape[0], len(cat)), dtype=_code_type(present))
+        for k, j in enumerate(cat):
+            column = self.X[:, j]
+            nan = np.isnan(column)
+            code = np.searchsorted(present[k], column).astype(float)
+            code[nan] = len(present[k])
+            self.X[:, j] = code
+            codes[:, k] = code
+        self.num = np.setdiff1d(np.arange(self.X.shape[1]), cat)
+        return codes
 
     def keep(self, kept_bits):
         """Keep the rows whose bit is set (the others had weight 0)."""
@@ -174,17 +196,18 @@ class _Shard:
     def sample(self, rows, max_bins):
         """The rows ``rows`` (None: all), and each column's distinct present values
         (None if more than ``max_bins``)."""
+        X = self.X[:, self.num]  # the numerical columns are binned
         distinct = []
-        for j in range(self.X.shape[1]):
-            column = self.X[:, j]
+        for j in range(X.shape[1]):
+            column = X[:, j]
             values = np.unique(column[~np.isnan(column)])
             distinct.append(values if len(values) <= max_bins else None)
-        return (self.X if rows is None else self.X[rows]), distinct
+        return (X if rows is None else X[rows]), distinct
 
     def bin(self, bins):
         """Bin the rows (:meth:`Bins.codes`); every row in the root.  Returns which
         columns have a missing value."""
-        self.codes = bins.codes(self.X)
+        self.codes = bins.codes(self.X[:, self.num])
         self.node = np.zeros(self.X.shape[0], dtype=np.intp)
         return (self.codes == bins.missing_bin).any(axis=0)
 
@@ -200,21 +223,33 @@ class _Shard:
         codes, stats = self.codes, self.stats
         return node_histograms(codes, rows, starts, sizes, built, stats, width)
 
-    def route(self, split, feature, threshold, missing_left):
+    def route(self, split, feature, threshold, missing_left, sets=None, width=None):
         """Move the rows of the split nodes into their children (left children in
         their parents' order, then right ones; other rows leave), as the client's
-        index does.  Returns one bit per moved row (local order) and their count."""
+        index does: ``x <= threshold`` at numerical nodes, membership of the row's
+        level code in the node's set at categorical ones (``sets``, ``width``: as
+        :func:`~climbing_trees._levelwise._grow.set_goes_left` reads them).
+        Returns one bit per moved row (local order) and their count."""
         moved = np.flatnonzero(self.node >= 0)
         moved = moved[split[self.node[moved]]]
         node = self.node[moved]
         x = self.X[moved, feature[node]]
         go_left = numeric_goes_left(x, threshold[node], missing_left, node)
+        if sets is not None:
+            set_goes_left(threshold, sets, width, node, x, go_left)
         rank = np.cumsum(split) - 1  # a split node's place among them
         n_split = int(split.sum())
         children = np.full(self.X.shape[0], -1, dtype=np.intp)
         children[moved] = np.where(go_left, rank[node], n_split + rank[node])
         self.node = children  # one assignment: the old nodes stay whole until here
         return np.packbits(go_left), moved.size
+
+
+def _code_type(present):
+    """The smallest unsigned integers that hold every level code of ``present``'s columns
+    (the missing level's code included)."""
+    most = max((len(p) for p in present), default=0)
+    return np.uint8 if most < 255 else np.uint16 if most < 65_535 else np.uint32
 
 
 def register_sizeof() -> None:
@@ -258,7 +293,8 @@ def _worker_id(worker=None) -> str:
 def _load(fit_id, s, *blocks):
     """Make shard ``s`` of fit ``fit_id`` from its row blocks, in this worker's registry.
 
-    Returns its row count and whether any value is infinite (the in-memory check).
+    Returns its row count and which columns hold an infinite value (the in-memory
+    check of numerical columns; a categorical column may hold ``inf`` as a level).
     A fit already released (it failed while this shard loaded) gets no shard."""
     register_sizeof()
     shard = _Shard(*blocks)
@@ -267,7 +303,7 @@ def _load(fit_id, s, *blocks):
         if fit_id in _RELEASED.get(worker, ()):
             raise RuntimeError(f"fit {fit_id} was released while shard {s} loaded")
         _SHARDS.setdefault(worker, {})[fit_id, s] = shard
-    return shard.X.shape[0], bool(np.isinf(shard.X).any())
+    return shard.X.shape[0], np.isinf(shard.X).any(axis=0)
 
 
 def _call(fit_id, s, call, method, *args):
@@ -491,8 +527,10 @@ class RemoteRows(BinnedRows):
 
     def __init__(self, fit, max_bins: int, random_state, cluster: _Cluster):
         self.cluster = cluster
+        self.width = fit.width  # of the categorical sets
         n = fit.n
-        kept = fit.X[:, 0].astype(np.int64)  # the placeholder's row numbers
+        # The placeholder's row numbers, in its first numerical column.
+        kept = fit.X[:, fit.num_features[0]].astype(np.int64)
         # The fit's rows held by each shard: a contiguous run (X[keep] keeps order).
         bounds = np.searchsorted(kept, np.append(cluster.firsts, np.iinfo(np.int64).max))
         self.bounds = bounds
@@ -559,6 +597,9 @@ class RemoteRows(BinnedRows):
         kept_rows = np.compress(keep, level.index_rows)
         kept_node = np.compress(keep, level.node_of_pos)
         args = (split, made.feature, made.threshold, made.missing_left)
+        if np.isnan(made.threshold[split]).any():  # categorical splits: their sets
+            sets = (made.unseen_left, made.set_node, made.set_level)
+            args = (*args, sets, self.width)
         parts = self.cluster.round("route", lambda s: args, level.depth)
         if sum(count for _, count in parts) != kept_rows.size:
             raise RuntimeError(LOST)
@@ -602,7 +643,7 @@ def _as_numpy(a):
 def _shards(client, X):
     """One shard per worker, each a contiguous run of ``X``'s row chunks, loaded into
     the workers' registries (:func:`_load`).  Returns the fit's :class:`_Cluster` and
-    whether any value of ``X`` is infinite."""
+    which columns of ``X`` hold an infinite value."""
     workers = sorted(_workers(client))
     blocks = X.to_delayed().ravel().tolist()
     sizes = np.asarray(X.chunks[0], dtype=np.int64)
@@ -637,7 +678,7 @@ def _shards(client, X):
     except BaseException:
         cluster.release()  # the shards already loaded leave their workers
         raise
-    return cluster, any(infinite for _, infinite in loaded)
+    return cluster, np.logical_or.reduce([infinite for _, infinite in loaded])
 
 
 def _graph_bytes(X) -> int:
@@ -651,8 +692,66 @@ def _graph_bytes(X) -> int:
     return total
 
 
+def _categorical_mask(estimator, d: int) -> np.ndarray:
+    """The categorical columns of a dask array with ``d`` columns: the in-memory rule
+    (:func:`~climbing_trees._categorical_encoding.resolve_categorical_features`) on
+    float columns (``"auto"`` finds none: an array of numbers has no text)."""
+    from ._categorical_encoding import resolve_categorical_features
+
+    if isinstance(estimator.categorical_features, str):
+        return np.zeros(d, dtype=bool)  # "auto" on floats (another string: fit says)
+    columns = [None] * d  # only their number is read
+    return resolve_categorical_features(
+        estimator.categorical_features, columns, list(range(d)), False
+    )
+
+
+def _categorical_levels(cluster, cat, level_of=None):
+    """Each categorical column's levels over every shard, and its codes by row.
+
+    One round collects each shard's distinct present values of the columns
+    ``cat`` (and whether any is missing); the client takes their union, an
+    order-free result, and lists the levels as the in-memory fit does
+    (:func:`~climbing_trees._categorical_encoding._levels_of`: sorted, missing
+    last), so the codes do not depend on the partitioning.  A second round
+    replaces each shard's values by their codes and returns them: the client's
+    categorical search reads each row's code, as in memory.  ``level_of[k]``:
+    the level a value of column ``cat[k]`` stands for (a DataFrame's column:
+    :func:`frame_as_array`), None for the value itself.  Returns
+    ``(categories, codes)``: the levels of each column of ``cat``, and
+    ``codes`` (n, len(cat)).
+    """
+    from ._categorical_encoding import _levels_of
+
+    parts = cluster.round("levels", lambda s: (cat,))
+    present, categories = [], []
+    for k in range(len(cat)):
+        values = np.unique(np.concatenate([part[k][0] for part in parts]))
+        missing = any(part[k][1] for part in parts)
+        present.append(values)
+        convert = None if level_of is None else level_of[k]
+        # Python floats, as np.asarray(column, dtype=object) gives them in memory.
+        observed = values.tolist() if convert is None else [convert(v) for v in values]
+        objects = np.empty(len(observed) + missing, dtype=object)
+        objects[: len(observed)] = observed
+        if missing:
+            objects[-1] = np.nan
+        # The values' order is the levels' (a category's codes: its own order).
+        categories.append(_levels_of(None, objects) if convert is None else objects)
+    codes = cluster.round("encode", lambda s: (cat, present))
+    return categories, np.concatenate(codes)
+
+
 def fit_on_dask(estimator, X, y, sample_weight=None):
-    """``estimator.fit(X, y, sample_weight)`` with ``X`` a row-chunked dask array."""
+    """``estimator.fit(X, y, sample_weight)`` with ``X`` a row-chunked dask array.
+
+    Categorical columns (``categorical_features``) hold numbers, each a level:
+    their levels are collected from every shard (:func:`_categorical_levels`),
+    the workers keep their codes, and the client, which runs the categorical
+    search from each row's code as the in-memory fit does, receives them (one
+    small integer a row and categorical column).  Without a numerical column
+    the client then holds the whole of ``X`` (its codes) and grows the tree in
+    memory: there is nothing left to bin on the workers."""
     if type(X).__name__ != "Array":
         raise TypeError(
             f"fit on Dask takes a row-chunked dask.array X, not a {type(X).__name__}; "
@@ -663,40 +762,52 @@ def fit_on_dask(estimator, X, y, sample_weight=None):
     refusal = dask_refusal(estimator, X.shape[1])
     if refusal is not None:
         raise ValueError(refusal)
+    is_categorical = _categorical_mask(estimator, X.shape[1])
     client = _client()
     if any(np.isnan(c) for c in X.chunks[0]):
         X = X.compute_chunk_sizes()
     X = X.rechunk({1: -1})  # whole rows in each chunk
     y, sample_weight = _as_numpy(y), _as_numpy(sample_weight)
     n, d = X.shape
+    cat, num = np.flatnonzero(is_categorical), np.flatnonzero(~is_categorical)
     made = []
     cluster, infinite = _shards(client, X)
     try:  # the shards leave the workers, whatever happens
-        if infinite:
+        if infinite[num].any():  # a categorical column may hold inf as a level
             raise ValueError("Input X contains infinity or a value too large for dtype('float64').")
-        # The placeholder: zero pages (never written, so never allocated) and the
-        # row numbers in column 0, Fortran order so that only that column is written.
+        categories = [None] * d
+        # The placeholder: zero pages (never written, so never allocated), the row
+        # numbers in the first numerical column and each categorical column's codes,
+        # Fortran order so that only those columns are written.
         placeholder = np.zeros((n, d), order="F")
-        if d:
-            placeholder[:, 0] = np.arange(n)
+        if cat.size:
+            levels, codes = _categorical_levels(cluster, cat)
+            for k, j in enumerate(cat):
+                categories[j] = levels[k]
+                placeholder[:, j] = codes[:, k]
+        if num.size:
+            placeholder[:, num[0]] = np.arange(n)
 
         def rows_source(fit, max_bins, random_state):
             made.append(RemoteRows(fit, max_bins, random_state, cluster))
             return made[-1]
 
         learner = copy.copy(estimator)  # shares random_state: a RandomState advances
-        token = ROWS_SOURCE.set(rows_source)
+        learner.categorical_features = is_categorical if cat.size else None
+        token = ROWS_SOURCE.set(rows_source) if num.size else None
         try:
             learner.fit(placeholder, y, sample_weight)
         finally:
-            ROWS_SOURCE.reset(token)
+            if token is not None:
+                ROWS_SOURCE.reset(token)
     finally:
         cluster.release()
-    if not made:
+    if num.size and not made:
         raise RuntimeError(
             "the Dask fit did not reach the histogram builder (an option sent it to "
             "another one); this is a bug in climbing_trees: please report it."
         )
+    learner.categories_ = categories  # the levels, not the codes the client fitted on
     learner.fit_report_ = cluster.report
     estimator._adopt_fitted_state(learner)  # no attribute of a former fit stays
     return estimator

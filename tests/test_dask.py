@@ -16,6 +16,7 @@ pytest.importorskip("dask.array", reason="dask is an optional extra: pip install
 pytest.importorskip("distributed", reason="distributed is an optional extra: '.[dask]'")
 
 import dask.array as da  # noqa: E402
+import pandas as pd  # noqa: E402
 from distributed import Client, LocalCluster  # noqa: E402
 from hypothesis import HealthCheck, given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
@@ -30,6 +31,11 @@ TREE_ARRAYS = [
 ]  # fmt: skip
 
 
+CATEGORY_ARRAYS = [
+    "categories_unseen_left", "categories_start", "categories_stop", "categories_levels",
+]  # fmt: skip
+
+
 @pytest.fixture(scope="module")
 def client():
     cluster = LocalCluster(
@@ -41,8 +47,9 @@ def client():
 
 
 def assert_same_bits(a: ct.Tree, b: ct.Tree) -> None:
-    """Every array of the two trees, bit for bit (NaN where NaN)."""
-    for name in TREE_ARRAYS:
+    """Every array of the two trees, bit for bit (NaN where NaN), categorical sets too."""
+    assert a.categories_width == b.categories_width
+    for name in TREE_ARRAYS + CATEGORY_ARRAYS:
         x, y = np.asarray(getattr(a, name)), np.asarray(getattr(b, name))
         assert x.shape == y.shape, name
         assert x.tobytes() == y.tobytes(), name
@@ -111,6 +118,103 @@ def test_same_tree_for_any_chunking(client, criterion, missing, weighted, data):
     assert_same_bits(on_dask.tree_, memory.tree_)
     if classifier:
         np.testing.assert_array_equal(on_dask.classes_, memory.classes_)
+
+
+def _categorical_problem(seed, criterion, *, missing, weighted, n=600):
+    """``_problem``'s columns 0 to 2 and two categorical ones: column 3, seven levels
+    (odd numbers among them: -2, 0.5, 1e9), column 4, thirty levels (more than
+    ``max_bins``), both driving ``y``."""
+    X, y, w = _problem(seed, criterion, missing=missing, weighted=weighted, n=n, d=3)
+    rng = np.random.default_rng(seed + 1)
+    few = np.array([-2.0, 0.0, 0.5, 1.0, 3.0, 7.0, 1e9])
+    a = few[rng.integers(0, few.size, n)]
+    b = rng.integers(0, 30, n).astype(float)
+    effect_a = np.isin(a, [-2.0, 3.0, 1e9]) * 1.5
+    effect_b = (b % 3 == 0) * 1.0 - (b % 5 == 1) * 0.8
+    if criterion in ("gini", "entropy", "log_loss"):
+        y = (y + (effect_a + effect_b + rng.normal(size=n) > 0.7)) % 3
+    elif criterion == "poisson":
+        y = y + rng.poisson(np.exp(effect_a + effect_b))
+    else:
+        y = y + 2 * effect_a + 2 * effect_b
+    if missing:
+        a[rng.random(n) < 0.1] = np.nan
+        b[rng.random(n) < 0.1] = np.nan
+    return np.column_stack([X, a, b]), y, w
+
+
+CATEGORICAL_CASES = [
+    ("gini", False, False, "auto"),
+    ("entropy", True, True, "auto"),
+    ("log_loss", True, False, "partition"),
+    ("gini", True, True, "one_vs_rest"),
+    ("squared_error", True, True, "auto"),
+    ("squared_error", False, False, "one_vs_rest"),
+    ("poisson", True, True, "auto"),
+]
+
+
+@pytest.mark.parametrize(("criterion", "missing", "weighted", "split"), CATEGORICAL_CASES)
+@settings(max_examples=3, deadline=None, suppress_health_check=FIXTURE)
+@given(data=st.data())
+def test_same_categorical_tree_for_any_chunking(client, criterion, missing, weighted, split,
+                                                data):  # fmt: skip
+    """Categorical features (levels collected over the shards, NaN a level, weights,
+    every criterion and categorical search): the in-memory tree, bit for bit."""
+    seed = data.draw(st.integers(0, 2**16), label="seed")
+    X, y, w = _categorical_problem(seed, criterion, missing=missing, weighted=weighted)
+    chunks = data.draw(chunkings(len(X)), label="chunks")
+    classifier = criterion in ("gini", "entropy", "log_loss")
+    Estimator = ct.DecisionTreeClassifier if classifier else ct.DecisionTreeRegressor
+    options = {"criterion": criterion, "splitter": "hist", "max_depth": 6, "max_bins": 16,
+               "categorical_features": [3, 4], "categorical_split": split}  # fmt: skip
+    memory = Estimator(**options).fit(X, y, sample_weight=w)
+    Xd = da.from_array(X, chunks=(chunks, X.shape[1]))
+    on_dask = Estimator(**options).fit(Xd, da.from_array(y, chunks=(chunks,)), w)
+    assert memory.tree_.node_count > 7  # a real tree
+    assert np.isnan(memory.tree_.threshold[memory.tree_.feature >= 3]).any()  # sets
+    assert_same_bits(on_dask.tree_, memory.tree_)
+    np.testing.assert_array_equal(on_dask.is_categorical_, memory.is_categorical_)
+    for ours, theirs in zip(on_dask.categories_, memory.categories_, strict=True):
+        assert (ours is None) == (theirs is None)
+        if ours is not None:
+            assert ours.dtype == theirs.dtype == object
+            assert pd.isna(ours).tolist() == pd.isna(theirs).tolist()
+            assert [v for v in ours if not pd.isna(v)] == [v for v in theirs if not pd.isna(v)]
+    np.testing.assert_array_equal(on_dask.predict(X), memory.predict(X))
+    np.testing.assert_array_equal(on_dask.predict(Xd).compute(), memory.predict(X))
+
+
+def test_categorical_rounds_are_reported_and_inf_is_a_level(client):
+    """Two set-up rounds more (levels, codes), the codes counted as received; ``inf``
+    in a categorical column is a level, as in memory (refused in a numerical one)."""
+    X, y, _ = _categorical_problem(5, "squared_error", missing=True, weighted=False)
+    X[::50, 4] = np.inf
+    options = {"splitter": "hist", "max_depth": 5, "categorical_features": [3, 4]}
+    memory = ct.DecisionTreeRegressor(**options).fit(X, y)
+    tree = ct.DecisionTreeRegressor(**options).fit(da.from_array(X, chunks=(70, 5)), y)
+    assert_same_bits(tree.tree_, memory.tree_)
+    assert np.isinf(tree.categories_[4][-2]) and pd.isna(tree.categories_[4][-1])
+    report = tree.fit_report_
+    assert report["setup_rounds"] == 5  # load, levels, codes, sample, bin
+    assert report["rounds"] == 5 + sum(level["rounds"] for level in report["levels"])
+    assert report["bytes"] >= len(X) * 2  # a byte a row and categorical column
+    X[3, 0] = np.inf
+    with pytest.raises(ValueError, match="infinity"):
+        ct.DecisionTreeRegressor(**options).fit(da.from_array(X, chunks=(70, 5)), y)
+
+
+def test_only_categorical_columns(client):
+    """No numerical column: the client holds every code and grows the tree in memory."""
+    X, y, w = _categorical_problem(6, "gini", missing=True, weighted=True)
+    X = X[:, 3:]
+    options = {"splitter": "hist", "max_depth": 5, "categorical_features": [True, True]}
+    memory = ct.DecisionTreeClassifier(**options).fit(X, y, sample_weight=w)
+    tree = ct.DecisionTreeClassifier(**options)
+    tree.fit(da.from_array(X, chunks=(45, 2)), y, da.from_array(w, chunks=45))
+    assert memory.tree_.node_count > 7
+    assert_same_bits(tree.tree_, memory.tree_)
+    assert tree.fit_report_["levels"] == []  # no histogram round
 
 
 @pytest.mark.parametrize(
@@ -290,7 +394,6 @@ def test_a_last_level_summed_in_parts_counts_its_rounds(client, monkeypatch):
         ({"splitter": "random"}, "splitter='random' draws"),
         ({"max_features": 2}, "max_features=None"),
         ({"max_features": "sqrt"}, "max_features=None"),
-        ({"categorical_features": [0]}, "encode the categories"),
         ({"monotonic_cst": [1, 0, 0, 0]}, "monotonic_cst=None"),
     ],
 )
