@@ -2,7 +2,7 @@
 
 ``fit`` of :class:`~climbing_trees.DecisionTreeRegressor` or
 :class:`~climbing_trees.DecisionTreeClassifier` with ``splitter="hist"``
-accepts a row-chunked ``dask.array`` ``X`` and grows, on the current
+accepts a row-chunked ``dask.array`` ``X`` (or a dask DataFrame) and grows, on the current
 ``distributed`` client, the tree the in-memory fit grows: the same arrays,
 bit for bit, whatever the chunking, because every sum that crosses a
 partition is an integer (:mod:`climbing_trees._histograms`).
@@ -61,14 +61,35 @@ cannot run elsewhere: a round that waits on a worker paused for longer than
 plainer: one dict, one function per call (:func:`_call`).
 
 The estimator's own ``fit`` runs on the client over a placeholder of ``X``
-(zero pages that are never written but for one column of row numbers, which
-tell which rows a zero weight removed): every check, target encoding,
+(zero pages that are never written but for one column of row numbers, the
+first numerical one, which tell which rows a zero weight removed, and the
+codes of categorical columns): every check, target encoding,
 weight rule, pruning and the fitted attributes are the in-memory fit's.  (A
 zero weight makes that ``fit`` copy the placeholder's kept rows, ``8 d``
 bytes a kept row on the client for the length of the fit: not avoided yet.)
 Only the rows object of the histogram fit is swapped, through the hook
 :data:`~climbing_trees._levelwise._binned_rows.ROWS_SOURCE`, for
 :class:`RemoteRows`.
+
+Categorical features.  A column listed in ``categorical_features`` holds
+numbers, each a level.  One round collects each shard's distinct values of it
+(and whether one is missing); the client takes their union, which no
+partitioning changes, and lists the levels by the in-memory rule (sorted,
+missing last: :func:`_categorical_levels`).  A second round turns each
+shard's values into their codes and returns them: the in-memory categorical
+search of a histogram fit is not binned (it sums each node's rows' float
+statistics by level, in row order), so the client runs that same search on
+each row's code, one small integer a row and categorical column.  The
+workers route the rows of a categorical split with the in-memory rule
+(:func:`~climbing_trees._levelwise._grow.set_goes_left`).  (The placeholder,
+below, then holds the codes, and the estimator's encoding copies it once: ``8 d``
+bytes a row on the client for the length of the fit.)
+
+A dask DataFrame is read as the in-memory fit reads a pandas one
+(:func:`frame_as_array`): ``category`` columns with known categories (each
+value travels as its code), ``bool`` columns, numerical ones; the model has
+the frame's column names.  ``predict`` on a dask DataFrame runs the model on
+each partition, a pandas DataFrame (:func:`lazy_predict`).
 
 Options whose statistics cannot be summed over partitions are refused with
 the alternative named (:func:`dask_refusal`).  A worker lost during a fit
@@ -105,6 +126,11 @@ LOST = (
 def is_dask_collection(x) -> bool:
     """Whether ``x`` is a Dask collection (checked without importing dask)."""
     return type(x).__module__.split(".")[0] == "dask"
+
+
+def is_dask_frame(x) -> bool:
+    """Whether ``x`` is a dask DataFrame."""
+    return is_dask_collection(x) and type(x).__name__ == "DataFrame"
 
 
 def dask_refusal(estimator, n_features: int) -> str | None:
@@ -682,13 +708,17 @@ def _shards(client, X):
 
 
 def _graph_bytes(X) -> int:
-    """The bytes of the numpy arrays held inside ``X``'s task graph."""
+    """The bytes of the numpy arrays, and pandas frames and series (a dask DataFrame
+    made by ``from_pandas``: their memory, index included), held inside ``X``'s task
+    graph."""
     total = 0
     for value in dict(X.__dask_graph__()).values():
         if type(value).__name__ == "DataNode":
             value = value.value
         if isinstance(value, np.ndarray):
             total += value.nbytes
+        elif type(value).__name__ in ("DataFrame", "Series") and hasattr(value, "memory_usage"):
+            total += int(np.sum(value.memory_usage(deep=True, index=True)))
     return total
 
 
@@ -742,6 +772,81 @@ def _categorical_levels(cluster, cat, level_of=None):
     return categories, np.concatenate(codes)
 
 
+def frame_as_array(estimator, X):
+    """A dask DataFrame ``X`` as the fit reads it: ``(array, categorical mask, level_of,
+    column names)``, ``level_of`` as :func:`_categorical_levels` reads it.
+
+    The in-memory rule for a pandas DataFrame
+    (:func:`~climbing_trees._categorical_encoding.encode_categorical`):
+    ``categorical_features="auto"`` takes the ``category`` and ``bool`` columns,
+    or the columns listed.  A ``category`` column must have known categories
+    (its levels, in their order, are the levels; each value travels as its
+    code, a missing one as NaN); a ``bool`` one has the levels False and True;
+    a numerical column listed is categorical with its values as levels.  Text
+    (``object``, ``string``) columns are refused: their levels are not known
+    without a pass over the data, which ``X.categorize(columns=[...])`` (or
+    ``.astype("category").cat.as_known()``) makes once.  The other columns must
+    be numbers.
+    """
+    import pandas as pd
+
+    from ._categorical_encoding import _is_categorical_column, resolve_categorical_features
+
+    meta = X._meta
+    names = list(X.columns)
+    columns = [meta.iloc[:, j] for j in range(len(names))]
+    if isinstance(estimator.categorical_features, str) and estimator.categorical_features == "auto":
+        mask = np.array([_is_categorical_column(c, True) for c in columns], dtype=bool)
+    else:
+        mask = resolve_categorical_features(estimator.categorical_features, columns, names,
+                                            True)  # fmt: skip
+    level_of = {}
+    for j, (name, column) in enumerate(zip(names, columns, strict=True)):
+        dtype = column.dtype
+        if isinstance(dtype, pd.CategoricalDtype):
+            if not mask[j]:
+                raise ValueError(
+                    f"Column {name!r} of the dask DataFrame is a category but not listed "
+                    "in categorical_features; list it there (or leave categorical_features="
+                    '"auto"), or make it numbers.'
+                )
+            if not X[name].cat.known:
+                raise ValueError(
+                    f"Column {name!r} of the dask DataFrame is categorical with unknown "
+                    "categories, so its levels (and codes) would depend on the partitions; "
+                    f"make them known first: X = X.categorize(columns=[{name!r}]) (or "
+                    f"X[{name!r}] = X[{name!r}].cat.as_known())."
+                )
+            levels = list(dtype.categories)
+            level_of[j] = lambda code, levels=levels: levels[int(code)]
+        elif dtype.kind in "biuf":
+            if mask[j] and dtype.kind != "f":  # the levels as in memory: bools, ints
+                level_of[j] = bool if dtype.kind == "b" else int
+        else:
+            raise ValueError(
+                f"Column {name!r} of the dask DataFrame holds {dtype} values; on Dask a "
+                "column must be numbers, bool, or a pandas category with known "
+                f"categories: X = X.categorize(columns=[{name!r}]) (a pass over the data "
+                f"to find the levels; or X[{name!r}].astype('category').cat.as_known()), "
+                "or numbers."
+            )
+
+    def as_floats(part):
+        out = np.empty(part.shape, dtype=float)
+        for j in range(part.shape[1]):
+            column = part.iloc[:, j]
+            if isinstance(column.dtype, pd.CategoricalDtype):
+                codes = column.cat.codes.to_numpy()
+                out[:, j] = np.where(codes < 0, np.nan, codes)
+            else:
+                out[:, j] = column.to_numpy(dtype=float, na_value=np.nan)
+        return out
+
+    array = X.map_partitions(as_floats, meta=np.empty((0, len(names))))
+    cat = np.flatnonzero(mask)
+    return array, mask, [level_of.get(j) for j in cat], names
+
+
 def fit_on_dask(estimator, X, y, sample_weight=None):
     """``estimator.fit(X, y, sample_weight)`` with ``X`` a row-chunked dask array.
 
@@ -752,17 +857,24 @@ def fit_on_dask(estimator, X, y, sample_weight=None):
     small integer a row and categorical column).  Without a numerical column
     the client then holds the whole of ``X`` (its codes) and grows the tree in
     memory: there is nothing left to bin on the workers."""
-    if type(X).__name__ != "Array":
+    names, level_of = None, None
+    if is_dask_frame(X):
+        refusal = dask_refusal(estimator, len(X.columns))
+        if refusal is not None:
+            raise ValueError(refusal)
+        X, is_categorical, level_of, names = frame_as_array(estimator, X)
+    elif type(X).__name__ != "Array":
         raise TypeError(
-            f"fit on Dask takes a row-chunked dask.array X, not a {type(X).__name__}; "
-            "for a dask DataFrame of numerical columns pass df.to_dask_array(lengths=True)."
+            f"fit on Dask takes a row-chunked dask.array or a dask DataFrame X, not a "
+            f"{type(X).__name__}; make it one (for example dask.array.from_delayed)."
         )
     if X.ndim != 2:
         raise ValueError(f"X must be 2-D (n_samples, n_features); got {X.ndim} dimensions.")
     refusal = dask_refusal(estimator, X.shape[1])
     if refusal is not None:
         raise ValueError(refusal)
-    is_categorical = _categorical_mask(estimator, X.shape[1])
+    if names is None:
+        is_categorical = _categorical_mask(estimator, X.shape[1])
     client = _client()
     if any(np.isnan(c) for c in X.chunks[0]):
         X = X.compute_chunk_sizes()
@@ -781,7 +893,7 @@ def fit_on_dask(estimator, X, y, sample_weight=None):
         # Fortran order so that only those columns are written.
         placeholder = np.zeros((n, d), order="F")
         if cat.size:
-            levels, codes = _categorical_levels(cluster, cat)
+            levels, codes = _categorical_levels(cluster, cat, level_of)
             for k, j in enumerate(cat):
                 categories[j] = levels[k]
                 placeholder[:, j] = codes[:, k]
@@ -794,6 +906,10 @@ def fit_on_dask(estimator, X, y, sample_weight=None):
 
         learner = copy.copy(estimator)  # shares random_state: a RandomState advances
         learner.categorical_features = is_categorical if cat.size else None
+        if names is not None:  # a DataFrame's fit: its column names, checked as in memory
+            import pandas as pd
+
+            placeholder = pd.DataFrame(placeholder, columns=names, copy=False)
         token = ROWS_SOURCE.set(rows_source) if num.size else None
         try:
             learner.fit(placeholder, y, sample_weight)
@@ -814,9 +930,12 @@ def fit_on_dask(estimator, X, y, sample_weight=None):
 
 
 def lazy_predict(estimator, method: str, X):
-    """``estimator.method`` over each row chunk of a dask array: a lazy dask array."""
-    X = X.rechunk({1: -1})
+    """``estimator.method`` over each row chunk of a dask array, or each partition of a
+    dask DataFrame (each a pandas DataFrame, read as in memory): a lazy dask array."""
     function = getattr(estimator, method)
+    if is_dask_frame(X):
+        return _lazy_frame_predict(function, method, X)
+    X = X.rechunk({1: -1})
     meta = function(np.zeros((1, X.shape[1])))
     if isinstance(meta, list):  # one array per output
         raise ValueError(
@@ -828,6 +947,30 @@ def lazy_predict(estimator, method: str, X):
     return X.map_blocks(function, chunks=(X.chunks[0], meta.shape[1:]), dtype=meta.dtype)
 
 
+def _lazy_frame_predict(function, method: str, X):
+    """:func:`lazy_predict` of a dask DataFrame: one task a partition, rows unknown until
+    computed (``nan`` chunk sizes, as a DataFrame's own arrays have)."""
+    import warnings
+
+    import dask
+    import dask.array as da
+
+    with warnings.catch_warnings():  # a made-up row may hold a level unseen at fit
+        warnings.simplefilter("ignore")
+        meta = function(X._meta_nonempty.iloc[:1])
+    if isinstance(meta, list):  # one array per output
+        raise ValueError(
+            f"{method} of several outputs returns a list, which has no lazy form here; "
+            "call it on each partition (X.to_delayed()) or on X.compute()."
+        )
+    call = dask.delayed(function, pure=True)
+    parts = [
+        da.from_delayed(call(part), shape=(np.nan, *meta.shape[1:]), dtype=meta.dtype)
+        for part in X.to_delayed()
+    ]
+    return da.concatenate(parts, axis=0)
+
+
 def stacked_decision_path(estimator, X):
     """``estimator.decision_path`` of each row chunk of a dask array, computed on the
     workers and stacked: a sparse matrix has no lazy form, but ``X`` is never
@@ -835,7 +978,7 @@ def stacked_decision_path(estimator, X):
     import dask
     from scipy import sparse
 
-    X = X.rechunk({1: -1})
+    blocks = X.to_delayed() if is_dask_frame(X) else X.rechunk({1: -1}).to_delayed().ravel()
     path = dask.delayed(estimator.decision_path)
-    parts = dask.compute(*[path(block) for block in X.to_delayed().ravel()])
+    parts = dask.compute(*[path(block) for block in blocks])
     return sparse.vstack(parts, format="csr")
