@@ -91,6 +91,12 @@ value travels as its code), ``bool`` columns, numerical ones; the model has
 the frame's column names.  ``predict`` on a dask DataFrame runs the model on
 each partition, a pandas DataFrame (:func:`lazy_predict`).
 
+Forests (:func:`forest_data`, :func:`grow_on_workers`): a forest's ``fit`` on a
+dask array that fits a worker computes ``X`` once, sends it once to every
+worker, and grows each tree in memory on a worker, with the in-memory
+forest's seeds and weights: the same trees.  A forest of histogram trees
+grown over the cluster, for data larger than a worker, is not built.
+
 Options whose statistics cannot be summed over partitions are refused with
 the alternative named (:func:`dask_refusal`).  A worker lost during a fit
 makes the fit fail with a clear error (:data:`LOST`): a round watches that its
@@ -927,6 +933,59 @@ def fit_on_dask(estimator, X, y, sample_weight=None):
     learner.fit_report_ = cluster.report
     estimator._adopt_fitted_state(learner)  # no attribute of a former fit stays
     return estimator
+
+
+#: A forest fits on Dask when ``X`` takes at most this share of the smallest worker's
+#: memory limit (each worker holds a copy of it and grows whole trees on it).
+FOREST_SHARE = 0.25
+
+
+def forest_data(forest, X, y, sample_weight):
+    """``X``, ``y`` and ``sample_weight`` of a forest's fit on a dask array, computed.
+
+    The minimal forest on Dask: each tree grows in memory on a worker, so ``X``
+    must fit a worker (at most :data:`FOREST_SHARE` of the smallest worker's
+    memory limit, else the error names the histogram tree, which grows over the
+    cluster).  ``X`` is computed once on the client (which holds it for the
+    out-of-bag estimates and the trees' shared checks) and sent once to every
+    worker (:func:`grow_on_workers`).  Histogram trees over the cluster for
+    data larger than a worker are not done.
+    """
+    tree = forest._tree_class.__name__
+    if type(X).__name__ != "Array":
+        raise TypeError(
+            f"{type(forest).__name__} fits on a row-chunked dask.array, not a "
+            f"{type(X).__name__}; pass X.to_dask_array(lengths=True), fit a "
+            f"{tree}(splitter='hist') on it, or compute X to fit the forest in memory."
+        )
+    client = _client()
+    limits = [w.get("memory_limit") or 0 for w in _workers(client).values()]
+    limit = min(limits) if limits and all(limits) else None
+    if limit is not None and X.nbytes > FOREST_SHARE * limit:
+        raise TypeError(
+            f"{type(forest).__name__} on Dask grows each tree in memory on a worker, and X "
+            f"({X.nbytes:,} bytes) is over {FOREST_SHARE:.0%} of a worker's memory limit "
+            f"({limit:,} bytes): fit a {tree}(splitter='hist') on it (climbing_trees grows "
+            "that tree over the cluster), or give the workers more memory."
+        )
+    return np.asarray(X.compute()), _as_numpy(y), _as_numpy(sample_weight)
+
+
+def grow_on_workers(grow, trees, fitted, X, Y, weights) -> list:
+    """``grow(tree, fitted, X, Y, w)`` of each tree (``weights``: each tree's ``w``) as
+    one task on the cluster; ``X`` and ``Y`` are sent once to every worker.  The
+    trees come back grown, in order: the in-memory forest's trees, whose seeds
+    and weights they carry."""
+    client = _client()
+    X_f, Y_f = client.scatter([X, Y], broadcast=True, hash=False)
+    tasks = [
+        client.submit(grow, tree, fitted, X_f, Y_f, w, pure=False)
+        for tree, w in zip(trees, weights, strict=True)
+    ]
+    try:
+        return client.gather(tasks)
+    finally:
+        client.cancel([*tasks, X_f, Y_f])
 
 
 def lazy_predict(estimator, method: str, X):

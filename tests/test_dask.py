@@ -366,11 +366,50 @@ def test_a_refit_on_dask_keeps_no_attribute_of_the_former_fit(client):
     assert fitted == {k for k in vars(memory) if k.endswith("_")} | {"fit_report_"}
 
 
-@pytest.mark.parametrize("Forest", [ct.RandomForestRegressor, ct.ExtraTreesRegressor])
-def test_forests_refuse_dask_arrays_instead_of_computing_them(client, Forest):
+@pytest.mark.parametrize(
+    ("Forest", "options"),
+    [
+        (ct.RandomForestRegressor, {"oob_score": True}),
+        (ct.ExtraTreesRegressor, {"bootstrap": True, "max_samples": 0.7}),
+        (ct.RandomForestClassifier, {"class_weight": "balanced_subsample"}),
+        (ct.ExtraTreesClassifier, {}),
+    ],
+)
+def test_a_forest_on_dask_grows_the_in_memory_trees_on_the_workers(
+    client, monkeypatch, Forest, options
+):
+    """Each tree grows in memory on a worker, with the in-memory forest's seeds and
+    weights: the same trees, bit for bit, and the same out-of-bag estimates."""
+    classifier = Forest in (ct.RandomForestClassifier, ct.ExtraTreesClassifier)
+    X, y, w = _problem(3, "gini" if classifier else "squared_error", missing=True,
+                       weighted=True, n=300)  # fmt: skip
+    options = {"n_estimators": 5, "max_depth": 5, "random_state": 4, **options}
+    memory = Forest(**options).fit(X, y, sample_weight=w)
+
+    def not_here(*args, **kwargs):
+        raise AssertionError("a tree grown on the client")
+
+    # The workers are other processes: their trees still grow.
+    monkeypatch.setattr(ct.DecisionTreeRegressor, "_grow", not_here)
+    monkeypatch.setattr(ct.DecisionTreeClassifier, "_grow", not_here)
+    on_dask = Forest(**options).fit(da.from_array(X, chunks=(70, 4)), y, w)
+    assert len(on_dask.estimators_) == 5
+    for ours, theirs in zip(on_dask.estimators_, memory.estimators_, strict=True):
+        assert ours.random_state == theirs.random_state
+        assert_same_bits(ours.tree_, theirs.tree_)
+    np.testing.assert_array_equal(on_dask.predict(X), memory.predict(X))
+    if options.get("oob_score"):
+        assert on_dask.oob_score_ == memory.oob_score_
+
+
+def test_a_forest_refuses_data_larger_than_a_worker(client, monkeypatch):
+    """Over FOREST_SHARE of a worker's memory: the error names the histogram tree,
+    which grows over the cluster (X is not computed)."""
     X, y, _ = _problem(3, "squared_error", missing=False, weighted=False, n=100)
-    with pytest.raises(TypeError, match="DecisionTreeRegressor"):
-        Forest(n_estimators=2).fit(da.from_array(X, chunks=(30, 4)), y)
+    monkeypatch.setattr(_dask, "FOREST_SHARE", 1e-9)
+    monkeypatch.setattr(da.Array, "compute", lambda *a, **k: pytest.fail("computed"))
+    with pytest.raises(TypeError, match=r"DecisionTreeRegressor\(splitter='hist'\)"):
+        ct.RandomForestRegressor(n_estimators=2).fit(da.from_array(X, chunks=(30, 4)), y)
 
 
 def test_beyond_the_subsample_the_same_rows_bin(client):
