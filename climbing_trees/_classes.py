@@ -296,7 +296,9 @@ class BaseDecisionTree(BaseEstimator):
             NaN marks a missing value (in a dense ``X``); a sparse matrix is
             read as ``X.toarray()``, at the memory of its dense equivalent;
             categorical columns as in ``categorical_features``.
-            With ``splitter="hist"``, a row-chunked ``dask.array`` fits on the
+            With ``splitter="hist"``, a row-chunked ``dask.array`` (categorical
+            columns as in ``categorical_features``) or a dask DataFrame (as a
+            pandas one; its category columns with known categories) fits on the
             current ``distributed`` client, the same tree bit for bit
             (:mod:`climbing_trees._dask`; ``fit_report_`` then says what crossed
             the network).

@@ -2,7 +2,7 @@
 
 ``fit`` of :class:`~climbing_trees.DecisionTreeRegressor` or
 :class:`~climbing_trees.DecisionTreeClassifier` with ``splitter="hist"``
-accepts a row-chunked ``dask.array`` ``X`` and grows, on the current
+accepts a row-chunked ``dask.array`` ``X`` (or a dask DataFrame) and grows, on the current
 ``distributed`` client, the tree the in-memory fit grows: the same arrays,
 bit for bit, whatever the chunking, because every sum that crosses a
 partition is an integer (:mod:`climbing_trees._histograms`).
@@ -61,14 +61,41 @@ cannot run elsewhere: a round that waits on a worker paused for longer than
 plainer: one dict, one function per call (:func:`_call`).
 
 The estimator's own ``fit`` runs on the client over a placeholder of ``X``
-(zero pages that are never written but for one column of row numbers, which
-tell which rows a zero weight removed): every check, target encoding,
+(zero pages that are never written but for one column of row numbers, the
+first numerical one, which tell which rows a zero weight removed, and the
+codes of categorical columns): every check, target encoding,
 weight rule, pruning and the fitted attributes are the in-memory fit's.  (A
 zero weight makes that ``fit`` copy the placeholder's kept rows, ``8 d``
 bytes a kept row on the client for the length of the fit: not avoided yet.)
 Only the rows object of the histogram fit is swapped, through the hook
 :data:`~climbing_trees._levelwise._binned_rows.ROWS_SOURCE`, for
 :class:`RemoteRows`.
+
+Categorical features.  A column listed in ``categorical_features`` holds
+numbers, each a level.  One round collects each shard's distinct values of it
+(and whether one is missing); the client takes their union, which no
+partitioning changes, and lists the levels by the in-memory rule (sorted,
+missing last: :func:`_categorical_levels`).  A second round turns each
+shard's values into their codes and returns them: the in-memory categorical
+search of a histogram fit is not binned (it sums each node's rows' float
+statistics by level, in row order), so the client runs that same search on
+each row's code, one small integer a row and categorical column.  The
+workers route the rows of a categorical split with the in-memory rule
+(:func:`~climbing_trees._levelwise._grow.set_goes_left`).  (The placeholder,
+below, then holds the codes, and the estimator's encoding copies it once: ``8 d``
+bytes a row on the client for the length of the fit.)
+
+A dask DataFrame is read as the in-memory fit reads a pandas one
+(:func:`frame_as_array`): ``category`` columns with known categories (each
+value travels as its code), ``bool`` columns, numerical ones; the model has
+the frame's column names.  ``predict`` on a dask DataFrame runs the model on
+each partition, a pandas DataFrame (:func:`lazy_predict`).
+
+Forests (:func:`forest_data`, :func:`grow_on_workers`): a forest's ``fit`` on a
+dask array that fits a worker computes ``X`` once, sends it once to every
+worker, and grows each tree in memory on a worker, with the in-memory
+forest's seeds and weights: the same trees.  A forest of histogram trees
+grown over the cluster, for data larger than a worker, is not built.
 
 Options whose statistics cannot be summed over partitions are refused with
 the alternative named (:func:`dask_refusal`).  A worker lost during a fit
@@ -91,7 +118,7 @@ import numpy as np
 from ._binning import bins_of_sample, subsample_rows
 from ._histograms import node_histograms
 from ._levelwise._binned_rows import ROWS_SOURCE, BinnedRows, row_index
-from ._levelwise._grow import numeric_goes_left
+from ._levelwise._grow import numeric_goes_left, set_goes_left
 from ._random import resolve_max_features
 
 LOST = (
@@ -105,6 +132,11 @@ LOST = (
 def is_dask_collection(x) -> bool:
     """Whether ``x`` is a Dask collection (checked without importing dask)."""
     return type(x).__module__.split(".")[0] == "dask"
+
+
+def is_dask_frame(x) -> bool:
+    """Whether ``x`` is a dask DataFrame."""
+    return is_dask_collection(x) and type(x).__name__ == "DataFrame"
 
 
 def dask_refusal(estimator, n_features: int) -> str | None:
@@ -133,11 +165,6 @@ def dask_refusal(estimator, n_features: int) -> str | None:
             "(surrogates and fractional rows are not sums of per-row statistics); use "
             "missing_values='learn'."
         )
-    if estimator.categorical_features not in (None, "auto"):
-        return (
-            "categorical_features are not supported on a Dask array yet; encode the "
-            "categories as numbers, or compute X into memory first."
-        )
     # All features (None, 1.0, n_features) draw nothing; a subset is drawn per node.
     if resolve_max_features(estimator.max_features, n_features) < n_features:
         return (
@@ -165,6 +192,33 @@ class _Shard:
         X = np.concatenate(blocks) if len(blocks) > 1 else blocks[0]
         self.X = np.ascontiguousarray(X, dtype=float)
         self.calls = 0
+        self.num = np.arange(self.X.shape[1])  # the numerical columns (binned)
+
+    def levels(self, cat):
+        """Each categorical column's distinct present values (sorted) and whether it
+        holds a missing value: this shard's part of the fit's levels."""
+        out = []
+        for j in cat:
+            column = self.X[:, j]
+            nan = np.isnan(column)
+            out.append((np.unique(column[~nan]), bool(nan.any())))
+        return out
+
+    def encode(self, cat, present):
+        """Replace each categorical column ``cat[k]`` by its level codes: a value's
+        place among the fit's present values ``present[k]`` (sorted), a missing
+        value the last code (missing is the last level, as in memory).  Returns
+        the codes, ``(rows, len(cat))``, for the client's categorical search."""
+        codes = np.empty((self.X.shape[0], len(cat)), dtype=_code_type(present))
+        for k, j in enumerate(cat):
+            column = self.X[:, j]
+            nan = np.isnan(column)
+            code = np.searchsorted(present[k], column).astype(float)
+            code[nan] = len(present[k])
+            self.X[:, j] = code
+            codes[:, k] = code
+        self.num = np.setdiff1d(np.arange(self.X.shape[1]), cat)
+        return codes
 
     def keep(self, kept_bits):
         """Keep the rows whose bit is set (the others had weight 0)."""
@@ -174,17 +228,18 @@ class _Shard:
     def sample(self, rows, max_bins):
         """The rows ``rows`` (None: all), and each column's distinct present values
         (None if more than ``max_bins``)."""
+        X = self.X[:, self.num]  # the numerical columns are binned
         distinct = []
-        for j in range(self.X.shape[1]):
-            column = self.X[:, j]
+        for j in range(X.shape[1]):
+            column = X[:, j]
             values = np.unique(column[~np.isnan(column)])
             distinct.append(values if len(values) <= max_bins else None)
-        return (self.X if rows is None else self.X[rows]), distinct
+        return (X if rows is None else X[rows]), distinct
 
     def bin(self, bins):
         """Bin the rows (:meth:`Bins.codes`); every row in the root.  Returns which
         columns have a missing value."""
-        self.codes = bins.codes(self.X)
+        self.codes = bins.codes(self.X[:, self.num])
         self.node = np.zeros(self.X.shape[0], dtype=np.intp)
         return (self.codes == bins.missing_bin).any(axis=0)
 
@@ -200,21 +255,33 @@ class _Shard:
         codes, stats = self.codes, self.stats
         return node_histograms(codes, rows, starts, sizes, built, stats, width)
 
-    def route(self, split, feature, threshold, missing_left):
+    def route(self, split, feature, threshold, missing_left, sets=None, width=None):
         """Move the rows of the split nodes into their children (left children in
         their parents' order, then right ones; other rows leave), as the client's
-        index does.  Returns one bit per moved row (local order) and their count."""
+        index does: ``x <= threshold`` at numerical nodes, membership of the row's
+        level code in the node's set at categorical ones (``sets``, ``width``: as
+        :func:`~climbing_trees._levelwise._grow.set_goes_left` reads them).
+        Returns one bit per moved row (local order) and their count."""
         moved = np.flatnonzero(self.node >= 0)
         moved = moved[split[self.node[moved]]]
         node = self.node[moved]
         x = self.X[moved, feature[node]]
         go_left = numeric_goes_left(x, threshold[node], missing_left, node)
+        if sets is not None:
+            set_goes_left(threshold, sets, width, node, x, go_left)
         rank = np.cumsum(split) - 1  # a split node's place among them
         n_split = int(split.sum())
         children = np.full(self.X.shape[0], -1, dtype=np.intp)
         children[moved] = np.where(go_left, rank[node], n_split + rank[node])
         self.node = children  # one assignment: the old nodes stay whole until here
         return np.packbits(go_left), moved.size
+
+
+def _code_type(present):
+    """The smallest unsigned integers that hold every level code of ``present``'s columns
+    (the missing level's code included)."""
+    most = max((len(p) for p in present), default=0)
+    return np.uint8 if most < 255 else np.uint16 if most < 65_535 else np.uint32
 
 
 def register_sizeof() -> None:
@@ -258,7 +325,8 @@ def _worker_id(worker=None) -> str:
 def _load(fit_id, s, *blocks):
     """Make shard ``s`` of fit ``fit_id`` from its row blocks, in this worker's registry.
 
-    Returns its row count and whether any value is infinite (the in-memory check).
+    Returns its row count and which columns hold an infinite value (the in-memory
+    check of numerical columns; a categorical column may hold ``inf`` as a level).
     A fit already released (it failed while this shard loaded) gets no shard."""
     register_sizeof()
     shard = _Shard(*blocks)
@@ -267,7 +335,7 @@ def _load(fit_id, s, *blocks):
         if fit_id in _RELEASED.get(worker, ()):
             raise RuntimeError(f"fit {fit_id} was released while shard {s} loaded")
         _SHARDS.setdefault(worker, {})[fit_id, s] = shard
-    return shard.X.shape[0], bool(np.isinf(shard.X).any())
+    return shard.X.shape[0], np.isinf(shard.X).any(axis=0)
 
 
 def _call(fit_id, s, call, method, *args):
@@ -491,8 +559,10 @@ class RemoteRows(BinnedRows):
 
     def __init__(self, fit, max_bins: int, random_state, cluster: _Cluster):
         self.cluster = cluster
+        self.width = fit.width  # of the categorical sets
         n = fit.n
-        kept = fit.X[:, 0].astype(np.int64)  # the placeholder's row numbers
+        # The placeholder's row numbers, in its first numerical column.
+        kept = fit.X[:, fit.num_features[0]].astype(np.int64)
         # The fit's rows held by each shard: a contiguous run (X[keep] keeps order).
         bounds = np.searchsorted(kept, np.append(cluster.firsts, np.iinfo(np.int64).max))
         self.bounds = bounds
@@ -559,6 +629,9 @@ class RemoteRows(BinnedRows):
         kept_rows = np.compress(keep, level.index_rows)
         kept_node = np.compress(keep, level.node_of_pos)
         args = (split, made.feature, made.threshold, made.missing_left)
+        if np.isnan(made.threshold[split]).any():  # categorical splits: their sets
+            sets = (made.unseen_left, made.set_node, made.set_level)
+            args = (*args, sets, self.width)
         parts = self.cluster.round("route", lambda s: args, level.depth)
         if sum(count for _, count in parts) != kept_rows.size:
             raise RuntimeError(LOST)
@@ -602,7 +675,7 @@ def _as_numpy(a):
 def _shards(client, X):
     """One shard per worker, each a contiguous run of ``X``'s row chunks, loaded into
     the workers' registries (:func:`_load`).  Returns the fit's :class:`_Cluster` and
-    whether any value of ``X`` is infinite."""
+    which columns of ``X`` hold an infinite value."""
     workers = sorted(_workers(client))
     blocks = X.to_delayed().ravel().tolist()
     sizes = np.asarray(X.chunks[0], dtype=np.int64)
@@ -637,75 +710,291 @@ def _shards(client, X):
     except BaseException:
         cluster.release()  # the shards already loaded leave their workers
         raise
-    return cluster, any(infinite for _, infinite in loaded)
+    return cluster, np.logical_or.reduce([infinite for _, infinite in loaded])
 
 
 def _graph_bytes(X) -> int:
-    """The bytes of the numpy arrays held inside ``X``'s task graph."""
+    """The bytes of the numpy arrays, and pandas frames and series (a dask DataFrame
+    made by ``from_pandas``: their memory, index included), held inside ``X``'s task
+    graph."""
     total = 0
     for value in dict(X.__dask_graph__()).values():
         if type(value).__name__ == "DataNode":
             value = value.value
         if isinstance(value, np.ndarray):
             total += value.nbytes
+        elif type(value).__name__ in ("DataFrame", "Series") and hasattr(value, "memory_usage"):
+            total += int(np.sum(value.memory_usage(deep=True, index=True)))
     return total
 
 
+def _categorical_mask(estimator, d: int) -> np.ndarray:
+    """The categorical columns of a dask array with ``d`` columns: the in-memory rule
+    (:func:`~climbing_trees._categorical_encoding.resolve_categorical_features`) on
+    float columns (``"auto"`` finds none: an array of numbers has no text)."""
+    from ._categorical_encoding import resolve_categorical_features
+
+    if isinstance(estimator.categorical_features, str):
+        return np.zeros(d, dtype=bool)  # "auto" on floats (another string: fit says)
+    columns = [None] * d  # only their number is read
+    return resolve_categorical_features(
+        estimator.categorical_features, columns, list(range(d)), False
+    )
+
+
+def _categorical_levels(cluster, cat, level_of=None):
+    """Each categorical column's levels over every shard, and its codes by row.
+
+    One round collects each shard's distinct present values of the columns
+    ``cat`` (and whether any is missing); the client takes their union, an
+    order-free result, and lists the levels as the in-memory fit does
+    (:func:`~climbing_trees._categorical_encoding._levels_of`: sorted, missing
+    last), so the codes do not depend on the partitioning.  A second round
+    replaces each shard's values by their codes and returns them: the client's
+    categorical search reads each row's code, as in memory.  ``level_of[k]``:
+    the level a value of column ``cat[k]`` stands for (a DataFrame's column:
+    :func:`frame_as_array`), None for the value itself.  Returns
+    ``(categories, codes)``: the levels of each column of ``cat``, and
+    ``codes`` (n, len(cat)).
+    """
+    from ._categorical_encoding import _levels_of
+
+    parts = cluster.round("levels", lambda s: (cat,))
+    present, categories = [], []
+    for k in range(len(cat)):
+        values = np.unique(np.concatenate([part[k][0] for part in parts]))
+        missing = any(part[k][1] for part in parts)
+        present.append(values)
+        convert = None if level_of is None else level_of[k]
+        # Python floats, as np.asarray(column, dtype=object) gives them in memory.
+        observed = values.tolist() if convert is None else [convert(v) for v in values]
+        objects = np.empty(len(observed) + missing, dtype=object)
+        objects[: len(observed)] = observed
+        if missing:
+            objects[-1] = np.nan
+        # The values' order is the levels' (a category's codes: its own order).
+        categories.append(_levels_of(None, objects) if convert is None else objects)
+    codes = cluster.round("encode", lambda s: (cat, present))
+    return categories, np.concatenate(codes)
+
+
+def frame_as_array(estimator, X):
+    """A dask DataFrame ``X`` as the fit reads it: ``(array, categorical mask, level_of,
+    column names)``, ``level_of`` as :func:`_categorical_levels` reads it.
+
+    The in-memory rule for a pandas DataFrame
+    (:func:`~climbing_trees._categorical_encoding.encode_categorical`):
+    ``categorical_features="auto"`` takes the ``category`` and ``bool`` columns,
+    or the columns listed.  A ``category`` column must have known categories
+    (its levels, in their order, are the levels; each value travels as its
+    code, a missing one as NaN); a ``bool`` one has the levels False and True;
+    a numerical column listed is categorical with its values as levels.  Text
+    (``object``, ``string``) columns are refused: their levels are not known
+    without a pass over the data, which ``X.categorize(columns=[...])`` (or
+    ``.astype("category").cat.as_known()``) makes once.  The other columns must
+    be numbers.
+    """
+    import pandas as pd
+
+    from ._categorical_encoding import _is_categorical_column, resolve_categorical_features
+
+    meta = X._meta
+    names = list(X.columns)
+    columns = [meta.iloc[:, j] for j in range(len(names))]
+    if isinstance(estimator.categorical_features, str) and estimator.categorical_features == "auto":
+        mask = np.array([_is_categorical_column(c, True) for c in columns], dtype=bool)
+    else:
+        mask = resolve_categorical_features(estimator.categorical_features, columns, names,
+                                            True)  # fmt: skip
+    level_of = {}
+    for j, (name, column) in enumerate(zip(names, columns, strict=True)):
+        dtype = column.dtype
+        if isinstance(dtype, pd.CategoricalDtype):
+            if not mask[j]:
+                raise ValueError(
+                    f"Column {name!r} of the dask DataFrame is a category but not listed "
+                    "in categorical_features; list it there (or leave categorical_features="
+                    '"auto"), or make it numbers.'
+                )
+            if not X[name].cat.known:
+                raise ValueError(
+                    f"Column {name!r} of the dask DataFrame is categorical with unknown "
+                    "categories, so its levels (and codes) would depend on the partitions; "
+                    f"make them known first: X = X.categorize(columns=[{name!r}]) (or "
+                    f"X[{name!r}] = X[{name!r}].cat.as_known())."
+                )
+            levels = list(dtype.categories)
+            level_of[j] = lambda code, levels=levels: levels[int(code)]
+        elif dtype.kind in "biuf":
+            if mask[j] and dtype.kind != "f":  # the levels as in memory: bools, ints
+                level_of[j] = bool if dtype.kind == "b" else int
+        else:
+            raise ValueError(
+                f"Column {name!r} of the dask DataFrame holds {dtype} values; on Dask a "
+                "column must be numbers, bool, or a pandas category with known "
+                f"categories: X = X.categorize(columns=[{name!r}]) (a pass over the data "
+                f"to find the levels; or X[{name!r}].astype('category').cat.as_known()), "
+                "or numbers."
+            )
+
+    def as_floats(part):
+        out = np.empty(part.shape, dtype=float)
+        for j in range(part.shape[1]):
+            column = part.iloc[:, j]
+            if isinstance(column.dtype, pd.CategoricalDtype):
+                codes = column.cat.codes.to_numpy()
+                out[:, j] = np.where(codes < 0, np.nan, codes)
+            else:
+                out[:, j] = column.to_numpy(dtype=float, na_value=np.nan)
+        return out
+
+    array = X.map_partitions(as_floats, meta=np.empty((0, len(names))))
+    cat = np.flatnonzero(mask)
+    return array, mask, [level_of.get(j) for j in cat], names
+
+
 def fit_on_dask(estimator, X, y, sample_weight=None):
-    """``estimator.fit(X, y, sample_weight)`` with ``X`` a row-chunked dask array."""
-    if type(X).__name__ != "Array":
+    """``estimator.fit(X, y, sample_weight)`` with ``X`` a row-chunked dask array.
+
+    Categorical columns (``categorical_features``) hold numbers, each a level:
+    their levels are collected from every shard (:func:`_categorical_levels`),
+    the workers keep their codes, and the client, which runs the categorical
+    search from each row's code as the in-memory fit does, receives them (one
+    small integer a row and categorical column).  Without a numerical column
+    the client then holds the whole of ``X`` (its codes) and grows the tree in
+    memory: there is nothing left to bin on the workers."""
+    names, level_of = None, None
+    if is_dask_frame(X):
+        refusal = dask_refusal(estimator, len(X.columns))
+        if refusal is not None:
+            raise ValueError(refusal)
+        X, is_categorical, level_of, names = frame_as_array(estimator, X)
+    elif type(X).__name__ != "Array":
         raise TypeError(
-            f"fit on Dask takes a row-chunked dask.array X, not a {type(X).__name__}; "
-            "for a dask DataFrame of numerical columns pass df.to_dask_array(lengths=True)."
+            f"fit on Dask takes a row-chunked dask.array or a dask DataFrame X, not a "
+            f"{type(X).__name__}; make it one (for example dask.array.from_delayed)."
         )
     if X.ndim != 2:
         raise ValueError(f"X must be 2-D (n_samples, n_features); got {X.ndim} dimensions.")
     refusal = dask_refusal(estimator, X.shape[1])
     if refusal is not None:
         raise ValueError(refusal)
+    if names is None:
+        is_categorical = _categorical_mask(estimator, X.shape[1])
     client = _client()
     if any(np.isnan(c) for c in X.chunks[0]):
         X = X.compute_chunk_sizes()
     X = X.rechunk({1: -1})  # whole rows in each chunk
     y, sample_weight = _as_numpy(y), _as_numpy(sample_weight)
     n, d = X.shape
+    cat, num = np.flatnonzero(is_categorical), np.flatnonzero(~is_categorical)
     made = []
     cluster, infinite = _shards(client, X)
     try:  # the shards leave the workers, whatever happens
-        if infinite:
+        if infinite[num].any():  # a categorical column may hold inf as a level
             raise ValueError("Input X contains infinity or a value too large for dtype('float64').")
-        # The placeholder: zero pages (never written, so never allocated) and the
-        # row numbers in column 0, Fortran order so that only that column is written.
+        categories = [None] * d
+        # The placeholder: zero pages (never written, so never allocated), the row
+        # numbers in the first numerical column and each categorical column's codes,
+        # Fortran order so that only those columns are written.
         placeholder = np.zeros((n, d), order="F")
-        if d:
-            placeholder[:, 0] = np.arange(n)
+        if cat.size:
+            levels, codes = _categorical_levels(cluster, cat, level_of)
+            for k, j in enumerate(cat):
+                categories[j] = levels[k]
+                placeholder[:, j] = codes[:, k]
+        if num.size:
+            placeholder[:, num[0]] = np.arange(n)
 
         def rows_source(fit, max_bins, random_state):
             made.append(RemoteRows(fit, max_bins, random_state, cluster))
             return made[-1]
 
         learner = copy.copy(estimator)  # shares random_state: a RandomState advances
-        token = ROWS_SOURCE.set(rows_source)
+        learner.categorical_features = is_categorical if cat.size else None
+        if names is not None:  # a DataFrame's fit: its column names, checked as in memory
+            import pandas as pd
+
+            placeholder = pd.DataFrame(placeholder, columns=names, copy=False)
+        token = ROWS_SOURCE.set(rows_source) if num.size else None
         try:
             learner.fit(placeholder, y, sample_weight)
         finally:
-            ROWS_SOURCE.reset(token)
+            if token is not None:
+                ROWS_SOURCE.reset(token)
     finally:
         cluster.release()
-    if not made:
+    if num.size and not made:
         raise RuntimeError(
             "the Dask fit did not reach the histogram builder (an option sent it to "
             "another one); this is a bug in climbing_trees: please report it."
         )
+    learner.categories_ = categories  # the levels, not the codes the client fitted on
     learner.fit_report_ = cluster.report
     estimator._adopt_fitted_state(learner)  # no attribute of a former fit stays
     return estimator
 
 
+#: A forest fits on Dask when ``X`` takes at most this share of the smallest worker's
+#: memory limit (each worker holds a copy of it and grows whole trees on it).
+FOREST_SHARE = 0.25
+
+
+def forest_data(forest, X, y, sample_weight):
+    """``X``, ``y`` and ``sample_weight`` of a forest's fit on a dask array, computed.
+
+    The minimal forest on Dask: each tree grows in memory on a worker, so ``X``
+    must fit a worker (at most :data:`FOREST_SHARE` of the smallest worker's
+    memory limit, else the error names the histogram tree, which grows over the
+    cluster).  ``X`` is computed once on the client (which holds it for the
+    out-of-bag estimates and the trees' shared checks) and sent once to every
+    worker (:func:`grow_on_workers`).  Histogram trees over the cluster for
+    data larger than a worker are not done.
+    """
+    tree = forest._tree_class.__name__
+    if type(X).__name__ != "Array":
+        raise TypeError(
+            f"{type(forest).__name__} fits on a row-chunked dask.array, not a "
+            f"{type(X).__name__}; pass X.to_dask_array(lengths=True), fit a "
+            f"{tree}(splitter='hist') on it, or compute X to fit the forest in memory."
+        )
+    client = _client()
+    limits = [w.get("memory_limit") or 0 for w in _workers(client).values()]
+    limit = min(limits) if limits and all(limits) else None
+    if limit is not None and X.nbytes > FOREST_SHARE * limit:
+        raise TypeError(
+            f"{type(forest).__name__} on Dask grows each tree in memory on a worker, and X "
+            f"({X.nbytes:,} bytes) is over {FOREST_SHARE:.0%} of a worker's memory limit "
+            f"({limit:,} bytes): fit a {tree}(splitter='hist') on it (climbing_trees grows "
+            "that tree over the cluster), or give the workers more memory."
+        )
+    return np.asarray(X.compute()), _as_numpy(y), _as_numpy(sample_weight)
+
+
+def grow_on_workers(grow, trees, fitted, X, Y, weights) -> list:
+    """``grow(tree, fitted, X, Y, w)`` of each tree (``weights``: each tree's ``w``) as
+    one task on the cluster; ``X`` and ``Y`` are sent once to every worker.  The
+    trees come back grown, in order: the in-memory forest's trees, whose seeds
+    and weights they carry."""
+    client = _client()
+    X_f, Y_f = client.scatter([X, Y], broadcast=True, hash=False)
+    tasks = [
+        client.submit(grow, tree, fitted, X_f, Y_f, w, pure=False)
+        for tree, w in zip(trees, weights, strict=True)
+    ]
+    try:
+        return client.gather(tasks)
+    finally:
+        client.cancel([*tasks, X_f, Y_f])
+
+
 def lazy_predict(estimator, method: str, X):
-    """``estimator.method`` over each row chunk of a dask array: a lazy dask array."""
-    X = X.rechunk({1: -1})
+    """``estimator.method`` over each row chunk of a dask array, or each partition of a
+    dask DataFrame (each a pandas DataFrame, read as in memory): a lazy dask array."""
     function = getattr(estimator, method)
+    if is_dask_frame(X):
+        return _lazy_frame_predict(function, method, X)
+    X = X.rechunk({1: -1})
     meta = function(np.zeros((1, X.shape[1])))
     if isinstance(meta, list):  # one array per output
         raise ValueError(
@@ -717,6 +1006,30 @@ def lazy_predict(estimator, method: str, X):
     return X.map_blocks(function, chunks=(X.chunks[0], meta.shape[1:]), dtype=meta.dtype)
 
 
+def _lazy_frame_predict(function, method: str, X):
+    """:func:`lazy_predict` of a dask DataFrame: one task a partition, rows unknown until
+    computed (``nan`` chunk sizes, as a DataFrame's own arrays have)."""
+    import warnings
+
+    import dask
+    import dask.array as da
+
+    with warnings.catch_warnings():  # a made-up row may hold a level unseen at fit
+        warnings.simplefilter("ignore")
+        meta = function(X._meta_nonempty.iloc[:1])
+    if isinstance(meta, list):  # one array per output
+        raise ValueError(
+            f"{method} of several outputs returns a list, which has no lazy form here; "
+            "call it on each partition (X.to_delayed()) or on X.compute()."
+        )
+    call = dask.delayed(function, pure=True)
+    parts = [
+        da.from_delayed(call(part), shape=(np.nan, *meta.shape[1:]), dtype=meta.dtype)
+        for part in X.to_delayed()
+    ]
+    return da.concatenate(parts, axis=0)
+
+
 def stacked_decision_path(estimator, X):
     """``estimator.decision_path`` of each row chunk of a dask array, computed on the
     workers and stacked: a sparse matrix has no lazy form, but ``X`` is never
@@ -724,7 +1037,7 @@ def stacked_decision_path(estimator, X):
     import dask
     from scipy import sparse
 
-    X = X.rechunk({1: -1})
+    blocks = X.to_delayed() if is_dask_frame(X) else X.rechunk({1: -1}).to_delayed().ravel()
     path = dask.delayed(estimator.decision_path)
-    parts = dask.compute(*[path(block) for block in X.to_delayed().ravel()])
+    parts = dask.compute(*[path(block) for block in blocks])
     return sparse.vstack(parts, format="csr")

@@ -73,7 +73,7 @@ from ._classes import (
     numeric_target,
 )
 from ._criteria import CLASSIFICATION_CRITERIA, REGRESSION_CRITERIA
-from ._dask import is_dask_collection
+from ._dask import forest_data, grow_on_workers, is_dask_collection
 from ._random import seeded_random_state
 from ._validation import (
     check_sample_weight,
@@ -398,6 +398,10 @@ class _Forest(_MissingValuesTag, BaseEstimator):
         ----------
         X : array-like or pandas DataFrame of shape (n_samples, n_features)
             Categorical columns and missing values as the trees take them.
+            A row-chunked ``dask.array`` that fits a worker's memory grows the
+            same forest on the current ``distributed`` client: ``X`` is
+            computed once, sent once to every worker, and each tree grows in
+            memory on a worker (:func:`climbing_trees._dask.forest_data`).
         y : array-like of shape (n_samples,) or (n_samples, n_outputs)
         sample_weight : array-like of shape (n_samples,), default=None
             With ``bootstrap``, each row's chance of being drawn (times its
@@ -407,13 +411,9 @@ class _Forest(_MissingValuesTag, BaseEstimator):
         -------
         self
         """
-        if is_dask_collection(X):  # computing it here would load X into memory
-            tree = self._tree_class.__name__
-            raise TypeError(
-                f"{type(self).__name__} does not fit on a Dask array yet: fit a "
-                f"{tree}(splitter='hist') on it (climbing_trees grows that tree on "
-                "the cluster), or compute X to fit the forest in memory."
-            )
+        on_dask = is_dask_collection(X)
+        if on_dask:  # X fits a worker: each tree grows in memory on one (_dask)
+            X, y, sample_weight = forest_data(self, X, y, sample_weight)
         tree_params = self._tree_params()
         if issparse(y):
             raise ValueError("sparse multilabel-indicator for y is not supported.")
@@ -475,9 +475,13 @@ class _Forest(_MissingValuesTag, BaseEstimator):
                 print(f"building tree {i + 1} of {n_more}")
             return _grow_tree(tree, fitted, X_fit, Y_fit, per_tree(tree.random_state))
 
-        # Threads: the compiled builder releases the GIL while it grows a tree.
-        parallel = Parallel(n_jobs=self.n_jobs, verbose=self.verbose, prefer="threads")
-        trees = kept + parallel(delayed(grow)(i, tree) for i, tree in enumerate(trees))
+        if on_dask and trees:  # the same trees, each grown on a worker
+            weights = [per_tree(tree.random_state) for tree in trees]
+            trees = kept + grow_on_workers(_grow_tree, trees, fitted, X_fit, Y_fit, weights)
+        else:
+            # Threads: the compiled builder releases the GIL while it grows a tree.
+            parallel = Parallel(n_jobs=self.n_jobs, verbose=self.verbose, prefer="threads")
+            trees = kept + parallel(delayed(grow)(i, tree) for i, tree in enumerate(trees))
         oob = {}
         if self.oob_score and (n_more > 0 or not hasattr(self, "oob_score_")):
             oob = self._oob_attributes(trees, X, Y, sampling)

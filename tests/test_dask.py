@@ -16,6 +16,7 @@ pytest.importorskip("dask.array", reason="dask is an optional extra: pip install
 pytest.importorskip("distributed", reason="distributed is an optional extra: '.[dask]'")
 
 import dask.array as da  # noqa: E402
+import pandas as pd  # noqa: E402
 from distributed import Client, LocalCluster  # noqa: E402
 from hypothesis import HealthCheck, given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
@@ -30,6 +31,11 @@ TREE_ARRAYS = [
 ]  # fmt: skip
 
 
+CATEGORY_ARRAYS = [
+    "categories_unseen_left", "categories_start", "categories_stop", "categories_levels",
+]  # fmt: skip
+
+
 @pytest.fixture(scope="module")
 def client():
     cluster = LocalCluster(
@@ -41,8 +47,9 @@ def client():
 
 
 def assert_same_bits(a: ct.Tree, b: ct.Tree) -> None:
-    """Every array of the two trees, bit for bit (NaN where NaN)."""
-    for name in TREE_ARRAYS:
+    """Every array of the two trees, bit for bit (NaN where NaN), categorical sets too."""
+    assert a.categories_width == b.categories_width
+    for name in TREE_ARRAYS + CATEGORY_ARRAYS:
         x, y = np.asarray(getattr(a, name)), np.asarray(getattr(b, name))
         assert x.shape == y.shape, name
         assert x.tobytes() == y.tobytes(), name
@@ -113,6 +120,195 @@ def test_same_tree_for_any_chunking(client, criterion, missing, weighted, data):
         np.testing.assert_array_equal(on_dask.classes_, memory.classes_)
 
 
+def _categorical_problem(seed, criterion, *, missing, weighted, n=600):
+    """``_problem``'s columns 0 to 2 and two categorical ones: column 3, seven levels
+    (odd numbers among them: -2, 0.5, 1e9), column 4, thirty levels (more than
+    ``max_bins``), both driving ``y``."""
+    X, y, w = _problem(seed, criterion, missing=missing, weighted=weighted, n=n, d=3)
+    rng = np.random.default_rng(seed + 1)
+    few = np.array([-2.0, 0.0, 0.5, 1.0, 3.0, 7.0, 1e9])
+    a = few[rng.integers(0, few.size, n)]
+    b = rng.integers(0, 30, n).astype(float)
+    effect_a = np.isin(a, [-2.0, 3.0, 1e9]) * 1.5
+    effect_b = (b % 3 == 0) * 1.0 - (b % 5 == 1) * 0.8
+    if criterion in ("gini", "entropy", "log_loss"):
+        y = (y + (effect_a + effect_b + rng.normal(size=n) > 0.7)) % 3
+    elif criterion == "poisson":
+        y = y + rng.poisson(np.exp(effect_a + effect_b))
+    else:
+        y = y + 2 * effect_a + 2 * effect_b
+    if missing:
+        a[rng.random(n) < 0.1] = np.nan
+        b[rng.random(n) < 0.1] = np.nan
+    return np.column_stack([X, a, b]), y, w
+
+
+CATEGORICAL_CASES = [
+    ("gini", False, False, "auto"),
+    ("entropy", True, True, "auto"),
+    ("log_loss", True, False, "partition"),
+    ("gini", True, True, "one_vs_rest"),
+    ("squared_error", True, True, "auto"),
+    ("squared_error", False, False, "one_vs_rest"),
+    ("poisson", True, True, "auto"),
+]
+
+
+@pytest.mark.parametrize(("criterion", "missing", "weighted", "split"), CATEGORICAL_CASES)
+@settings(max_examples=3, deadline=None, suppress_health_check=FIXTURE)
+@given(data=st.data())
+def test_same_categorical_tree_for_any_chunking(client, criterion, missing, weighted, split,
+                                                data):  # fmt: skip
+    """Categorical features (levels collected over the shards, NaN a level, weights,
+    every criterion and categorical search): the in-memory tree, bit for bit."""
+    seed = data.draw(st.integers(0, 2**16), label="seed")
+    X, y, w = _categorical_problem(seed, criterion, missing=missing, weighted=weighted)
+    chunks = data.draw(chunkings(len(X)), label="chunks")
+    classifier = criterion in ("gini", "entropy", "log_loss")
+    Estimator = ct.DecisionTreeClassifier if classifier else ct.DecisionTreeRegressor
+    options = {"criterion": criterion, "splitter": "hist", "max_depth": 6, "max_bins": 16,
+               "categorical_features": [3, 4], "categorical_split": split}  # fmt: skip
+    memory = Estimator(**options).fit(X, y, sample_weight=w)
+    Xd = da.from_array(X, chunks=(chunks, X.shape[1]))
+    on_dask = Estimator(**options).fit(Xd, da.from_array(y, chunks=(chunks,)), w)
+    assert memory.tree_.node_count > 7  # a real tree
+    assert np.isnan(memory.tree_.threshold[memory.tree_.feature >= 3]).any()  # sets
+    assert_same_bits(on_dask.tree_, memory.tree_)
+    np.testing.assert_array_equal(on_dask.is_categorical_, memory.is_categorical_)
+    for ours, theirs in zip(on_dask.categories_, memory.categories_, strict=True):
+        assert (ours is None) == (theirs is None)
+        if ours is not None:
+            assert ours.dtype == theirs.dtype == object
+            assert pd.isna(ours).tolist() == pd.isna(theirs).tolist()
+            assert [v for v in ours if not pd.isna(v)] == [v for v in theirs if not pd.isna(v)]
+    np.testing.assert_array_equal(on_dask.predict(X), memory.predict(X))
+    np.testing.assert_array_equal(on_dask.predict(Xd).compute(), memory.predict(X))
+
+
+def test_categorical_rounds_are_reported_and_inf_is_a_level(client):
+    """Two set-up rounds more (levels, codes), the codes counted as received; ``inf``
+    in a categorical column is a level, as in memory (refused in a numerical one)."""
+    X, y, _ = _categorical_problem(5, "squared_error", missing=True, weighted=False)
+    X[::50, 4] = np.inf
+    options = {"splitter": "hist", "max_depth": 5, "categorical_features": [3, 4]}
+    memory = ct.DecisionTreeRegressor(**options).fit(X, y)
+    tree = ct.DecisionTreeRegressor(**options).fit(da.from_array(X, chunks=(70, 5)), y)
+    assert_same_bits(tree.tree_, memory.tree_)
+    assert np.isinf(tree.categories_[4][-2]) and pd.isna(tree.categories_[4][-1])
+    report = tree.fit_report_
+    assert report["setup_rounds"] == 5  # load, levels, codes, sample, bin
+    assert report["rounds"] == 5 + sum(level["rounds"] for level in report["levels"])
+    assert report["bytes"] >= len(X) * 2  # a byte a row and categorical column
+    X[3, 0] = np.inf
+    with pytest.raises(ValueError, match="infinity"):
+        ct.DecisionTreeRegressor(**options).fit(da.from_array(X, chunks=(70, 5)), y)
+
+
+def test_only_categorical_columns(client):
+    """No numerical column: the client holds every code and grows the tree in memory."""
+    X, y, w = _categorical_problem(6, "gini", missing=True, weighted=True)
+    X = X[:, 3:]
+    options = {"splitter": "hist", "max_depth": 5, "categorical_features": [True, True]}
+    memory = ct.DecisionTreeClassifier(**options).fit(X, y, sample_weight=w)
+    tree = ct.DecisionTreeClassifier(**options)
+    tree.fit(da.from_array(X, chunks=(45, 2)), y, da.from_array(w, chunks=45))
+    assert memory.tree_.node_count > 7
+    assert_same_bits(tree.tree_, memory.tree_)
+    assert tree.fit_report_["levels"] == []  # no histogram round
+
+
+def _frame_problem(seed, n=700):
+    """A pandas frame of every kind of column a dask DataFrame fit takes: floats with NaN,
+    a category (text levels in their own order, one unused, NaN), ints, bools."""
+    rng = np.random.default_rng(seed)
+    islands = pd.Categorical(
+        rng.choice(["Biscoe", "Dream", "Torgersen", "Zed"], n),
+        categories=["Zed", "Torgersen", "Unused", "Dream", "Biscoe"],
+    )
+    frame = pd.DataFrame({
+        "x": np.where(rng.random(n) < 0.1, np.nan, rng.normal(size=n)),
+        "island": islands,
+        "k": rng.integers(0, 6, n),
+        "flag": rng.random(n) < 0.4,
+    })  # fmt: skip
+    frame.loc[rng.random(n) < 0.1, "island"] = np.nan
+    signal = (
+        np.nan_to_num(frame["x"].to_numpy())
+        + 2.0 * (frame["island"] == "Dream")
+        - 1.5 * (frame["island"] == "Zed")
+        + frame["flag"]
+        + 0.4 * (frame["k"] % 3)
+    )
+    return frame, signal.to_numpy() + rng.normal(size=n)
+
+
+@pytest.mark.parametrize("npartitions", [1, 7, 33])
+@pytest.mark.parametrize("categorical_features", ["auto", ["island", "k"]])
+def test_a_dask_dataframe_fits_the_in_memory_tree(client, npartitions, categorical_features):
+    """Category (known), bool and listed int columns are categorical as in a pandas
+    fit: the same tree, levels and names; predict on the dask DataFrame is lazy."""
+    import dask.dataframe as dd
+
+    frame, y = _frame_problem(npartitions)
+    w = np.random.default_rng(1).integers(0, 4, len(frame)) * 0.5
+    for Estimator, target in [(ct.DecisionTreeRegressor, y), (ct.DecisionTreeClassifier,
+                                                               (y > 0.5).astype(int))]:  # fmt: skip
+        options = {"splitter": "hist", "max_depth": 6, "max_bins": 8,
+                   "categorical_features": categorical_features}  # fmt: skip
+        memory = Estimator(**options).fit(frame, target, sample_weight=w)
+        Xd = dd.from_pandas(frame, npartitions=npartitions)
+        on_dask = Estimator(**options).fit(Xd, dd.from_pandas(pd.Series(target),
+                                                              npartitions=3), w)  # fmt: skip
+        assert np.isnan(memory.tree_.threshold[memory.tree_.feature == 1]).any()  # sets
+        assert_same_bits(on_dask.tree_, memory.tree_)
+        assert list(on_dask.feature_names_in_) == list(memory.feature_names_in_)
+        np.testing.assert_array_equal(on_dask.is_categorical_, memory.is_categorical_)
+        for ours, theirs in zip(on_dask.categories_, memory.categories_, strict=True):
+            assert (ours is None) == (theirs is None)
+            if ours is not None:
+                assert [type(v) for v in ours] == [type(v) for v in theirs]
+                assert pd.isna(ours).tolist() == pd.isna(theirs).tolist()
+                assert [v for v in ours if not pd.isna(v)] == [v for v in theirs
+                                                                if not pd.isna(v)]  # fmt: skip
+        methods = ["predict", "apply"] + (["predict_proba"] if Estimator is
+                                          ct.DecisionTreeClassifier else [])  # fmt: skip
+        for method in methods:
+            lazy = getattr(on_dask, method)(Xd)
+            assert isinstance(lazy, da.Array)
+            np.testing.assert_array_equal(lazy.compute(), getattr(memory, method)(frame))
+        path = on_dask.decision_path(Xd)
+        assert (path != memory.decision_path(frame)).nnz == 0
+        report = on_dask.fit_report_  # the frame travels inside the graph: counted
+        assert report["graph_bytes"] >= frame.memory_usage(deep=True).sum()
+        n_cat = int(memory.is_categorical_.sum())
+        assert report["setup_rounds"] == 6  # load, levels, codes, keep, sample, bin
+        assert report["bytes"] >= len(frame) * n_cat  # a byte a row and categorical column
+
+
+def test_a_dask_dataframe_with_unknown_categories_or_text_is_refused(client):
+    import dask.dataframe as dd
+
+    frame, y = _frame_problem(2, n=200)
+    tree = ct.DecisionTreeRegressor(splitter="hist", max_depth=3).fit(frame, y)
+    before = tree.tree_.threshold.copy()
+    text = frame.assign(island=frame["island"].astype(object).astype(str))
+    unknown = dd.from_pandas(text, npartitions=3).astype({"island": "category"})
+    assert not unknown["island"].cat.known
+    with pytest.raises(ValueError, match=r"categorize\(columns=\['island'\]\).*cat\.as_known"):
+        tree.fit(unknown, y)
+    with pytest.raises(ValueError, match=r"categorize\(columns=\['island'\]\).*as_known"):
+        tree.fit(dd.from_pandas(text, npartitions=3), y)
+    np.testing.assert_array_equal(tree.tree_.threshold, before)  # kept
+    # (Under a distributed client, .cat.as_known() of a text category leaves it unknown
+    # with pandas 3 here; categorize() finds the levels.)
+    known = unknown.categorize(columns=["island"])
+    on_dask = ct.DecisionTreeRegressor(splitter="hist", max_depth=3).fit(known, y)
+    memory = ct.DecisionTreeRegressor(splitter="hist", max_depth=3).fit(
+        text.astype({"island": "category"}), y
+    )
+    assert_same_bits(on_dask.tree_, memory.tree_)
+
+
 @pytest.mark.parametrize(
     ("Estimator", "options"),
     [
@@ -146,12 +342,12 @@ def test_several_outputs(client):
 
 
 def test_other_dask_collections_are_refused_with_the_way_to_pass_them(client):
-    """Not a dask.array (a bag here; a dask DataFrame alike): a clear error."""
+    """Neither a dask.array nor a dask DataFrame (a bag here): a clear error."""
     import dask.bag as db
 
     X, y, _ = _problem(1, "squared_error", missing=False, weighted=False, n=100)
     rows = db.from_sequence(list(X), npartitions=3)
-    with pytest.raises(TypeError, match="to_dask_array"):
+    with pytest.raises(TypeError, match="dask.array or a dask DataFrame"):
         ct.DecisionTreeRegressor(splitter="hist").fit(rows, y)
 
 
@@ -170,11 +366,50 @@ def test_a_refit_on_dask_keeps_no_attribute_of_the_former_fit(client):
     assert fitted == {k for k in vars(memory) if k.endswith("_")} | {"fit_report_"}
 
 
-@pytest.mark.parametrize("Forest", [ct.RandomForestRegressor, ct.ExtraTreesRegressor])
-def test_forests_refuse_dask_arrays_instead_of_computing_them(client, Forest):
+@pytest.mark.parametrize(
+    ("Forest", "options"),
+    [
+        (ct.RandomForestRegressor, {"oob_score": True}),
+        (ct.ExtraTreesRegressor, {"bootstrap": True, "max_samples": 0.7}),
+        (ct.RandomForestClassifier, {"class_weight": "balanced_subsample"}),
+        (ct.ExtraTreesClassifier, {}),
+    ],
+)
+def test_a_forest_on_dask_grows_the_in_memory_trees_on_the_workers(
+    client, monkeypatch, Forest, options
+):
+    """Each tree grows in memory on a worker, with the in-memory forest's seeds and
+    weights: the same trees, bit for bit, and the same out-of-bag estimates."""
+    classifier = Forest in (ct.RandomForestClassifier, ct.ExtraTreesClassifier)
+    X, y, w = _problem(3, "gini" if classifier else "squared_error", missing=True,
+                       weighted=True, n=300)  # fmt: skip
+    options = {"n_estimators": 5, "max_depth": 5, "random_state": 4, **options}
+    memory = Forest(**options).fit(X, y, sample_weight=w)
+
+    def not_here(*args, **kwargs):
+        raise AssertionError("a tree grown on the client")
+
+    # The workers are other processes: their trees still grow.
+    monkeypatch.setattr(ct.DecisionTreeRegressor, "_grow", not_here)
+    monkeypatch.setattr(ct.DecisionTreeClassifier, "_grow", not_here)
+    on_dask = Forest(**options).fit(da.from_array(X, chunks=(70, 4)), y, w)
+    assert len(on_dask.estimators_) == 5
+    for ours, theirs in zip(on_dask.estimators_, memory.estimators_, strict=True):
+        assert ours.random_state == theirs.random_state
+        assert_same_bits(ours.tree_, theirs.tree_)
+    np.testing.assert_array_equal(on_dask.predict(X), memory.predict(X))
+    if options.get("oob_score"):
+        assert on_dask.oob_score_ == memory.oob_score_
+
+
+def test_a_forest_refuses_data_larger_than_a_worker(client, monkeypatch):
+    """Over FOREST_SHARE of a worker's memory: the error names the histogram tree,
+    which grows over the cluster (X is not computed)."""
     X, y, _ = _problem(3, "squared_error", missing=False, weighted=False, n=100)
-    with pytest.raises(TypeError, match="DecisionTreeRegressor"):
-        Forest(n_estimators=2).fit(da.from_array(X, chunks=(30, 4)), y)
+    monkeypatch.setattr(_dask, "FOREST_SHARE", 1e-9)
+    monkeypatch.setattr(da.Array, "compute", lambda *a, **k: pytest.fail("computed"))
+    with pytest.raises(TypeError, match=r"DecisionTreeRegressor\(splitter='hist'\)"):
+        ct.RandomForestRegressor(n_estimators=2).fit(da.from_array(X, chunks=(30, 4)), y)
 
 
 def test_beyond_the_subsample_the_same_rows_bin(client):
@@ -290,7 +525,6 @@ def test_a_last_level_summed_in_parts_counts_its_rounds(client, monkeypatch):
         ({"splitter": "random"}, "splitter='random' draws"),
         ({"max_features": 2}, "max_features=None"),
         ({"max_features": "sqrt"}, "max_features=None"),
-        ({"categorical_features": [0]}, "encode the categories"),
         ({"monotonic_cst": [1, 0, 0, 0]}, "monotonic_cst=None"),
     ],
 )

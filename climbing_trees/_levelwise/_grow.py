@@ -236,15 +236,22 @@ def _routes(fit: FitData, level: Level, made: LevelSplits, split: np.ndarray):
     del index
     go_left = numeric_goes_left(x, made.threshold.take(kept_node), made.missing_left, kept_node)
     if fit.cat_features.size:
-        i = np.flatnonzero(np.isnan(made.threshold).take(kept_node))
-        n_listed = np.bincount(made.set_node, minlength=level.n_nodes)
-        stop = np.cumsum(n_listed)
-        router = SetRouter(
-            made.unseen_left, stop - n_listed, stop, made.set_level, fit.width,
-            np.unique(kept_node[i]),
-        )  # fmt: skip
-        go_left[i] = router.goes_left(kept_node[i], x[i])
+        sets = (made.unseen_left, made.set_node, made.set_level)
+        set_goes_left(made.threshold, sets, fit.width, kept_node, x, go_left)
     return kept_rows, kept_node, go_left
+
+
+def set_goes_left(threshold, sets, width: int, node, x, go_left) -> None:
+    """Overwrite ``go_left`` at the rows of categorical nodes (threshold NaN): whether
+    their level codes ``x`` are in their ``node``'s set.  ``sets``: the level's
+    ``(unseen_left, set_node, set_level)`` (:class:`LevelSplits`); the one rule of
+    every row router of a level (in memory, and a Dask worker's rows)."""
+    unseen_left, set_node, set_level = sets
+    i = np.flatnonzero(np.isnan(threshold).take(node))
+    n_listed = np.bincount(set_node, minlength=threshold.size)
+    stop = np.cumsum(n_listed)
+    router = SetRouter(unseen_left, stop - n_listed, stop, set_level, width, np.unique(node[i]))
+    go_left[i] = router.goes_left(node[i], x[i])
 
 
 def numeric_goes_left(x, threshold, missing_left, node) -> np.ndarray:
