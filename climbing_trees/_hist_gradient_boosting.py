@@ -20,6 +20,15 @@ than two classes) on them:
   split next, until ``max_leaf_nodes`` leaves, ``max_depth``, or no split of
   positive gain respecting ``min_samples_leaf`` is left.
 
+Categorical features (``categorical_features``): a bin per category (the
+estimator's ordinal codes, as many bins as categories, past ``max_bins``);
+a split sends a set of categories left.  :func:`category_order` sorts the
+node's categories by ``G/(H+l2)`` (NaN one of them; rare ones, by
+scikit-learn's ``MIN_CAT_SUPPORT``, left out and sent right) and the
+prefixes of that order are the candidates, scored by :func:`split_gain`:
+for ``l2 = 0`` a best partition is among them (Fisher's argument).  Both
+builders call :func:`category_order` and :func:`category_set`.
+
 Missing values: on a feature that had NaN in training, each split learns
 where they go (both directions are scanned, as XGBoost's algorithm 3 and
 scikit-learn do); on a feature that had none, NaN at prediction goes to the
@@ -367,8 +376,12 @@ def _tree_of(arrays, bins: Bins, learning_rate: float, leaf_values=None,
 
 
 @numba.njit(cache=True, nogil=True)
-def _sum_histogram(codes, by_row, rows, first, stop, g, h, constant, hist):
+def _sum_histogram(codes, by_row, rows, first, stop, g, h, constant, hist, n_bins):
     """``hist`` (d, bins, 3) of the rows ``rows[first:stop]``: count, sum g, sum h.
+
+    Only each feature's bins ``0 .. n_bins[j] - 1`` and the missing bin (the
+    last) are set (:func:`_used_bins`), the others are never read; the root's
+    histogram is set whole.
 
     Row by row: each row's codes (``by_row[r]``, contiguous) are read once and
     its statistics added to every feature's histogram (LightGBM's row-wise
@@ -377,7 +390,7 @@ def _sum_histogram(codes, by_row, rows, first, stop, g, h, constant, hist):
     if stop - first == by_row.shape[0]:
         _sum_every_row(codes, g, h, constant, hist)
         return
-    hist[:] = 0
+    _used_bins(hist, hist, n_bins, 0)
     d = by_row.shape[1]
     for p in range(first, stop):
         r = rows[p]
@@ -395,6 +408,21 @@ def _sum_histogram(codes, by_row, rows, first, stop, g, h, constant, hist):
                 hist[j, b, 0] += 1
                 hist[j, b, 1] += gr
                 hist[j, b, 2] += hr
+
+
+@numba.njit(cache=True, nogil=True)
+def _used_bins(hist, other, n_bins, sign):
+    """``hist -= other`` (``sign`` -1) or ``hist = 0`` (``sign`` 0) on each feature's
+    used bins: ``0 .. n_bins[j] - 1`` and the missing bin (the last).  With
+    features of few bins next to one of many categories, most of a histogram's
+    width is unused."""
+    last = hist.shape[1] - 1
+    for j in range(hist.shape[0]):
+        for b in range(n_bins[j] + 1):
+            if b == n_bins[j]:
+                b = last
+            for c in range(3):
+                hist[j, b, c] = hist[j, b, c] - other[j, b, c] if sign else 0
 
 
 @numba.njit(cache=True, nogil=True)
@@ -555,7 +583,7 @@ def _grow(codes, by_row, g, h, constant, constant_hessian, n_bins, has_missing, 
     s = _take_slot(free, pool, d, width)
     pool = s[1]
     slot[0] = s[0]
-    _sum_histogram(codes, by_row, rows, 0, n, g, h, constant, pool[slot[0]])
+    _sum_histogram(codes, by_row, rows, 0, n, g, h, constant, pool[slot[0]], n_bins)
     root = pool[slot[0]][0]
     for b in range(width):
         g_sum[0] += root[b, 1]
@@ -620,9 +648,9 @@ def _grow(codes, by_row, g, h, constant, constant_hessian, n_bins, has_missing, 
             pool = s[1]
             slot[small] = s[0]
             _sum_histogram(codes, by_row, rows, start[small], start[small] + count[small], g,
-                           h, constant, pool[slot[small]])  # fmt: skip
+                           h, constant, pool[slot[small]], n_bins)  # fmt: skip
             # The larger child: the parent's histogram minus the smaller one's (exact).
-            pool[parent_slot] -= pool[slot[small]]
+            _used_bins(pool[parent_slot], pool[slot[small]], n_bins, -1)
             slot[large] = parent_slot
             for child, wanted in ((lc, split_left), (rc, split_right)):
                 if wanted:
@@ -1427,10 +1455,24 @@ _PARAMETERS_DOC = """\
         raise ValueError.
     max_bins : int, default=255
         Bins of present values per feature (at most 255); NaN gets one more.
-    categorical_features : None or 'from_dtype', default='from_dtype'
-        No native categorical splits yet: 'from_dtype' is accepted when no
-        column of ``X`` has a categorical dtype, None always; anything else
-        raises ValueError.
+    categorical_features : array-like of {bool, int, str}, 'from_dtype' or None, \
+default='from_dtype'
+        The categorical features, as scikit-learn's (checked by its
+        ``_check_categorical_features``, with its errors): a boolean mask,
+        integer indices, feature names, 'from_dtype' (the DataFrame columns of
+        categorical dtype), or None (none).  A categorical column may hold any
+        values (numbers or strings): the distinct values seen at fit, sorted,
+        are its categories (scikit-learn's ``OrdinalEncoder``), each with a
+        bin of its own, however many there are (up to 65,534; scikit-learn
+        refuses more than ``max_bins``).  Missing values (NaN, None) are a
+        category of their own in the search; at predict, values not seen at
+        fit (other numbers, negative ones, other strings) are treated as
+        missing, as scikit-learn treats them.  A split sends a set of
+        categories left: the node's categories are sorted by ``G/(H+λ)`` and
+        every prefix of that order is a candidate (the best partition for
+        λ = 0); a category whose share of the node's Hessian is below 10 rows'
+        worth (scikit-learn's ``MIN_CAT_SUPPORT``), and a category absent from
+        the node, goes right.
     monotonic_cst : None, default=None
         Not supported: a value other than None raises ValueError.
     interaction_cst : None, default=None
@@ -1481,9 +1523,10 @@ _NOTES_DOC = """\
     Implemented here: leaf-wise Newton trees on fixed-point gradient
     histograms (:func:`grow_hist_tree`, checked against the plain-Python
     :func:`grow_hist_tree_reference`), missing values with a learned
-    direction per split, sample weights, early stopping on the loss.  Not
-    implemented (a clear ValueError): native categorical features,
-    ``monotonic_cst``, ``interaction_cst``, ``max_features < 1``,
+    direction per split, native categorical features (a set of categories
+    per split, from the sorted scan of :func:`category_order`), sample
+    weights, early stopping on the loss.  Not implemented (a clear
+    ValueError): ``monotonic_cst``, ``interaction_cst``, ``max_features < 1``,
     ``warm_start``, scorers other than the loss, the fit parameters
     ``X_val``/``y_val``.
 
@@ -1497,9 +1540,13 @@ _NOTES_DOC = """\
     On data without ties the first tree has scikit-learn's splits, node for
     node, and its leaf values agree to float32 precision
     (tests/test_hist_gradient_boosting.py); later trees see slightly
-    different gradients.  Ties: the first feature, then the first bin in
-    the scan order, wins; of equal gains, the leaf created first is split
-    first."""
+    different gradients.  Categorical splits: scikit-learn sorts the
+    categories by ``G/(H+10)`` and scans from both ends to the middle; this
+    package sorts by ``G/(H+λ)`` and scans every prefix (and, when a rare
+    category was left out, every suffix), so it may choose another
+    partition where scikit-learn's smoothed order differs.  Ties: the first
+    feature, then the first bin in the scan order, wins; of equal gains,
+    the leaf created first is split first."""
 
 
 class HistGradientBoostingRegressor(RegressorMixin, _HistGradientBoosting):
