@@ -1207,7 +1207,8 @@ class _HistGradientBoosting(BaseEstimator):
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features)
-            Numbers; NaN marks a missing value.
+            Numbers; NaN marks a missing value.  The categorical columns
+            (``categorical_features``) may hold any values, numbers or strings.
         y : array-like of shape (n_samples,)
         sample_weight : array-like of shape (n_samples,), default=None
             Multiplies each row's gradient and Hessian (and its loss).
@@ -1515,6 +1516,8 @@ _ATTRIBUTES_DOC = """\
         Whether early stopping was on.
     trees_ : list of lists of HistTree
         ``trees_[i][k]``: iteration ``i``'s tree of score column ``k``.
+    is_categorical_ : ndarray of shape (n_features_in_,) of bool, or None
+        Which features are categorical (None: none), as scikit-learn's.
     n_features_in_ : int
     feature_names_in_ : ndarray of shape (n_features_in_,)
         Defined when ``X`` had string column names."""
