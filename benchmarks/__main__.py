@@ -25,7 +25,9 @@ Run from the repository root::
     python -m benchmarks --boosting      # HistGradientBoosting* against scikit-learn's and
                                          # LightGBM: 200,000 x 20 regression and binary
                                          # classification, 100 iterations, one thread;
-                                         # --repeats data seeds (benchmarks/boosting.py)
+                                         # --repeats data seeds (benchmarks/boosting.py);
+                                         # also 3 categorical features of 20-500 levels
+    python -m benchmarks --boosting --boosting-cases categorical   # that case only
 
 The timing code lives in :mod:`climbing_trees._benchmark` so that chapter 11
 of the book can run it too.
@@ -241,6 +243,12 @@ def main() -> None:
         "--boosting", action="store_true", help="histogram boosting against HGB and LightGBM"
     )
     parser.add_argument(
+        "--boosting-cases",
+        nargs="+",
+        default=None,
+        help="cases of --boosting (default: all), e.g. categorical",
+    )
+    parser.add_argument(
         "--high-cardinality",
         action="store_true",
         help="high-cardinality fits: memory and pickle size",
@@ -260,7 +268,7 @@ def main() -> None:
     elif args.boosting:
         from benchmarks.boosting import run_boosting
 
-        run_boosting(args.repeats)
+        run_boosting(args.repeats, args.boosting_cases)
     elif args.memory:
         run_fit_memory(args.memory_runs)
     elif args.high_cardinality:

@@ -20,6 +20,15 @@ than two classes) on them:
   split next, until ``max_leaf_nodes`` leaves, ``max_depth``, or no split of
   positive gain respecting ``min_samples_leaf`` is left.
 
+Categorical features (``categorical_features``): a bin per category (the
+estimator's ordinal codes, as many bins as categories, past ``max_bins``);
+a split sends a set of categories left.  :func:`category_order` sorts the
+node's categories by ``G/(H+l2)`` (NaN one of them; rare ones, by
+scikit-learn's ``MIN_CAT_SUPPORT``, left out and sent right) and the
+prefixes of that order are the candidates, scored by :func:`split_gain`:
+for ``l2 = 0`` a best partition is among them (Fisher's argument).  Both
+builders call :func:`category_order` and :func:`category_set`.
+
 Missing values: on a feature that had NaN in training, each split learns
 where they go (both directions are scanned, as XGBoost's algorithm 3 and
 scikit-learn do); on a feature that had none, NaN at prediction goes to the
@@ -44,12 +53,22 @@ from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin, _fit_co
 from sklearn.ensemble import HistGradientBoostingClassifier as SklearnClassifier
 from sklearn.ensemble import HistGradientBoostingRegressor as SklearnRegressor
 from sklearn.model_selection import train_test_split
-from sklearn.preprocessing import LabelEncoder
-from sklearn.utils import check_random_state, compute_sample_weight
+from sklearn.preprocessing import LabelEncoder, OrdinalEncoder
+from sklearn.utils import _safe_indexing, check_random_state, compute_sample_weight
+from sklearn.utils._missing import is_scalar_nan
 from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
+from sklearn.utils.validation import (
+    _check_categorical_features,
+    _check_sample_weight,
+    _check_y,
+    _num_samples,
+    check_array,
+    check_consistent_length,
+    check_is_fitted,
+    validate_data,
+)
 
-from ._binning import Bins, fit_bins
+from ._binning import MAX_BINS_LIMIT, Bins, fit_bins
 from ._gradient_boosting import weighted_percentile
 from ._histograms import fixed_point_exponent, to_fixed_point
 from ._tree import TREE_LEAF
@@ -108,6 +127,70 @@ def split_allowed(n_left, h_left, n_right, h_right, min_samples_leaf, min_hessia
     )
 
 
+#: scikit-learn's ``MIN_CAT_SUPPORT``: a category whose Hessian sum, rescaled so
+#: that the node's sums to its row count, is below it takes no part in the
+#: sorted scan and goes right (with squared error: fewer than 10 rows).
+MIN_CATEGORY_SUPPORT = 10.0
+
+
+@numba.njit(cache=True, nogil=True)
+def category_order(hist, n_bins, with_missing, missing_bin, n, h_sum, scale_g, scale_h,
+                   constant, l2):  # fmt: skip
+    """The categories (bins) of one feature at a node, in the order the scan visits them.
+
+    ``hist`` is the feature's histogram (bins, 3): count, fixed-point sums of
+    ``g`` and ``h``.  The categories with enough support
+    (:data:`MIN_CATEGORY_SUPPORT`), NaN's bin among them when the feature had
+    NaN, sorted by ``G / (H + l2)`` (each category's Newton step, negated),
+    equal keys by increasing bin.  Prefixes of this order are the candidate
+    left sets: for ``l2 = 0`` some best partition of these categories for the
+    gain :func:`split_gain` is one of them (Fisher 1958; Breiman et al. 1984,
+    theorem 4.5, with the Hessians as weights); with ``l2 > 0`` the order is a
+    heuristic (scikit-learn's and LightGBM's).  Also returns whether a present
+    category was left out for its support.
+
+    >>> hist = np.array([[20, 40, 20], [20, -40, 20], [20, 0, 20], [5, 9, 5]])
+    >>> order, dropped = category_order(hist, 4, False, 4, 65, 65, 1.0, 1.0, False, 0.0)
+    >>> order.tolist(), dropped
+    ([1, 2, 0], True)
+    """
+    bins = np.empty(n_bins + 1, dtype=np.intp)
+    keys = np.empty(n_bins + 1)
+    k = 0
+    dropped = False
+    for b in range(n_bins + 1):
+        if b == n_bins:
+            if not with_missing:
+                break
+            b = missing_bin
+        count = hist[b, 0]
+        h = count if constant else hist[b, 2]
+        if count == 0:
+            continue
+        if float(h) * n < MIN_CATEGORY_SUPPORT * float(h_sum):  # in float: no overflow
+            dropped = True
+            continue
+        bins[k] = b
+        keys[k] = hist[b, 1] * scale_g / (h * scale_h + l2 + DENOMINATOR_EPS)
+        k += 1
+    order = np.argsort(keys[:k], kind="mergesort")  # stable: equal keys by bin
+    return bins[:k][order], dropped
+
+
+@numba.njit(cache=True, nogil=True)
+def category_set(order, cut, reverse, width):
+    """The left set of candidate ``cut`` as a bool row over ``width`` bins: the
+    first ``cut + 1`` categories of ``order``, or the last ones if ``reverse``.
+
+    >>> category_set(np.array([2, 0, 1]), 0, True, 4).tolist()
+    [False, True, False, False]
+    """
+    row = np.zeros(width, dtype=np.bool_)
+    for i in range(cut + 1):
+        row[order[order.size - 1 - i] if reverse else order[i]] = True
+    return row
+
+
 # --- the fitted tree ------------------------------------------------------------------------
 
 
@@ -122,6 +205,15 @@ class HistTree:
     it is NaN and ``missing_go_to_left``.  ``value`` is the node's Newton
     step times the learning rate (what a row in that leaf adds to the score);
     ``gain`` is the split's gain (0 at leaves).
+
+    A categorical split has ``threshold`` NaN: a row goes left when its
+    category's code ``c`` (``0 ..``, the estimator's ordinal codes) has
+    ``categories_left[node, c]``, or when it is missing (NaN, or a category
+    unseen at fit) and ``missing_go_to_left``; a code beyond the row's width
+    goes right.  ``categories_left`` has one row per node (False but at
+    categorical splits), as many columns as the widest categorical feature's
+    codes (none without categorical features); ``bin_threshold`` holds the
+    cut in the sorted order of :func:`category_order` there.
     """
 
     children_left: np.ndarray
@@ -133,6 +225,7 @@ class HistTree:
     value: np.ndarray
     n_node_samples: np.ndarray
     gain: np.ndarray
+    categories_left: np.ndarray
 
     @property
     def node_count(self) -> int:
@@ -155,20 +248,24 @@ class HistTree:
         out = np.zeros(X.shape[0])
         _add_tree(
             np.ascontiguousarray(X, dtype=np.float64), self.children_left, self.children_right,
-            self.feature, self.threshold, self.missing_go_to_left, self.value, out,
+            self.feature, self.threshold, self.missing_go_to_left, self.value,
+            self.categories_left, out,
         )  # fmt: skip
         return out
 
 
 @numba.njit(cache=True, nogil=True)
-def _add_tree(X, left, right, feature, threshold, missing_left, value, out):
+def _add_tree(X, left, right, feature, threshold, missing_left, value, categories_left, out):
     """``out[i] +=`` the value of row ``i``'s leaf."""
+    width = categories_left.shape[1]
     for i in range(X.shape[0]):
         node = 0
         while left[node] != TREE_LEAF:
             x = X[i, feature[node]]
             if np.isnan(x):
                 go_left = missing_left[node]
+            elif np.isnan(threshold[node]):  # a categorical split
+                go_left = 0 <= x < width and categories_left[node, int(x)]
             else:
                 go_left = x <= threshold[node]
             node = left[node] if go_left else right[node]
@@ -191,21 +288,25 @@ class GrowOptions:
 class BinnedData:
     """The training rows binned: codes by feature (d, n) and the same by row
     (n, d); per feature its number of present bins and whether it had NaN;
-    the code of NaN."""
+    the code of NaN; which features are categorical (a bin per category)."""
 
     codes: np.ndarray
     n_bins: np.ndarray
     has_missing: np.ndarray
     missing_bin: int
     by_row: np.ndarray
+    is_categorical: np.ndarray
 
     @classmethod
-    def from_bins(cls, bins: Bins, X: np.ndarray) -> BinnedData:
+    def from_bins(cls, bins: Bins, X: np.ndarray, is_categorical=None) -> BinnedData:
         by_row = bins.codes(X)
         codes = np.ascontiguousarray(by_row.T)
         missing = bins.missing_bin
         has_missing = (codes == missing).any(axis=1)
-        return cls(codes, bins.n_bins, has_missing, missing, by_row)
+        if is_categorical is None:
+            is_categorical = np.zeros(X.shape[1], dtype=np.bool_)
+        is_categorical = np.asarray(is_categorical, dtype=np.bool_)
+        return cls(codes, bins.n_bins, has_missing, missing, by_row, is_categorical)
 
 
 @dataclass(frozen=True)
@@ -244,14 +345,21 @@ def _threshold(bins: Bins, feature: int, bin_threshold: int) -> float:
     return float(edges[bin_threshold]) if bin_threshold < len(edges) else np.inf
 
 
-def _tree_of(arrays, bins: Bins, learning_rate: float, leaf_values=None) -> HistTree:
-    """A :class:`HistTree` from a builder's arrays: thresholds, and leaf values
-    times ``learning_rate`` (a tree that never split adds 0, as scikit-learn's);
-    ``leaf_values`` replaces the Newton steps (a non-differentiable loss)."""
-    left, right, feature, bin_threshold, missing_left, value, count, gain = arrays
+def _tree_of(arrays, bins: Bins, learning_rate: float, leaf_values=None,
+             is_categorical=None) -> HistTree:  # fmt: skip
+    """A :class:`HistTree` from a builder's arrays: thresholds (NaN at categorical
+    splits), and leaf values times ``learning_rate`` (a tree that never split
+    adds 0, as scikit-learn's); ``leaf_values`` replaces the Newton steps (a
+    non-differentiable loss)."""
+    left, right, feature, bin_threshold, missing_left, value, count, gain, cats = arrays
     threshold = np.full(len(left), np.nan)
     for i in np.flatnonzero(left != TREE_LEAF):
-        threshold[i] = _threshold(bins, int(feature[i]), int(bin_threshold[i]))
+        if is_categorical is None or not is_categorical[feature[i]]:
+            threshold[i] = _threshold(bins, int(feature[i]), int(bin_threshold[i]))
+    width = 0
+    if is_categorical is not None and is_categorical.any():
+        width = int(bins.n_bins[is_categorical].max())
+    categories_left = np.ascontiguousarray(cats[:, :width])
     if leaf_values is not None:
         value = leaf_values
     elif len(left) == 1:
@@ -260,7 +368,7 @@ def _tree_of(arrays, bins: Bins, learning_rate: float, leaf_values=None) -> Hist
     return HistTree(
         children_left=left, children_right=right, feature=feature, threshold=threshold,
         bin_threshold=bin_threshold, missing_go_to_left=missing_left, value=value,
-        n_node_samples=count, gain=gain,
+        n_node_samples=count, gain=gain, categories_left=categories_left,
     )  # fmt: skip
 
 
@@ -268,8 +376,12 @@ def _tree_of(arrays, bins: Bins, learning_rate: float, leaf_values=None) -> Hist
 
 
 @numba.njit(cache=True, nogil=True)
-def _sum_histogram(codes, by_row, rows, first, stop, g, h, constant, hist):
+def _sum_histogram(codes, by_row, rows, first, stop, g, h, constant, hist, n_bins):
     """``hist`` (d, bins, 3) of the rows ``rows[first:stop]``: count, sum g, sum h.
+
+    Only each feature's bins ``0 .. n_bins[j] - 1`` and the missing bin (the
+    last) are set (:func:`_used_bins`), the others are never read; the root's
+    histogram is set whole.
 
     Row by row: each row's codes (``by_row[r]``, contiguous) are read once and
     its statistics added to every feature's histogram (LightGBM's row-wise
@@ -278,7 +390,7 @@ def _sum_histogram(codes, by_row, rows, first, stop, g, h, constant, hist):
     if stop - first == by_row.shape[0]:
         _sum_every_row(codes, g, h, constant, hist)
         return
-    hist[:] = 0
+    _used_bins(hist, hist, n_bins, 0)
     d = by_row.shape[1]
     for p in range(first, stop):
         r = rows[p]
@@ -296,6 +408,21 @@ def _sum_histogram(codes, by_row, rows, first, stop, g, h, constant, hist):
                 hist[j, b, 0] += 1
                 hist[j, b, 1] += gr
                 hist[j, b, 2] += hr
+
+
+@numba.njit(cache=True, nogil=True)
+def _used_bins(hist, other, n_bins, sign):
+    """``hist -= other`` (``sign`` -1) or ``hist = 0`` (``sign`` 0) on each feature's
+    used bins: ``0 .. n_bins[j] - 1`` and the missing bin (the last).  With
+    features of few bins next to one of many categories, most of a histogram's
+    width is unused."""
+    last = hist.shape[1] - 1
+    for j in range(hist.shape[0]):
+        for b in range(n_bins[j] + 1):
+            if b == n_bins[j]:
+                b = last
+            for c in range(3):
+                hist[j, b, c] = hist[j, b, c] - other[j, b, c] if sign else 0
 
 
 @numba.njit(cache=True, nogil=True)
@@ -319,22 +446,63 @@ def _sum_every_row(codes, g, h, constant, hist):
 
 
 @numba.njit(cache=True, nogil=True)
-def _best_split(hist, n, g_sum, h_sum, n_bins, has_missing, missing_bin, scale_g, scale_h,
-                constant, min_samples_leaf, l2, min_hessian):  # fmt: skip
+def _best_categorical(hj, n, g_sum, h_sum, nb, with_missing, missing_bin, scale_g, scale_h,
+                      constant, min_samples_leaf, l2, min_hessian):  # fmt: skip
+    """The best split of one categorical feature: the prefixes of
+    :func:`category_order`, then (only when a category was left out for its
+    support, so that the two scans differ) its suffixes; the left-out
+    categories go right.  Returns ``(gain, cut, reverse, n_left, g_left,
+    h_left)``, gain -1 when no candidate is allowed."""
+    order, dropped = category_order(hj, nb, with_missing, missing_bin, n, h_sum, scale_g,
+                                    scale_h, constant, l2)  # fmt: skip
+    best = (-1.0, -1, False, 0, 0, 0)
+    G, H = g_sum * scale_g, h_sum * scale_h
+    for reverse in (False, True):
+        if reverse and not dropped:
+            break
+        n_left, g_left, h_left = 0, 0, 0
+        for i in range(order.size - 1):
+            b = order[order.size - 1 - i] if reverse else order[i]
+            n_left += hj[b, 0]
+            g_left += hj[b, 1]
+            h_left += hj[b, 0] if constant else hj[b, 2]
+            HL, HR = h_left * scale_h, (h_sum - h_left) * scale_h
+            if not split_allowed(n_left, HL, n - n_left, HR, min_samples_leaf, min_hessian):
+                continue
+            gain = split_gain(g_left * scale_g, HL, (g_sum - g_left) * scale_g, HR, G, H, l2)
+            if gain > best[0] and gain > 0.0:
+                best = (gain, i, reverse, n_left, g_left, h_left)
+    return best
+
+
+@numba.njit(cache=True, nogil=True)
+def _best_split(hist, n, g_sum, h_sum, n_bins, has_missing, missing_bin, is_categorical,
+                scale_g, scale_h, constant, min_samples_leaf, l2, min_hessian):  # fmt: skip
     """The best split of one node from its histogram.
 
-    Features in order; for each, bins left to right with NaN on the right,
-    then (if the feature had NaN) right to left with NaN on the left; a
+    Features in order; for a numerical one, bins left to right with NaN on
+    the right, then (if the feature had NaN) right to left with NaN on the
+    left; for a categorical one, :func:`_best_categorical`'s candidates; a
     candidate replaces the best only with a strictly larger gain.  Returns
-    ``(gain, feature, bin, missing_left, n_left, g_left, h_left)`` (sums in
-    fixed point; gain -1 when no candidate is allowed)."""
+    ``(gain, feature, bin, missing_left, n_left, g_left, h_left, reverse)``
+    (sums in fixed point; gain -1 when no candidate is allowed; at a
+    categorical feature ``bin`` is the cut and ``reverse`` the scan of
+    :func:`category_set`)."""
     best_gain, best_feature, best_bin, best_missing_left = -1.0, -1, -1, False
-    best_n, best_g, best_h = 0, 0, 0
+    best_n, best_g, best_h, best_reverse = 0, 0, 0, False
     G = g_sum * scale_g
     H = h_sum * scale_h
     for j in range(hist.shape[0]):
         hj = hist[j]
         nb = n_bins[j]
+        if is_categorical[j]:
+            c = _best_categorical(hj, n, g_sum, h_sum, nb, has_missing[j], missing_bin,
+                                  scale_g, scale_h, constant, min_samples_leaf, l2,
+                                  min_hessian)  # fmt: skip
+            if c[0] > best_gain:
+                best_gain, best_feature, best_bin, best_missing_left = c[0], j, c[1], False
+                best_n, best_g, best_h, best_reverse = c[3], c[4], c[5], c[2]
+            continue
         n_left, g_left, h_left = 0, 0, 0
         for b in range(nb - 1 + (1 if has_missing[j] else 0)):  # NaN goes right
             n_left += hj[b, 0]
@@ -348,7 +516,7 @@ def _best_split(hist, n, g_sum, h_sum, n_bins, has_missing, missing_bin, scale_g
             gain = split_gain(g_left * scale_g, HL, (g_sum - g_left) * scale_g, HR, G, H, l2)
             if gain > best_gain and gain > 0.0:
                 best_gain, best_feature, best_bin, best_missing_left = gain, j, b, False
-                best_n, best_g, best_h = n_left, g_left, h_left
+                best_n, best_g, best_h, best_reverse = n_left, g_left, h_left, False
         if not has_missing[j]:
             continue
         n_right, g_right, h_right = 0, 0, 0
@@ -365,13 +533,15 @@ def _best_split(hist, n, g_sum, h_sum, n_bins, has_missing, missing_bin, scale_g
             if gain > best_gain and gain > 0.0:
                 best_gain, best_feature, best_bin, best_missing_left = gain, j, b, True
                 best_n, best_g, best_h = n - n_right, g_sum - g_right, h_sum - h_right
-    return best_gain, best_feature, best_bin, best_missing_left, best_n, best_g, best_h
+                best_reverse = False
+    return (best_gain, best_feature, best_bin, best_missing_left, best_n, best_g, best_h,
+            best_reverse)  # fmt: skip
 
 
 @numba.njit(cache=True, nogil=True)
 def _grow(codes, by_row, g, h, constant, constant_hessian, n_bins, has_missing, missing_bin,
-          scale_g, scale_h, max_leaf_nodes, max_depth, min_samples_leaf, l2, min_hessian,
-          pool):  # fmt: skip
+          is_categorical, scale_g, scale_h, max_leaf_nodes, max_depth, min_samples_leaf, l2,
+          min_hessian, pool):  # fmt: skip
     """Leaf-wise growth on histograms; see :func:`grow_hist_tree`."""
     d, n = codes.shape
     width = missing_bin + 1
@@ -399,6 +569,9 @@ def _grow(codes, by_row, g, h, constant, constant_hessian, n_bins, has_missing, 
     c_n_left = np.zeros(size, dtype=np.intp)
     c_g_left = np.zeros(size, dtype=np.int64)
     c_h_left = np.zeros(size, dtype=np.int64)
+    c_reverse = np.zeros(size, dtype=np.bool_)
+    # The left categories of categorical splits (no columns without categorical features).
+    categories_left = np.zeros((size, width if is_categorical.any() else 0), dtype=np.bool_)
     # Histograms of the candidate leaves, in slots of a pool that grows as needed.
     slot = np.full(size, -1, dtype=np.intp)
     # pool: histograms (each slot set before use), kept from tree to tree by the caller.
@@ -410,7 +583,7 @@ def _grow(codes, by_row, g, h, constant, constant_hessian, n_bins, has_missing, 
     s = _take_slot(free, pool, d, width)
     pool = s[1]
     slot[0] = s[0]
-    _sum_histogram(codes, by_row, rows, 0, n, g, h, constant, pool[slot[0]])
+    _sum_histogram(codes, by_row, rows, 0, n, g, h, constant, pool[slot[0]], n_bins)
     root = pool[slot[0]][0]
     for b in range(width):
         g_sum[0] += root[b, 1]
@@ -418,10 +591,10 @@ def _grow(codes, by_row, g, h, constant, constant_hessian, n_bins, has_missing, 
     scale_h_node = constant_hessian if constant else scale_h
     n_nodes = 1
     if n >= 2 * min_samples_leaf and h_sum[0] * scale_h_node >= min_hessian:
-        n_nodes = _search(0, pool, slot, free, count, g_sum, h_sum, n_bins, has_missing,
-                          missing_bin, scale_g, scale_h_node, constant, min_samples_leaf, l2,
-                          min_hessian, c_gain, c_feature, c_bin, c_missing, c_n_left, c_g_left,
-                          c_h_left, n_nodes)  # fmt: skip
+        _search(0, pool, slot, free, count, g_sum, h_sum, n_bins, has_missing, missing_bin,
+                is_categorical, scale_g, scale_h_node, constant, min_samples_leaf, l2,
+                min_hessian, c_gain, c_feature, c_bin, c_missing, c_n_left, c_g_left,
+                c_h_left, c_reverse)  # fmt: skip
     else:
         free.append(slot[0])
     n_leaves = 1
@@ -438,16 +611,16 @@ def _grow(codes, by_row, g, h, constant, constant_hessian, n_bins, has_missing, 
         # Partition the node's rows: left ones first, each side in row order.
         first, m = start[node], count[node]
         n_l, n_r = 0, 0
-        column = codes[j]
-        for p in range(first, first + m):  # without branches: the side is a 0 or a 1
-            r = rows[p]
-            code = column[r]
-            goes_left = (code <= b) | ((code == missing_bin) & go_missing)
-            rows[first + n_l] = r  # never ahead of p: safe in place
-            buffer[n_r] = r
-            n_l += goes_left
-            n_r += 1 - goes_left
-        rows[first + n_l : first + m] = buffer[:n_r]
+        if is_categorical[j]:  # the left set, from the parent's histogram (still whole)
+            order, _ = category_order(pool[slot[node]][j], n_bins[j], has_missing[j],
+                                      missing_bin, count[node], h_sum[node], scale_g,
+                                      scale_h_node, constant, l2)  # fmt: skip
+            categories_left[node] = category_set(order, b, c_reverse[node], width)
+            go_missing = categories_left[node, missing_bin]
+            n_l, n_r = _partition(codes[j], rows, first, m, buffer, categories_left[node])
+        else:
+            n_l, n_r = _partition_bins(codes[j], rows, first, m, buffer, b, missing_bin,
+                                       go_missing)  # fmt: skip
         lc, rc = n_nodes, n_nodes + 1
         n_nodes += 2
         n_leaves += 1
@@ -475,16 +648,16 @@ def _grow(codes, by_row, g, h, constant, constant_hessian, n_bins, has_missing, 
             pool = s[1]
             slot[small] = s[0]
             _sum_histogram(codes, by_row, rows, start[small], start[small] + count[small], g,
-                           h, constant, pool[slot[small]])  # fmt: skip
+                           h, constant, pool[slot[small]], n_bins)  # fmt: skip
             # The larger child: the parent's histogram minus the smaller one's (exact).
-            pool[parent_slot] -= pool[slot[small]]
+            _used_bins(pool[parent_slot], pool[slot[small]], n_bins, -1)
             slot[large] = parent_slot
             for child, wanted in ((lc, split_left), (rc, split_right)):
                 if wanted:
                     _search(child, pool, slot, free, count, g_sum, h_sum, n_bins, has_missing,
-                            missing_bin, scale_g, scale_h_node, constant, min_samples_leaf, l2,
-                            min_hessian, c_gain, c_feature, c_bin, c_missing, c_n_left,
-                            c_g_left, c_h_left, n_nodes)  # fmt: skip
+                            missing_bin, is_categorical, scale_g, scale_h_node, constant,
+                            min_samples_leaf, l2, min_hessian, c_gain, c_feature, c_bin,
+                            c_missing, c_n_left, c_g_left, c_h_left, c_reverse)  # fmt: skip
                 else:
                     free.append(slot[child])
                     slot[child] = -1
@@ -495,7 +668,40 @@ def _grow(codes, by_row, g, h, constant, constant_hessian, n_bins, has_missing, 
             value[k] = node_value(g_sum[k] * scale_g, h_sum[k] * scale_h_node, l2)
     return (left[:n_nodes], right[:n_nodes], feature[:n_nodes], bin_threshold[:n_nodes],
             missing_left[:n_nodes], value[:n_nodes], count[:n_nodes], gain[:n_nodes],
-            rows, start[:n_nodes], pool)  # fmt: skip
+            categories_left[:n_nodes], rows, start[:n_nodes], pool)  # fmt: skip
+
+
+@numba.njit(cache=True, nogil=True)
+def _partition_bins(column, rows, first, m, buffer, b, missing_bin, go_missing):
+    """Reorder ``rows[first:first + m]``: rows with code ``<= b`` (or NaN's code
+    when ``go_missing``) first, each side in row order; returns the sides' sizes."""
+    n_l, n_r = 0, 0
+    for p in range(first, first + m):  # without branches: the side is a 0 or a 1
+        r = rows[p]
+        code = column[r]
+        goes_left = (code <= b) | ((code == missing_bin) & go_missing)
+        rows[first + n_l] = r  # never ahead of p: safe in place
+        buffer[n_r] = r
+        n_l += goes_left
+        n_r += 1 - goes_left
+    rows[first + n_l : first + m] = buffer[:n_r]
+    return n_l, n_r
+
+
+@numba.njit(cache=True, nogil=True)
+def _partition(column, rows, first, m, buffer, left_set):
+    """:func:`_partition_bins` for a categorical split: code ``c`` goes left
+    when ``left_set[c]``."""
+    n_l, n_r = 0, 0
+    for p in range(first, first + m):
+        r = rows[p]
+        goes_left = left_set[column[r]]
+        rows[first + n_l] = r
+        buffer[n_r] = r
+        n_l += goes_left
+        n_r += 1 - goes_left
+    rows[first + n_l : first + m] = buffer[:n_r]
+    return n_l, n_r
 
 
 @numba.njit(cache=True, nogil=True)
@@ -512,19 +718,19 @@ def _take_slot(free, pool, d, width):
 
 @numba.njit(cache=True, nogil=True)
 def _search(node, pool, slot, free, count, g_sum, h_sum, n_bins, has_missing, missing_bin,
-            scale_g, scale_h, constant, min_samples_leaf, l2, min_hessian, c_gain, c_feature,
-            c_bin, c_missing, c_n_left, c_g_left, c_h_left, n_nodes):  # fmt: skip
+            is_categorical, scale_g, scale_h, constant, min_samples_leaf, l2, min_hessian,
+            c_gain, c_feature, c_bin, c_missing, c_n_left, c_g_left, c_h_left,
+            c_reverse):  # fmt: skip
     """Find ``node``'s best split; keep its histogram if it is a candidate, else free it."""
     best = _best_split(pool[slot[node]], count[node], g_sum[node], h_sum[node], n_bins,
-                       has_missing, missing_bin, scale_g, scale_h, constant, min_samples_leaf,
-                       l2, min_hessian)  # fmt: skip
+                       has_missing, missing_bin, is_categorical, scale_g, scale_h, constant,
+                       min_samples_leaf, l2, min_hessian)  # fmt: skip
     if best[0] > 0.0:
         c_gain[node], c_feature[node], c_bin[node], c_missing[node] = best[:4]
-        c_n_left[node], c_g_left[node], c_h_left[node] = best[4:]
+        c_n_left[node], c_g_left[node], c_h_left[node], c_reverse[node] = best[4:]
     else:
         free.append(slot[node])
         slot[node] = -1
-    return n_nodes
 
 
 def _leaf_intercepts(loss, arrays, rows, start, y, raw, sample_weight) -> np.ndarray:
@@ -565,8 +771,11 @@ def grow_hist_tree(data: BinnedData, stats: Statistics, options: GrowOptions, wo
     -------
     arrays : tuple
         ``(children_left, children_right, feature, bin_threshold,
-        missing_go_to_left, value, n_node_samples, gain)``, ``value`` the
-        Newton step ``-G/(H+l2)`` at leaves (not yet times the learning rate).
+        missing_go_to_left, value, n_node_samples, gain, categories_left)``,
+        ``value`` the Newton step ``-G/(H+l2)`` at leaves (not yet times the
+        learning rate), ``categories_left`` the left sets of categorical
+        splits over the bins (``missing_bin + 1`` columns, none without
+        categorical features).
     partition : tuple
         ``(rows, start)``: node ``k``'s rows are ``rows[start[k]:][:n_node_samples[k]]``.
 
@@ -574,7 +783,9 @@ def grow_hist_tree(data: BinnedData, stats: Statistics, options: GrowOptions, wo
     -----
     Ties: the split of a node is the first of equal gains in the order
     features, then bins left to right with NaN right, then right to left with
-    NaN left; the leaf split next is the first (lowest number) of equal gains.
+    NaN left; a categorical feature's candidates are scanned in the order of
+    :func:`_best_categorical`; the leaf split next is the first (lowest
+    number) of equal gains.
 
     Examples
     --------
@@ -589,14 +800,15 @@ def grow_hist_tree(data: BinnedData, stats: Statistics, options: GrowOptions, wo
     out = _grow(
         data.codes, data.by_row, stats.gradient, stats.hessian, constant,
         stats.constant_hessian,
-        data.n_bins, data.has_missing, data.missing_bin, 2.0 ** -stats.k_gradient,
+        data.n_bins, data.has_missing, data.missing_bin, data.is_categorical,
+        2.0 ** -stats.k_gradient,
         2.0 ** -stats.k_hessian, options.max_leaf_nodes, options.max_depth,
         options.min_samples_leaf, options.l2_regularization, options.min_hessian,
         _pool(workspace, data),
     )  # fmt: skip
     if workspace is not None:
-        workspace["pool"] = out[10]  # grown, perhaps
-    return out[:8], out[8:10]
+        workspace["pool"] = out[11]  # grown, perhaps
+    return out[:9], out[9:11]
 
 
 def _pool(workspace, data: BinnedData) -> np.ndarray:
@@ -616,7 +828,10 @@ def grow_hist_tree_reference(data: BinnedData, stats: Statistics, options: GrowO
 
     Each node's sums are added up from its own rows (no histogram, no
     subtraction), each candidate split is scored by :func:`split_gain`, the
-    next leaf to split is found by scanning the leaves.  Returns the same
+    next leaf to split is found by scanning the leaves.  A categorical
+    feature's candidates are the sets of :func:`category_set` on the order
+    of :func:`category_order` (the rule, shared), given the node's
+    per-category sums counted from its rows.  Returns the same
     ``arrays`` as :func:`grow_hist_tree` (no partition).
 
     Parameters
@@ -645,27 +860,50 @@ def grow_hist_tree_reference(data: BinnedData, stats: Statistics, options: GrowO
     scale_g = 2.0**-stats.k_gradient
     scale_h = stats.constant_hessian if constant else 2.0**-stats.k_hessian
     missing = data.missing_bin
+    width = missing + 1
     o = options
 
     def sums(rows):
         return len(rows), sum(g[r] for r in rows), sum(h[r] for r in rows)
 
+    def left_set(rows, j, cut, reverse):
+        """The categories a categorical candidate sends left (a bool row)."""
+        hist = np.zeros((width, 3), dtype=np.int64)
+        for r in rows:
+            hist[codes[j][r]] += (1, g[r], h[r])
+        n, _, H = sums(rows)
+        order, dropped = category_order(
+            hist, int(data.n_bins[j]), bool(data.has_missing[j]), missing, n, H,
+            scale_g, scale_h, constant, o.l2_regularization,
+        )  # fmt: skip
+        if cut is None:  # every candidate: (cut, reverse) in the scan order
+            scans = (False, True) if dropped else (False,)
+            return [(i, rev) for rev in scans for i in range(len(order) - 1)]
+        return category_set(order, cut, reverse, width)
+
+    def scan(rows, j):
+        """(bin or cut, missing_left or reverse, goes_left) in the scan order."""
+        if data.is_categorical[j]:
+            for cut, reverse in left_set(rows, j, None, None):
+                row = left_set(rows, j, cut, reverse)
+                yield cut, reverse, [r for r in rows if row[codes[j][r]]]
+            return
+        nb = int(data.n_bins[j])
+        with_missing = bool(data.has_missing[j])
+        # NaN right for b = 0..nb-2 (and nb-1 with NaN), then NaN left for b = nb-2..0.
+        order = [(b, False) for b in range(nb - 1 + with_missing)]
+        if with_missing:
+            order += [(b, True) for b in range(nb - 2, -1, -1)]
+        for b, nan_left in order:
+            yield b, nan_left, [
+                r for r in rows if codes[j][r] <= b or (codes[j][r] == missing and nan_left)
+            ]
+
     def best_split(rows):
         n, G, H = sums(rows)
-        best = None  # (gain, feature, bin, missing_left)
+        best = None  # (gain, feature, bin, missing_left or reverse)
         for j in range(len(codes)):
-            nb = int(data.n_bins[j])
-            with_missing = bool(data.has_missing[j])
-            # The candidates in the scan order: NaN right for b = 0..nb-2 (and nb-1 with NaN),
-            # then NaN left for b = nb-2..0.
-            order = [(b, False) for b in range(nb - 1 + with_missing)]
-            if with_missing:
-                order += [(b, True) for b in range(nb - 2, -1, -1)]
-            for b, nan_left in order:
-                goes_left = [
-                    r for r in rows
-                    if codes[j][r] <= b or (codes[j][r] == missing and nan_left)
-                ]  # fmt: skip
+            for b, nan_left, goes_left in scan(rows, j):
                 n_l, g_l, h_l = sums(goes_left)
                 HL, HR = h_l * scale_h, (H - h_l) * scale_h
                 if not split_allowed(n_l, HL, n - n_l, HR, o.min_samples_leaf, o.min_hessian):
@@ -679,6 +917,7 @@ def grow_hist_tree_reference(data: BinnedData, stats: Statistics, options: GrowO
         return best
 
     nodes = [{"rows": list(range(len(g))), "depth": 0}]
+    categories = {}  # node -> its left set, at categorical splits
     n, _, H = sums(nodes[0]["rows"])
     if n >= 2 * o.min_samples_leaf and H * scale_h >= o.min_hessian:
         nodes[0]["best"] = best_split(nodes[0]["rows"])
@@ -690,8 +929,14 @@ def grow_hist_tree_reference(data: BinnedData, stats: Statistics, options: GrowO
         k = max(candidates, key=lambda k: (nodes[k]["best"][0], -k))
         node = nodes[k]
         gain, j, b, nan_left = node.pop("best")
+        if data.is_categorical[j]:
+            row = left_set(node["rows"], j, b, nan_left)
+            go = [bool(row[codes[j][r]]) for r in node["rows"]]
+            nan_left = bool(row[missing])
+            categories[k] = row
+        else:
+            go = [codes[j][r] <= b or (codes[j][r] == missing and nan_left) for r in node["rows"]]
         node["split"] = (j, b, nan_left, gain)
-        go = [codes[j][r] <= b or (codes[j][r] == missing and nan_left) for r in node["rows"]]
         children = [
             [r for r, left in zip(node["rows"], go, strict=True) if left],
             [r for r, left in zip(node["rows"], go, strict=True) if not left],
@@ -718,6 +963,9 @@ def grow_hist_tree_reference(data: BinnedData, stats: Statistics, options: GrowO
     value = np.zeros(size)
     count = np.zeros(size, dtype=np.intp)
     gains = np.zeros(size)
+    categories_left = np.zeros((size, width if data.is_categorical.any() else 0), dtype=bool)
+    for k, row in categories.items():
+        categories_left[k] = row
     for k, node in enumerate(nodes):
         count[k], G, H = sums(node["rows"])
         if "split" in node:
@@ -728,7 +976,8 @@ def grow_hist_tree_reference(data: BinnedData, stats: Statistics, options: GrowO
             missing_left[k] = nan_left if data.has_missing[j] else n_l > n_r
         else:
             value[k] = node_value(G * scale_g, H * scale_h, o.l2_regularization)
-    return left, right, feature, bin_threshold, missing_left, value, count, gains
+    return (left, right, feature, bin_threshold, missing_left, value, count, gains,
+            categories_left)  # fmt: skip
 
 
 # --- the losses ---------------------------------------------------------------------------------
@@ -941,20 +1190,6 @@ class _HistGradientBoosting(BaseEstimator):
                     f"{parameter}={getattr(self, parameter)!r} is not supported by "
                     f"climbing_trees' {name}; only {parameter}={supported} is {sklearn_hint}."
                 )
-        categorical = self.categorical_features
-        if isinstance(categorical, str) and categorical == "from_dtype":
-            dtypes = getattr(X, "dtypes", None)
-            if dtypes is not None and any(str(t) == "category" for t in dtypes):
-                raise ValueError(
-                    f"X has categorical columns and categorical_features='from_dtype', but "
-                    f"climbing_trees' {name} has no native categorical splits yet; encode "
-                    f"them (e.g. OrdinalEncoder) or use {sklearn_hint[1:-1]}."
-                )
-        elif categorical is not None:
-            raise ValueError(
-                f"categorical_features={categorical!r} is not supported by climbing_trees' "
-                f"{name}; use None or 'from_dtype' with no categorical column {sklearn_hint}."
-            )
 
     def _options(self) -> GrowOptions:
         return GrowOptions(
@@ -972,7 +1207,8 @@ class _HistGradientBoosting(BaseEstimator):
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features)
-            Numbers; NaN marks a missing value.
+            Numbers; NaN marks a missing value.  The categorical columns
+            (``categorical_features``) may hold any values, numbers or strings.
         y : array-like of shape (n_samples,)
         sample_weight : array-like of shape (n_samples,), default=None
             Multiplies each row's gradient and Hessian (and its loss).
@@ -989,10 +1225,76 @@ class _HistGradientBoosting(BaseEstimator):
             self.__dict__.update(previous)
             raise
 
+    def _encode_X(self, X, reset: bool) -> np.ndarray:
+        """``X`` as float64, each categorical column replaced by its categories' codes.
+
+        As scikit-learn: ``categorical_features`` is checked by its
+        ``_check_categorical_features``, the categorical columns are encoded by
+        an ``OrdinalEncoder`` fitted here (the sorted distinct values seen at
+        fit are codes 0, 1, ...; missing values and values unseen at fit
+        become NaN)."""
+        if reset:
+            self.is_categorical_ = _check_categorical_features(X, self.categorical_features)
+        if self.is_categorical_ is None:
+            return validate_data(self, X, dtype=np.float64, ensure_all_finite=False,
+                                 reset=reset)  # fmt: skip
+        if not hasattr(X, "shape"):
+            X = np.asarray(X, dtype=object)
+        validate_data(self, X, skip_check_array=True, reset=reset)  # names, n_features_in_
+        categorical = np.flatnonzero(self.is_categorical_)
+        numerical = np.flatnonzero(~self.is_categorical_)
+        X_categorical = _safe_indexing(X, categorical, axis=1)
+        if reset:
+            self._encoder = OrdinalEncoder(
+                handle_unknown="use_encoded_value", unknown_value=np.nan,
+                encoded_missing_value=np.nan, dtype=np.float64,
+            ).fit(X_categorical)  # fmt: skip
+            self._check_cardinalities(categorical)
+        out = np.empty((_num_samples(X), len(self.is_categorical_)))
+        out[:, categorical] = self._encoder.transform(X_categorical)
+        out[:, numerical] = check_array(_safe_indexing(X, numerical, axis=1), dtype=np.float64,
+                                        ensure_all_finite=False, ensure_min_features=0)  # fmt: skip
+        return out
+
+    def _n_categories(self) -> np.ndarray:
+        """Categories seen at fit per feature (missing values not counted; 0: numerical)."""
+        n = np.zeros(len(self.is_categorical_), dtype=np.intp)
+        for j, levels in zip(np.flatnonzero(self.is_categorical_), self._encoder.categories_,
+                             strict=True):  # fmt: skip
+            n[j] = len(levels) - (len(levels) > 0 and is_scalar_nan(levels[-1]))
+        return n
+
+    def _check_cardinalities(self, categorical) -> None:
+        """More categories than uint16 codes hold (the missing bin included): an error."""
+        n = self._n_categories()
+        if n.max() > MAX_BINS_LIMIT - 1:
+            j = int(np.argmax(n))
+            names = getattr(self, "feature_names_in_", None)
+            name = repr(names[j]) if names is not None else f"at index {j}"
+            raise ValueError(
+                f"Categorical feature {name} has {n[j]:,} categories; at most "
+                f"{MAX_BINS_LIMIT - 1:,} are supported (pool the rare ones, or treat the "
+                "feature as numerical)."
+            )
+
+    def _fit_bins(self, X, seed) -> Bins:
+        """:func:`fit_bins` for the numerical features; a bin per category seen at fit
+        (its code) for the categorical ones, however many there are."""
+        bins = fit_bins(X, self.max_bins, random_state=seed)
+        if self.is_categorical_ is None:
+            return bins
+        edges, values = list(bins.edges), list(bins.values)
+        n_categories = self._n_categories()
+        for j in np.flatnonzero(self.is_categorical_):
+            values[j] = np.arange(float(n_categories[j]))
+            edges[j] = values[j][:-1] + 0.5
+        return Bins(edges, values, max(bins.max_bins, int(n_categories.max())))
+
     def _fit(self, X, y, sample_weight):
         self._refuse_unsupported(X)
-        X, y = validate_data(self, X, y, dtype=np.float64, ensure_all_finite=False,
-                             y_numeric=not isinstance(self, ClassifierMixin))  # fmt: skip
+        X = self._encode_X(X, reset=True)
+        y = _check_y(y, y_numeric=not isinstance(self, ClassifierMixin))
+        check_consistent_length(X, y)
         # scikit-learn's leaf quantiles are weighted whenever weights are given.
         self._weights_given = sample_weight is not None
         y, loss = self._encode_y(y)
@@ -1017,8 +1319,8 @@ class _HistGradientBoosting(BaseEstimator):
                 X, y, sample_weight, test_size=self.validation_fraction, stratify=stratify,
                 random_state=seed,
             )  # fmt: skip
-        bins = fit_bins(X, self.max_bins, random_state=seed)
-        data = BinnedData.from_bins(bins, X)
+        bins = self._fit_bins(X, seed)
+        data = BinnedData.from_bins(bins, X, self.is_categorical_)
         options = self._options()
         baseline = loss.baseline(y, sample_weight).reshape(1, -1)
         raw = np.asfortranarray(np.repeat(baseline, len(y), axis=0))
@@ -1047,7 +1349,8 @@ class _HistGradientBoosting(BaseEstimator):
                 if isinstance(loss, _Quantile):  # each leaf: the quantile of its residuals
                     leaf_values = _leaf_intercepts(loss, arrays, rows, start, y, raw[:, k],
                                                    sample_weight)  # fmt: skip
-                tree = _tree_of(arrays, bins, options.learning_rate, leaf_values)
+                tree = _tree_of(arrays, bins, options.learning_rate, leaf_values,
+                                data.is_categorical)  # fmt: skip
                 _add_leaf_values(raw[:, k], rows, start, tree.n_node_samples,
                                  tree.children_left, tree.value)  # fmt: skip
                 stage.append(tree)
@@ -1072,7 +1375,6 @@ class _HistGradientBoosting(BaseEstimator):
         self.do_early_stopping_ = stop_early
         self.train_score_ = np.asarray(train_score, dtype=float)
         self.validation_score_ = np.asarray(validation_score, dtype=float)
-        self.is_categorical_ = None
         return self
 
     def _class_weights(self, y, sample_weight):
@@ -1106,7 +1408,7 @@ class _HistGradientBoosting(BaseEstimator):
 
     def _check_X(self, X) -> np.ndarray:
         check_is_fitted(self, "_trees")
-        return validate_data(self, X, dtype=np.float64, ensure_all_finite=False, reset=False)
+        return self._encode_X(X, reset=False)
 
     def _staged_raw(self, X):
         """The scores after each iteration (copies), shape (n, K)."""
@@ -1124,7 +1426,7 @@ class _HistGradientBoosting(BaseEstimator):
             for k, tree in enumerate(stage):
                 _add_tree(
                     X, tree.children_left, tree.children_right, tree.feature, tree.threshold,
-                    tree.missing_go_to_left, tree.value, raw[:, k],
+                    tree.missing_go_to_left, tree.value, tree.categories_left, raw[:, k],
                 )  # fmt: skip
         return raw
 
@@ -1154,10 +1456,24 @@ _PARAMETERS_DOC = """\
         raise ValueError.
     max_bins : int, default=255
         Bins of present values per feature (at most 255); NaN gets one more.
-    categorical_features : None or 'from_dtype', default='from_dtype'
-        No native categorical splits yet: 'from_dtype' is accepted when no
-        column of ``X`` has a categorical dtype, None always; anything else
-        raises ValueError.
+    categorical_features : array-like of {bool, int, str}, 'from_dtype' or None, \
+default='from_dtype'
+        The categorical features, as scikit-learn's (checked by its
+        ``_check_categorical_features``, with its errors): a boolean mask,
+        integer indices, feature names, 'from_dtype' (the DataFrame columns of
+        categorical dtype), or None (none).  A categorical column may hold any
+        values (numbers or strings): the distinct values seen at fit, sorted,
+        are its categories (scikit-learn's ``OrdinalEncoder``), each with a
+        bin of its own, however many there are (up to 65,534; scikit-learn
+        refuses more than ``max_bins``).  Missing values (NaN, None) are a
+        category of their own in the search; at predict, values not seen at
+        fit (other numbers, negative ones, other strings) are treated as
+        missing, as scikit-learn treats them.  A split sends a set of
+        categories left: the node's categories are sorted by ``G/(H+λ)`` and
+        every prefix of that order is a candidate (the best partition for
+        λ = 0); a category whose share of the node's Hessian is below 10 rows'
+        worth (scikit-learn's ``MIN_CAT_SUPPORT``), and a category absent from
+        the node, goes right.
     monotonic_cst : None, default=None
         Not supported: a value other than None raises ValueError.
     interaction_cst : None, default=None
@@ -1200,6 +1516,8 @@ _ATTRIBUTES_DOC = """\
         Whether early stopping was on.
     trees_ : list of lists of HistTree
         ``trees_[i][k]``: iteration ``i``'s tree of score column ``k``.
+    is_categorical_ : ndarray of shape (n_features_in_,) of bool, or None
+        Which features are categorical (None: none), as scikit-learn's.
     n_features_in_ : int
     feature_names_in_ : ndarray of shape (n_features_in_,)
         Defined when ``X`` had string column names."""
@@ -1208,9 +1526,10 @@ _NOTES_DOC = """\
     Implemented here: leaf-wise Newton trees on fixed-point gradient
     histograms (:func:`grow_hist_tree`, checked against the plain-Python
     :func:`grow_hist_tree_reference`), missing values with a learned
-    direction per split, sample weights, early stopping on the loss.  Not
-    implemented (a clear ValueError): native categorical features,
-    ``monotonic_cst``, ``interaction_cst``, ``max_features < 1``,
+    direction per split, native categorical features (a set of categories
+    per split, from the sorted scan of :func:`category_order`), sample
+    weights, early stopping on the loss.  Not implemented (a clear
+    ValueError): ``monotonic_cst``, ``interaction_cst``, ``max_features < 1``,
     ``warm_start``, scorers other than the loss, the fit parameters
     ``X_val``/``y_val``.
 
@@ -1224,9 +1543,13 @@ _NOTES_DOC = """\
     On data without ties the first tree has scikit-learn's splits, node for
     node, and its leaf values agree to float32 precision
     (tests/test_hist_gradient_boosting.py); later trees see slightly
-    different gradients.  Ties: the first feature, then the first bin in
-    the scan order, wins; of equal gains, the leaf created first is split
-    first."""
+    different gradients.  Categorical splits: scikit-learn sorts the
+    categories by ``G/(H+10)`` and scans from both ends to the middle; this
+    package sorts by ``G/(H+λ)`` and scans every prefix (and, when a rare
+    category was left out, every suffix), so it may choose another
+    partition where scikit-learn's smoothed order differs.  Ties: the first
+    feature, then the first bin in the scan order, wins; of equal gains,
+    the leaf created first is split first."""
 
 
 class HistGradientBoostingRegressor(RegressorMixin, _HistGradientBoosting):
