@@ -70,7 +70,10 @@ NO_LIMIT = -1
 
 @numba.njit(cache=True, nogil=True)
 def node_value(sum_gradient, sum_hessian, l2_regularization):
-    """The Newton step of a node: ``-G / (H + l2)`` (scikit-learn's ``compute_node_value``).
+    """The Newton step of a node: ``-G / (H + l2)``.
+
+    As scikit-learn's ``compute_node_value``, with the same tiny
+    ``DENOMINATOR_EPS`` added to the denominator.
 
     >>> node_value(-3.0, 2.0, 1.0)
     1.0
@@ -656,8 +659,8 @@ def grow_hist_tree_reference(data: BinnedData, stats: Statistics, options: GrowO
         for j in range(len(codes)):
             nb = int(data.n_bins[j])
             with_missing = bool(data.has_missing[j])
-            # The candidates in the scan order: NaN right for b = 0..nb-2 (and nb-1 with NaN),
-            # then NaN left for b = nb-2..0.
+            # The candidates in the scan order: NaN right for b = 0..nb-2 (and
+            # nb-1 with NaN), then NaN left for b = nb-2..0.
             order = [(b, False) for b in range(nb - 1 + with_missing)]
             if with_missing:
                 order += [(b, True) for b in range(nb - 2, -1, -1)]
@@ -668,11 +671,12 @@ def grow_hist_tree_reference(data: BinnedData, stats: Statistics, options: GrowO
                 ]  # fmt: skip
                 n_l, g_l, h_l = sums(goes_left)
                 HL, HR = h_l * scale_h, (H - h_l) * scale_h
-                if not split_allowed(n_l, HL, n - n_l, HR, o.min_samples_leaf, o.min_hessian):
+                n_r = n - n_l
+                if not split_allowed(n_l, HL, n_r, HR, o.min_samples_leaf, o.min_hessian):
                     continue
                 gain = split_gain(
-                    g_l * scale_g, HL, (G - g_l) * scale_g, HR, G * scale_g, H * scale_h,
-                    o.l2_regularization,
+                    g_l * scale_g, HL, (G - g_l) * scale_g, HR,
+                    G * scale_g, H * scale_h, o.l2_regularization,
                 )  # fmt: skip
                 if gain > 0.0 and (best is None or gain > best[0]):
                     best = (gain, j, b, nan_left)
@@ -691,7 +695,10 @@ def grow_hist_tree_reference(data: BinnedData, stats: Statistics, options: GrowO
         node = nodes[k]
         gain, j, b, nan_left = node.pop("best")
         node["split"] = (j, b, nan_left, gain)
-        go = [codes[j][r] <= b or (codes[j][r] == missing and nan_left) for r in node["rows"]]
+        go = [
+            codes[j][r] <= b or (codes[j][r] == missing and nan_left)
+            for r in node["rows"]
+        ]  # fmt: skip
         children = [
             [r for r, left in zip(node["rows"], go, strict=True) if left],
             [r for r, left in zip(node["rows"], go, strict=True) if not left],
