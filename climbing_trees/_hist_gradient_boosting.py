@@ -671,8 +671,8 @@ def grow_hist_tree_reference(data: BinnedData, stats: Statistics, options: GrowO
                 ]  # fmt: skip
                 n_l, g_l, h_l = sums(goes_left)
                 HL, HR = h_l * scale_h, (H - h_l) * scale_h
-                n_r = n - n_l
-                if not split_allowed(n_l, HL, n_r, HR, o.min_samples_leaf, o.min_hessian):
+                least_rows, least_hessian = o.min_samples_leaf, o.min_hessian
+                if not split_allowed(n_l, HL, n - n_l, HR, least_rows, least_hessian):
                     continue
                 gain = split_gain(
                     g_l * scale_g, HL, (G - g_l) * scale_g, HR,
