@@ -42,8 +42,8 @@ module                      chapter  role
 ``_weights``                15       class weights, minimum leaf weights
 ``_exact_weights``          15       exact fixed-point sums of weights compared with bounds
 ``_ensemble``               15       random forests and extra trees
-``_gradient_boosting``      15       gradient boosting (regression, classification)
-``_hist_gradient_boosting`` 15       histogram gradient boosting: Newton trees, leaf-wise
+``_gradient_boosting``      16       gradient boosting (regression, classification)
+``_hist_gradient_boosting`` 16       histogram gradient boosting: Newton trees, leaf-wise
 =========================== =======  ==================================================
 """
 

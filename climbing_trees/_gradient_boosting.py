@@ -1,6 +1,6 @@
 """Gradient boosting (Friedman 2001) on the package's regression trees.
 
-The book's chapter "From one tree to many" introduces it.  Each stage
+The book's chapter "Boosting" explains it.  Each stage
 fits a :class:`DecisionTreeRegressor` to the negative gradient of the loss at
 the current predictions ``F`` (the *pseudo-residuals*), then replaces each
 leaf's value by one step that lowers the loss of the leaf's rows (Friedman's
@@ -1006,7 +1006,7 @@ class GradientBoostingClassifier(ClassifierMixin, _GradientBoosting):
     classes: ``K`` trees per stage, tree ``k`` on ``1[y = k] - p_k`` with
     ``p = softmax(F)``, its leaves stepped by ``(K - 1) / K`` times the
     same ratio (Friedman's factor, kept by scikit-learn).  The book's chapter
-    "From one tree to many" introduces it.
+    "Boosting" explains it.
 
     Parameters
     ----------

@@ -89,7 +89,10 @@ NO_LIMIT = -1
 
 @numba.njit(cache=True, nogil=True)
 def node_value(sum_gradient, sum_hessian, l2_regularization):
-    """The Newton step of a node: ``-G / (H + l2)`` (scikit-learn's ``compute_node_value``).
+    """The Newton step of a node: ``-G / (H + l2)``.
+
+    As scikit-learn's ``compute_node_value``, with the same tiny
+    ``DENOMINATOR_EPS`` added to the denominator.
 
     >>> node_value(-3.0, 2.0, 1.0)
     1.0
@@ -896,8 +899,9 @@ def grow_hist_tree_reference(data: BinnedData, stats: Statistics, options: GrowO
             order += [(b, True) for b in range(nb - 2, -1, -1)]
         for b, nan_left in order:
             yield b, nan_left, [
-                r for r in rows if codes[j][r] <= b or (codes[j][r] == missing and nan_left)
-            ]
+                r for r in rows
+                if codes[j][r] <= b or (codes[j][r] == missing and nan_left)
+            ]  # fmt: skip
 
     def best_split(rows):
         n, G, H = sums(rows)
@@ -906,11 +910,12 @@ def grow_hist_tree_reference(data: BinnedData, stats: Statistics, options: GrowO
             for b, nan_left, goes_left in scan(rows, j):
                 n_l, g_l, h_l = sums(goes_left)
                 HL, HR = h_l * scale_h, (H - h_l) * scale_h
-                if not split_allowed(n_l, HL, n - n_l, HR, o.min_samples_leaf, o.min_hessian):
+                least_rows, least_hessian = o.min_samples_leaf, o.min_hessian
+                if not split_allowed(n_l, HL, n - n_l, HR, least_rows, least_hessian):
                     continue
                 gain = split_gain(
-                    g_l * scale_g, HL, (G - g_l) * scale_g, HR, G * scale_g, H * scale_h,
-                    o.l2_regularization,
+                    g_l * scale_g, HL, (G - g_l) * scale_g, HR,
+                    G * scale_g, H * scale_h, o.l2_regularization,
                 )  # fmt: skip
                 if gain > 0.0 and (best is None or gain > best[0]):
                     best = (gain, j, b, nan_left)
@@ -935,7 +940,10 @@ def grow_hist_tree_reference(data: BinnedData, stats: Statistics, options: GrowO
             nan_left = bool(row[missing])
             categories[k] = row
         else:
-            go = [codes[j][r] <= b or (codes[j][r] == missing and nan_left) for r in node["rows"]]
+            go = [
+                codes[j][r] <= b or (codes[j][r] == missing and nan_left)
+                for r in node["rows"]
+            ]  # fmt: skip
         node["split"] = (j, b, nan_left, gain)
         children = [
             [r for r, left in zip(node["rows"], go, strict=True) if left],
@@ -963,7 +971,8 @@ def grow_hist_tree_reference(data: BinnedData, stats: Statistics, options: GrowO
     value = np.zeros(size)
     count = np.zeros(size, dtype=np.intp)
     gains = np.zeros(size)
-    categories_left = np.zeros((size, width if data.is_categorical.any() else 0), dtype=bool)
+    n_sets = width if data.is_categorical.any() else 0
+    categories_left = np.zeros((size, n_sets), dtype=bool)
     for k, row in categories.items():
         categories_left[k] = row
     for k, node in enumerate(nodes):
