@@ -827,7 +827,7 @@ class GradientBoostingRegressor(RegressorMixin, _GradientBoosting):
     the robust losses); stage ``m`` fits a :class:`DecisionTreeRegressor` to
     the negative gradient at ``F_{m-1}``, replaces each leaf's value by the
     loss's step on the leaf's rows, and adds ``learning_rate`` times it.
-    The book's chapter "From one tree to many" builds it.
+    The book's chapter "Boosting" builds it.
 
     Parameters
     ----------

@@ -104,9 +104,10 @@ def node_value(sum_gradient, sum_hessian, l2_regularization):
 def split_gain(g_left, h_left, g_right, h_right, g_node, h_node, l2_regularization):
     """The second-order gain ``G_L²/(H_L+λ) + G_R²/(H_R+λ) − G²/(H+λ)``.
 
-    Each term is ``-G * node_value(G, H)``: the decrease of the loss's
-    second-order expansion when the node's rows move by the Newton step,
-    so the gain is what splitting saves over not splitting.
+    Each term is ``-G * node_value(G, H)``: twice the decrease of the loss's
+    second-order expansion (penalty included) when the node's rows move by the
+    Newton step, so the gain is twice what splitting saves over not splitting
+    (scikit-learn and XGBoost drop the factor one half too).
 
     >>> split_gain(-2.0, 1.0, 2.0, 1.0, 0.0, 2.0, 0.0)
     8.0
