@@ -549,6 +549,7 @@ def _grow(codes, by_row, g, h, constant, constant_hessian, n_bins, has_missing, 
     """Leaf-wise growth on histograms; see :func:`grow_hist_tree`."""
     d, n = codes.shape
     width = missing_bin + 1
+    below = np.empty(width, dtype=np.bool_)  # a numerical split's codes that go left
     most_leaves = max(1, n // max(min_samples_leaf, 1))
     if max_leaf_nodes != NO_LIMIT:
         most_leaves = min(most_leaves, max_leaf_nodes)
@@ -622,9 +623,10 @@ def _grow(codes, by_row, g, h, constant, constant_hessian, n_bins, has_missing, 
             categories_left[node] = category_set(order, b, c_reverse[node], width)
             go_missing = categories_left[node, missing_bin]
             n_l, n_r = _partition(codes[j], rows, first, m, buffer, categories_left[node])
-        else:
-            n_l, n_r = _partition_bins(codes[j], rows, first, m, buffer, b, missing_bin,
-                                       go_missing)  # fmt: skip
+        else:  # codes <= b go left, and NaN's code where it goes left
+            for c in range(width):
+                below[c] = (c <= b) | ((c == missing_bin) & go_missing)
+            n_l, n_r = _partition(codes[j], rows, first, m, buffer, below)
         lc, rc = n_nodes, n_nodes + 1
         n_nodes += 2
         n_leaves += 1
@@ -676,31 +678,14 @@ def _grow(codes, by_row, g, h, constant, constant_hessian, n_bins, has_missing, 
 
 
 @numba.njit(cache=True, nogil=True)
-def _partition_bins(column, rows, first, m, buffer, b, missing_bin, go_missing):
-    """Reorder ``rows[first:first + m]``: rows with code ``<= b`` (or NaN's code
-    when ``go_missing``) first, each side in row order; returns the sides' sizes."""
+def _partition(column, rows, first, m, buffer, left_set):
+    """Reorder ``rows[first:first + m]``: rows whose code ``c`` has ``left_set[c]``
+    first, each side in row order; returns the sides' sizes."""
     n_l, n_r = 0, 0
     for p in range(first, first + m):  # without branches: the side is a 0 or a 1
         r = rows[p]
-        code = column[r]
-        goes_left = (code <= b) | ((code == missing_bin) & go_missing)
-        rows[first + n_l] = r  # never ahead of p: safe in place
-        buffer[n_r] = r
-        n_l += goes_left
-        n_r += 1 - goes_left
-    rows[first + n_l : first + m] = buffer[:n_r]
-    return n_l, n_r
-
-
-@numba.njit(cache=True, nogil=True)
-def _partition(column, rows, first, m, buffer, left_set):
-    """:func:`_partition_bins` for a categorical split: code ``c`` goes left
-    when ``left_set[c]``."""
-    n_l, n_r = 0, 0
-    for p in range(first, first + m):
-        r = rows[p]
         goes_left = left_set[column[r]]
-        rows[first + n_l] = r
+        rows[first + n_l] = r  # never ahead of p: safe in place
         buffer[n_r] = r
         n_l += goes_left
         n_r += 1 - goes_left
