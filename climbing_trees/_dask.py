@@ -555,9 +555,10 @@ class RemoteRows(BinnedRows):
     def routes(self, level, made, split):
         """The rows of split nodes (index order), their nodes and sides, from the
         workers' bits: ``_routes``' result, without ``X``."""
-        keep = split[level.node_of_pos]
+        node_of_pos = level.positions_nodes()
+        keep = split[node_of_pos]
         kept_rows = np.compress(keep, level.index_rows)
-        kept_node = np.compress(keep, level.node_of_pos)
+        kept_node = np.compress(keep, node_of_pos)
         args = (split, made.feature, made.threshold, made.missing_left)
         parts = self.cluster.round("route", lambda s: args, level.depth)
         if sum(count for _, count in parts) != kept_rows.size:

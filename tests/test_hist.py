@@ -519,24 +519,38 @@ def test_routes_from_codes_are_the_loops_routes(monkeypatch, max_bins, missing):
     where the loop's ``_routes`` (``x <= threshold`` on X) sends it: quantile bins
     (thresholds on edges), one bin per value (midpoints), missing values, +inf."""
     from climbing_trees._levelwise import _grow
-    from climbing_trees._levelwise._binned_rows import BinnedRows
+    from climbing_trees._levelwise._binned_rows import BinnedRows, CodeRoutes
 
-    routes, checked = BinnedRows.routes, []
+    routes, partition, checked = BinnedRows.routes, BinnedRows.partition, []
 
     def both(self, level, made, split):
         got = routes(self, level, made, split)
+        assert isinstance(got[0], CodeRoutes)  # numerical splits: routed by codes
+        listed = self.routed(got[0], split)
         expected = _grow._routes(self.fit, level, made, split)
-        for mine, theirs in zip(got, expected, strict=True):
+        for mine, theirs in zip(listed, expected, strict=True):
             np.testing.assert_array_equal(mine, theirs)
-        checked.append(int(split.sum()))
+        checked.append(listed)
         return got
 
+    def one_pass_as_two(self, kept_rows, kept_node, go_left, sizes, split):
+        """The one-pass partition moves the rows as the listed routes' partition."""
+        index = self.index.copy()
+        child_sizes = partition(self, *checked[-1], sizes, split)
+        two_passes, self.index = self.index, index
+        assert np.array_equal(partition(self, kept_rows, kept_node, go_left, sizes, split),
+                              child_sizes)  # fmt: skip
+        assert np.array_equal(self.index, two_passes)
+        return child_sizes
+
     monkeypatch.setattr(BinnedRows, "routes", both)
+    monkeypatch.setattr(BinnedRows, "partition", one_pass_as_two)
     X, Y, w, layout = _problem(25, "squared_error", weighted=True, missing=missing, n=2000,
                                levels=300)  # fmt: skip
     X[:, 2] = np.round(X[:, 2] / 50)  # few values: one bin each
     tree = grow_tree_levelwise(X, Y, w, criterion=layout, max_bins=max_bins)
-    assert sum(checked) > 100 and (np.isinf(tree.threshold).any() or not missing)
+    assert len(checked) > 5 and sum(routed[0].size for routed in checked) > 2000
+    assert np.isinf(tree.threshold).any() or not missing
 
 
 def test_code_cuts_route_as_thresholds():

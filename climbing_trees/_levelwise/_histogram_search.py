@@ -65,6 +65,9 @@ from ._histogram_kernels import _class_scan, _squared_scan, _squared_summaries
 from ._searches import CategoricalSets, NumericalSearch
 from ._state import FitData, Level, LevelSplits
 
+#: Rows converted to fixed point at a time (:class:`_Columns`).
+CHUNK_ROWS = 1 << 16
+
 
 class _Columns:
     """The fit's per-row statistics as int64 fixed point, and how to read their sums.
@@ -92,9 +95,14 @@ class _Columns:
             if not fit.unit:
                 columns.append((w, fixed_point_exponent(w)))
             if criterion == "squared_error":
-                self.centre = (w @ y) / w.sum() if w.sum() > 0 else np.zeros(k_out)
+                # w @ y from an array (unit weights may arrive as a view of one
+                # value, which numpy would sum in another order).
+                dense = np.ascontiguousarray(w)
+                self.centre = (dense @ y) / w.sum() if w.sum() > 0 else np.zeros(k_out)
+                del dense
                 for o in range(k_out):
-                    v = w * (y[:, o] - self.centre[o])
+                    v = y[:, o] - self.centre[o]
+                    v *= w  # w * (y - centre), one array
                     columns.append((v, fixed_point_exponent(v)))
                 self.kind = "squared"
             else:  # Poisson
@@ -111,7 +119,9 @@ class _Columns:
         self.exponents = [k for _, k in columns]
         stats = np.empty((fit.n, len(columns)), dtype=np.int64)
         for c, (values, k) in enumerate(columns):
-            stats[:, c] = to_fixed_point(values, k)
+            for start in range(0, fit.n, CHUNK_ROWS):  # no temporaries of n rows
+                stop = start + CHUNK_ROWS
+                stats[start:stop, c] = to_fixed_point(values[start:stop], k)
         self.stats = stats
 
     def layout(self, sums: np.ndarray, totals: np.ndarray) -> list:
@@ -160,9 +170,10 @@ class Histograms(NumericalSearch):
     soon as the level's are made.
     """
 
-    def __init__(self, fit: FitData, rows: BinnedRows, row_search_max: int | None = None):
+    def __init__(self, fit: FitData, rows: BinnedRows, row_search_max: int | None = None,
+                 columns: _Columns | None = None):  # fmt: skip
         super().__init__(fit, rows)
-        self.columns = _Columns(fit)
+        self.columns = _Columns(fit) if columns is None else columns
         bins = rows.bins
         # Bins of present values: codes 0 .. width - 2; missing: the last column.
         self.width = bins.missing_bin + 1
@@ -462,10 +473,15 @@ def histogram_searches(fit: FitData, max_bins: int, random_state) -> tuple:
             "log_loss, squared_error, poisson); use splitter='best' for this criterion."
         )
     if fit.criterion == "squared_error" and not fit.cat_features.size:
-        fit = dataclasses.replace(fit, summaries=_squared_summaries)
+        # Its level summaries and the histogram search read no node number or
+        # weight by row (the random draws of max_features do).
+        fit = dataclasses.replace(fit, summaries=_squared_summaries,
+                                  level_rows=fit.random_splits is not None)  # fmt: skip
+    # The statistics first: their temporaries are freed before the codes are made.
+    columns = _Columns(fit) if fit.num_features.size else None
     # Hook: where the binned rows come from (a Dask fit sets ROWS_SOURCE to its own).
     rows = (ROWS_SOURCE.get() or binned_rows)(fit, max_bins, random_state)
-    searches = [Histograms(fit, rows)] if fit.num_features.size else []
+    searches = [Histograms(fit, rows, columns=columns)] if fit.num_features.size else []
     if fit.cat_features.size:  # from the level's rows, as with splitter="best"
         searches.append(CategoricalSets(fit, rows))
     return fit, rows, searches
