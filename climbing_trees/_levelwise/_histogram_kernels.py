@@ -118,6 +118,33 @@ def _route_partition(index, starts, sizes, split, column, cut, missing_left, cod
     return n_left
 
 
+@numba.njit(cache=True, nogil=True)
+def _present_span(hist, at):
+    """For node ``hist[at[t]]`` and feature ``j``: the first and last column of present
+    values with rows, whether any has, and whether the missing column has rows
+    (``(c, d)`` each).  Without present rows first is 0 and last ``B - 1``, as
+    ``argmax`` of no True gives (the caller ignores them)."""
+    c, d, B = at.size, hist.shape[1], hist.shape[2] - 1
+    first = np.zeros((c, d), dtype=np.intp)
+    last = np.full((c, d), B - 1, dtype=np.intp)
+    present = np.zeros((c, d), dtype=np.bool_)
+    missing = np.zeros((c, d), dtype=np.bool_)
+    for t in range(c):
+        h = hist[at[t]]
+        for j in range(d):
+            missing[t, j] = h[j, B, 0] > 0
+            for b in range(B):
+                if h[j, b, 0] > 0:
+                    first[t, j] = b
+                    present[t, j] = True
+                    break
+            for b in range(B - 1, -1, -1):
+                if h[j, b, 0] > 0:
+                    last[t, j] = b
+                    break
+    return first, last, present, missing
+
+
 def _squared_summaries(fit, index_rows, w_rows, node_of_pos, starts, sizes, w_node) -> dict:
     """Squared error's level summaries (``value``, ``impurity``, ``pure``, ``node_stats``)
     as :func:`~climbing_trees._levelwise._state._regression_summaries` makes them: the same

@@ -61,7 +61,7 @@ from .._ties import (
 from . import _histogram_plan as plans
 from ._binned_rows import ROWS_SOURCE, BinnedRows, binned_rows
 from ._gains import _block_gains, _sum_last, _Totals
-from ._histogram_kernels import _class_scan, _squared_scan, _squared_summaries
+from ._histogram_kernels import _class_scan, _present_span, _squared_scan, _squared_summaries
 from ._searches import CategoricalSets, NumericalSearch
 from ._state import FitData, Level, LevelSplits
 
@@ -183,6 +183,7 @@ class Histograms(NumericalSearch):
         self.d = len(bins.edges)  # binned (numerical) features
         self.hist = None  # the last level's block of histograms (None: not kept)
         self.slot = None  # each node of the last level: its row in self.hist, -1 none
+        self.flat = _FlatBins(bins)
 
     def searched(self, level: Level) -> np.ndarray:
         """The nodes the search tries: may split, and (random draws) drew a numerical feature."""
@@ -335,21 +336,14 @@ class Histograms(NumericalSearch):
         present value (one non-empty bin has no candidate anyway).  ``hist[at[i]]``
         and ``bin_code``: as in :meth:`search_block`.
         """
-        counts = hist[at, :, :, 0]  # (c, d, B + 1)
-        present, missing = counts[:, :, :-1] > 0, counts[:, :, -1] > 0
-        B = present.shape[2]
-        first = np.argmax(present, axis=2)
-        last = B - 1 - np.argmax(present[:, :, ::-1], axis=2)
+        first, last, present, missing = _present_span(hist, at)  # columns with rows
         if bin_code is not None:  # columns to bins (none present: -1, NaN below)
             first = np.take_along_axis(bin_code, first[..., None], axis=2)[..., 0]
             last = np.take_along_axis(bin_code, last[..., None], axis=2)[..., 0]
-        lo, hi = np.zeros(first.shape), np.ones(first.shape)  # quantile bins: wide
-        for j, values in enumerate(self.orders.bins.values):
-            if values is not None and len(values):  # none: no present value (NaN below)
-                top = len(values) - 1
-                lo[:, j] = values[np.clip(first[:, j], 0, top)]
-                hi[:, j] = values[np.clip(last[:, j], 0, top)]
-        lo[~present.any(axis=2)] = np.nan
+        # Quantile bins: wide (0, 1); one bin per value: the values of those bins.
+        lo = self.flat.bin_values(first, 0.0)
+        hi = self.flat.bin_values(last, 1.0)
+        lo[~present] = np.nan  # no present value
         return constant_features(lo, hi, missing)
 
     def squared_choice(self, hist, at, drawn, tie):
@@ -447,16 +441,45 @@ class Histograms(NumericalSearch):
     def thresholds(self, j, b, upper, last) -> np.ndarray:
         """Each winner's threshold: after bin ``b`` of feature ``j`` (``upper``: the node's
         next non-empty bin of ``j``; ``last``: ``b`` holds the last present rows)."""
-        bins = self.orders.bins
+        flat = self.flat
         out = np.full(j.size, np.inf)  # after the last present bin: present left, missing right
-        for feature in np.unique(j):  # a loop over features, not nodes
-            at = np.flatnonzero((j == feature) & ~last)
-            values = bins.values[feature]
-            if values is not None:
-                out[at] = midpoint_threshold(values[b[at]], values[upper[at]])
-            else:
-                out[at] = bins.edges[feature][b[at]]
+        at = np.flatnonzero(~last)
+        j, b, upper = j[at], b[at], upper[at]
+        by_value = flat.by_value[j]
+        lower = flat.values[flat.value_start[j] + np.where(by_value, b, 0)]
+        above = flat.values[flat.value_start[j] + np.where(by_value, upper, 0)]
+        edge = flat.edges[flat.edge_start[j] + np.where(by_value, 0, b)]
+        out[at] = np.where(by_value, midpoint_threshold(lower, above), edge)
         return out
+
+
+class _FlatBins:
+    """Every feature's bin values and edges end to end, to read them for many
+    (node, feature) pairs at once: ``values[value_start[j] + b]`` is
+    ``bins.values[j][b]`` and ``edges[edge_start[j] + b]`` is ``bins.edges[j][b]``.
+    ``by_value[j]``: feature ``j`` has one bin per value (its ``values`` is not
+    None).  One padding entry ends each array, so that the start of a feature
+    without entries can be read (and ignored)."""
+
+    def __init__(self, bins):
+        values = [np.zeros(0) if v is None else np.asarray(v, dtype=float)
+                  for v in bins.values]  # fmt: skip
+        edges = [np.asarray(e, dtype=float) for e in bins.edges]
+        self.by_value = np.array([v is not None for v in bins.values], dtype=bool)
+        self.n_values = np.array([len(v) for v in values], dtype=np.intp)
+        self.value_start = np.concatenate([[0], np.cumsum(self.n_values)[:-1]]).astype(np.intp)
+        self.edge_start = np.concatenate(
+            [[0], np.cumsum([len(e) for e in edges])[:-1]]
+        ).astype(np.intp)
+        self.values = np.concatenate([*values, [0.0]])
+        self.edges = np.concatenate([*edges, [0.0]])
+
+    def bin_values(self, bin_index: np.ndarray, default: float) -> np.ndarray:
+        """``bins.values[j][clip(bin_index[:, j], 0, top)]`` for each feature ``j`` with
+        values (``(c, d)``), ``default`` for the others (quantile bins, or none)."""
+        top = np.maximum(self.n_values - 1, 0)
+        at = self.value_start + np.clip(bin_index, 0, top)
+        return np.where(self.n_values > 0, self.values[at], default)
 
 
 def histogram_searches(fit: FitData, max_bins: int, random_state) -> tuple:
