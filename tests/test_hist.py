@@ -751,3 +751,62 @@ def test_last_level_in_parts_same_tree(monkeypatch, criterion):
     last = [size for depth, size in blocks if depth == 6]
     assert len(last) > 3 and max(last) <= per_block
     assert max(size for depth, size in blocks if depth == 5) > per_block  # kept whole
+
+
+def test_a_level_without_row_arrays_has_the_same_node_weights():
+    """A histogram fit of squared error keeps no node number and weight per row
+    (``FitData.level_rows``) nor a fixed-point weight column (``q_col``): the node
+    weights summed from the rows are ``bincount``'s bit for bit, and the fixed-point
+    node weights the column's."""
+    import dataclasses
+
+    from climbing_trees._levelwise._histogram_kernels import _squared_summaries
+    from climbing_trees._levelwise._state import fit_data, level_of, node_fixed_weights
+
+    rng = np.random.default_rng(5)
+    n = 3000
+    X, Y = rng.normal(size=(n, 3)), rng.normal(size=(n, 1))
+    w = rng.uniform(0.1, 3.0, size=n) / 7
+    options = dict(max_depth=None, min_samples_leaf=1, min_weight_leaf=0.0, is_categorical=None,
+                   n_categories=None, random_splits=None, min_samples_split=2,
+                   min_impurity_decrease=0.0, categorical_split="auto", min_samples_level=1,
+                   max_categorical_candidates=32)  # fmt: skip
+    rows = fit_data(X, Y, w, "squared_error", **options)
+    light = dataclasses.replace(
+        fit_data(X, Y, w, "squared_error", fixed_weight_column=False, **options),
+        level_rows=False, summaries=_squared_summaries,  # as histogram_searches sets them
+    )
+    assert light.q_col is None and rows.q_col is not None
+    index = rng.permutation(n).astype(np.int32)
+    sizes = np.array([1, 700, 299, 2000])
+    full, bare = level_of(rows, index, sizes, None, 1), level_of(light, index, sizes, None, 1)
+    assert bare.node_of_pos is None and bare.w_rows is None
+    np.testing.assert_array_equal(bare.w_node, full.w_node)
+    np.testing.assert_array_equal(bare.positions_nodes(), full.node_of_pos)
+    np.testing.assert_array_equal(node_fixed_weights(light, bare), node_fixed_weights(rows, full))
+
+
+def test_unit_weights_are_not_an_array_of_ones(monkeypatch):
+    """Without sample_weight a histogram fit reads one value for every row (a read-only
+    view of stride 0, unit_weights), and grows the tree of explicit unit weights."""
+    from climbing_trees._levelwise import _grow
+
+    rng = np.random.default_rng(2)
+    X = rng.normal(size=(2000, 4))
+    y = X[:, 0] * X[:, 1] + rng.normal(size=2000)
+    seen, real = [], _grow.fit_data
+
+    def spy(X, Y, sample_weight, *args, **kwargs):
+        seen.append(np.asarray(sample_weight).strides)
+        return real(X, Y, sample_weight, *args, **kwargs)
+
+    monkeypatch.setattr(_grow, "fit_data", spy)
+    implicit = ct.DecisionTreeRegressor(splitter="hist", max_depth=6).fit(X, y)
+    explicit = ct.DecisionTreeRegressor(splitter="hist", max_depth=6)
+    explicit.fit(X, y, sample_weight=np.ones(2000))
+    weighted = ct.DecisionTreeRegressor(splitter="hist", max_depth=6)
+    weighted.fit(X, y, sample_weight=np.full(2000, 3.0))  # scaled to 1.5: an array
+    assert seen == [(0,), (0,), (8,)]
+    np.testing.assert_array_equal(implicit.tree_.threshold, explicit.tree_.threshold)
+    np.testing.assert_array_equal(implicit.tree_.value, explicit.tree_.value)
+    np.testing.assert_array_equal(implicit.tree_.threshold, weighted.tree_.threshold)
