@@ -36,6 +36,7 @@ import dataclasses
 
 import numpy as np
 
+from .._binning import FlatBins
 from .._compiled._scores import CRITERION_CODES
 from .._criteria import (
     CLASSIFICATION_CRITERIA,
@@ -183,7 +184,7 @@ class Histograms(NumericalSearch):
         self.d = len(bins.edges)  # binned (numerical) features
         self.hist = None  # the last level's block of histograms (None: not kept)
         self.slot = None  # each node of the last level: its row in self.hist, -1 none
-        self.flat = _FlatBins(bins)
+        self.flat = FlatBins(bins)
 
     def searched(self, level: Level) -> np.ndarray:
         """The nodes the search tries: may split, and (random draws) drew a numerical feature."""
@@ -451,35 +452,6 @@ class Histograms(NumericalSearch):
         edge = flat.edges[flat.edge_start[j] + np.where(by_value, 0, b)]
         out[at] = np.where(by_value, midpoint_threshold(lower, above), edge)
         return out
-
-
-class _FlatBins:
-    """Every feature's bin values and edges end to end, to read them for many
-    (node, feature) pairs at once: ``values[value_start[j] + b]`` is
-    ``bins.values[j][b]`` and ``edges[edge_start[j] + b]`` is ``bins.edges[j][b]``.
-    ``by_value[j]``: feature ``j`` has one bin per value (its ``values`` is not
-    None).  One padding entry ends each array, so that the start of a feature
-    without entries can be read (and ignored)."""
-
-    def __init__(self, bins):
-        values = [np.zeros(0) if v is None else np.asarray(v, dtype=float)
-                  for v in bins.values]  # fmt: skip
-        edges = [np.asarray(e, dtype=float) for e in bins.edges]
-        self.by_value = np.array([v is not None for v in bins.values], dtype=bool)
-        self.n_values = np.array([len(v) for v in values], dtype=np.intp)
-        self.value_start = np.concatenate([[0], np.cumsum(self.n_values)[:-1]]).astype(np.intp)
-        self.edge_start = np.concatenate(
-            [[0], np.cumsum([len(e) for e in edges])[:-1]]
-        ).astype(np.intp)
-        self.values = np.concatenate([*values, [0.0]])
-        self.edges = np.concatenate([*edges, [0.0]])
-
-    def bin_values(self, bin_index: np.ndarray, default: float) -> np.ndarray:
-        """``bins.values[j][clip(bin_index[:, j], 0, top)]`` for each feature ``j`` with
-        values (``(c, d)``), ``default`` for the others (quantile bins, or none)."""
-        top = np.maximum(self.n_values - 1, 0)
-        at = self.value_start + np.clip(bin_index, 0, top)
-        return np.where(self.n_values > 0, self.values[at], default)
 
 
 def histogram_searches(fit: FitData, max_bins: int, random_state) -> tuple:
