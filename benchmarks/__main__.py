@@ -22,6 +22,8 @@ Run from the repository root::
                                          # HistGradientBoosting, one tree, one thread, binning
                                          # included: 1,000,000 x 8 at depths 8 and 12, then
                                          # peak extra memory at depth 8 (fresh processes)
+    python -m benchmarks --hist-arrays   # where splitter="hist"'s memory goes on that case:
+                                         # the arrays alive at the traced peak, by line
     python -m benchmarks --boosting      # HistGradientBoosting* against scikit-learn's and
                                          # LightGBM: 200,000 x 20 regression and binary
                                          # classification, 100 iterations, one thread;
@@ -45,6 +47,7 @@ from sklearn.tree import DecisionTreeRegressor as SklearnRegressor
 from climbing_trees import DecisionTreeRegressor
 from climbing_trees._benchmark import (
     FIT_MEMORY_CASES,
+    arrays_at_peak,
     benchmark_cases,
     benchmark_table,
     fit_memory,
@@ -220,6 +223,21 @@ def run_hist(repeats: int, max_n: int) -> None:
     print(f"({_load()})")
 
 
+def run_hist_arrays(max_n: int) -> None:
+    n = min(max_n, 1_000_000)
+    X, y = synthetic_regression(n)
+    model = DecisionTreeRegressor(splitter="hist", max_depth=8)
+    model.fit(X[:2000], y[:2000])  # compilation and caches, paid before
+    found = arrays_at_peak(lambda: model.fit(X, y))
+    rows = [{"line": line, "MiB": size / 2**20} for line, size in found["lines"].items()]
+    table = pd.DataFrame(rows).sort_values("MiB", ascending=False)
+    print(f"DecisionTreeRegressor(splitter='hist', max_depth=8) on synthetic {n:,} x 8:")
+    print(f"traced peak {found['peak'] / 2**20:.1f} MiB; at the highest Python call or return")
+    print(f"({found['seen'] / 2**20:.1f} MiB) these allocations were alive (>= 0.25 MiB),")
+    print("by the package line that made them (numba's own buffers are not traced):")
+    print(table[table["MiB"] >= 0.25].to_string(index=False, float_format=lambda x: f"{x:.1f}"))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(
         prog="python -m benchmarks", description=__doc__.split("\n")[0]
@@ -238,6 +256,9 @@ def main() -> None:
     )
     parser.add_argument(
         "--hist", action="store_true", help="splitter='hist' against LightGBM and HGB"
+    )
+    parser.add_argument(
+        "--hist-arrays", action="store_true", help="splitter='hist': the arrays at the peak"
     )
     parser.add_argument(
         "--boosting", action="store_true", help="histogram boosting against HGB and LightGBM"
@@ -265,6 +286,8 @@ def main() -> None:
         run_forests(args.repeats)
     elif args.hist:
         run_hist(args.repeats, args.max_n)
+    elif args.hist_arrays:
+        run_hist_arrays(args.max_n)
     elif args.boosting:
         from benchmarks.boosting import run_boosting
 

@@ -398,6 +398,52 @@ def peak_memory(fn: Callable[[], object]) -> int:
         tracemalloc.stop()
 
 
+def arrays_at_peak(fn: Callable[[], object], package: str = "climbing_trees") -> dict:
+    """What is allocated at the peak of ``fn()``'s traced memory, by the line of the
+    package that made it: where a fit's memory goes.
+
+    Two runs of ``fn``: the first gives tracemalloc's peak; the second takes a
+    snapshot whenever the traced memory reaches a new high at a Python call or
+    return (``sys.setprofile``) and keeps the last, so a temporary that lives
+    inside one numpy call is seen only through its caller's peak.  Each
+    allocation alive in that snapshot is charged to the innermost frame of
+    ``package`` in its traceback.  Like :func:`peak_memory` it sees numpy's
+    arrays, not the buffers compiled code takes itself (numba's ``np.empty``).
+    Returns ``{"peak": bytes, "seen": bytes, "lines": {file:line: bytes}}``.
+    """
+    tracemalloc.start()
+    try:
+        fn()
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    state = {"seen": 0, "snapshot": None}
+
+    def hook(frame, event, arg):
+        now = tracemalloc.get_traced_memory()[0]
+        if now > state["seen"]:
+            state["seen"] = now
+            state["snapshot"] = tracemalloc.take_snapshot()
+
+    tracemalloc.start(40)
+    sys.setprofile(hook)
+    try:
+        fn()
+    finally:
+        sys.setprofile(None)
+        tracemalloc.stop()
+    lines: dict[str, int] = {}
+    snapshot = state["snapshot"]
+    for trace in snapshot.traces if snapshot is not None else []:
+        frames = [f for f in trace.traceback if f"/{package}/" in f.filename]
+        where = "elsewhere"
+        if frames:
+            inner = frames[-1]  # tracebacks run from the oldest frame to the newest
+            where = f"{inner.filename.split(f'/{package}/')[-1]}:{inner.lineno}"
+        lines[where] = lines.get(where, 0) + trace.size
+    return {"peak": peak, "seen": state["seen"], "lines": lines}
+
+
 #: The cases of :func:`fit_memory`: the 1,000,000 x 8 synthetic regression
 #: (its X as an array, and as a DataFrame of columns, as ``pd.read_csv`` makes
 #: one), and the full-depth classification and the categorical case of the suite.

@@ -263,3 +263,32 @@ def bins_of_sample(sample: np.ndarray, max_bins: int, distinct=None) -> Bins:
         edges.append(e)
         values.append(v)
     return Bins(edges, values, max_bins)
+
+
+class FlatBins:
+    """Every feature's bin values and edges end to end, to read them for many
+    (node, feature) pairs at once: ``values[value_start[j] + b]`` is
+    ``bins.values[j][b]`` and ``edges[edge_start[j] + b]`` is ``bins.edges[j][b]``.
+    ``by_value[j]``: feature ``j`` has one bin per value (its ``values`` is not
+    None).  One padding entry ends each array, so that the start of a feature
+    without entries can be read (and ignored)."""
+
+    def __init__(self, bins):
+        values = [np.zeros(0) if v is None else np.asarray(v, dtype=float)
+                  for v in bins.values]  # fmt: skip
+        edges = [np.asarray(e, dtype=float) for e in bins.edges]
+        self.by_value = np.array([v is not None for v in bins.values], dtype=bool)
+        self.n_values = np.array([len(v) for v in values], dtype=np.intp)
+        self.value_start = np.concatenate([[0], np.cumsum(self.n_values)[:-1]]).astype(np.intp)
+        self.edge_start = np.concatenate(
+            [[0], np.cumsum([len(e) for e in edges])[:-1]]
+        ).astype(np.intp)
+        self.values = np.concatenate([*values, [0.0]])
+        self.edges = np.concatenate([*edges, [0.0]])
+
+    def bin_values(self, bin_index: np.ndarray, default: float) -> np.ndarray:
+        """``bins.values[j][clip(bin_index[:, j], 0, top)]`` for each feature ``j`` with
+        values (``(c, d)``), ``default`` for the others (quantile bins, or none)."""
+        top = np.maximum(self.n_values - 1, 0)
+        at = self.value_start + np.clip(bin_index, 0, top)
+        return np.where(self.n_values > 0, self.values[at], default)

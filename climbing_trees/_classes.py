@@ -44,6 +44,7 @@ from ._validation import (
     explained_errors,
     power_of_two_scale,
     resolve_hyperparameters,
+    unit_weights,
     user_stacklevel,
 )
 from ._weights import (
@@ -372,8 +373,11 @@ class BaseDecisionTree(BaseEstimator):
         learner.max_features_ = resolve_max_features(learner.max_features, X.shape[1])
         # Only weight ratios matter: an exact rescaling keeps w * y**2 from
         # overflowing (huge weights) and w * y from underflowing (tiny ones).
-        sample_weight, weight_scale = power_of_two_scale(sample_weight)
-        case_weight = power_of_two_scale(case_weight)[0]  # only its ratios matter
+        # In place: check_sample_weight's copies are the fit's own (no copy of a
+        # million weights more); case weights are usually the same array.
+        sample_weight, weight_scale = power_of_two_scale(sample_weight, in_place=True)
+        if case_weight is not sample_weight:  # only its ratios matter
+            case_weight = power_of_two_scale(case_weight, in_place=True)[0]
         # Fractions count every row of X, zero-weight rows included, as scikit-learn's
         # ceil(fraction * n_samples) does.
         params = resolve_hyperparameters(learner, len(X))
@@ -381,6 +385,7 @@ class BaseDecisionTree(BaseEstimator):
         if not keep.all():
             X, Y, sample_weight = X[keep], Y[keep], sample_weight[keep]
             case_weight = case_weight[keep]
+        del keep
         # Several outputs: the criterion carries each output's columns in Y.
         params["criterion"] = output_criterion(
             params["criterion"], learner._output_widths()
@@ -408,6 +413,10 @@ class BaseDecisionTree(BaseEstimator):
             "max_bins" in extra
         ):  # splitter="hist": quantiles of a subsample drawn from it
             extra["bin_random_state"] = check_random_state(self.random_state)
+            if case_weight is sample_weight and np.all(sample_weight == 1.0):
+                # Unit weights as one read-only value for every row: a million
+                # ones less (the histogram fit reads them, never writes them).
+                sample_weight = case_weight = unit_weights(len(sample_weight))
         if missing_values == "surrogate":  # rpart's surrogates count the case weights
             extra["surrogate_weight"] = case_weight
         learner.tree_ = builder(
@@ -427,7 +436,7 @@ class BaseDecisionTree(BaseEstimator):
         if missing_values == "surrogate":
             training = (X, Y, sample_weight, params["criterion"])
         # The training arrays: freed before the tables.
-        del X, Y, sample_weight, keep, case_weight
+        del X, Y, sample_weight, case_weight
         tree = learner.tree_  # report the caller's weights, not the rescaled ones
         tree.weighted_n_node_samples *= weight_scale  # the builder's own array
         # Pruning (chapter 8): the full tree first, cut back afterwards.

@@ -625,9 +625,10 @@ class RemoteRows(BinnedRows):
     def routes(self, level, made, split):
         """The rows of split nodes (index order), their nodes and sides, from the
         workers' bits: ``_routes``' result, without ``X``."""
-        keep = split[level.node_of_pos]
+        node_of_pos = level.positions_nodes()
+        keep = split[node_of_pos]
         kept_rows = np.compress(keep, level.index_rows)
-        kept_node = np.compress(keep, level.node_of_pos)
+        kept_node = np.compress(keep, node_of_pos)
         args = (split, made.feature, made.threshold, made.missing_left)
         if np.isnan(made.threshold[split]).any():  # categorical splits: their sets
             sets = (made.unseen_left, made.set_node, made.set_level)

@@ -224,7 +224,20 @@ def check_sample_weight(sample_weight, n_samples: int) -> np.ndarray:
     return w
 
 
-def power_of_two_scale(sample_weight: np.ndarray) -> tuple[np.ndarray, float]:
+def unit_weights(n: int) -> np.ndarray:
+    """Weights of 1 for ``n`` rows without an array of them: a read-only view of one
+    value (stride 0), for builders that only read the weights.
+
+    >>> w = unit_weights(3)
+    >>> w.tolist(), w.strides, w.flags.writeable
+    ([1.0, 1.0, 1.0], (0,), False)
+    """
+    return np.broadcast_to(np.float64(1.0), (n,))
+
+
+def power_of_two_scale(
+    sample_weight: np.ndarray, in_place: bool = False
+) -> tuple[np.ndarray, float]:
     """Weights divided by a power of two that brings the largest into [1, 2).
 
     Only the ratios of the weights shape a tree, and dividing by a power of two
@@ -233,7 +246,8 @@ def power_of_two_scale(sample_weight: np.ndarray) -> tuple[np.ndarray, float]:
     the statistics ``w * y**2`` would overflow; with subnormal ones (5e-324)
     ``w * y`` would underflow and leaf means would lose every digit.  Returns
     the scaled weights and the factor that undoes the scaling (multiply the
-    tree's ``weighted_n_node_samples`` by it).
+    tree's ``weighted_n_node_samples`` by it).  ``in_place``: scale the
+    caller's own float64 array and return it (a fit's weights, no copy).
 
     A weight under ``2**-1022`` (about ``2.2e-308``) times the largest one
     would be subnormal after scaling, with too few digits left to make a leaf
@@ -250,7 +264,7 @@ def power_of_two_scale(sample_weight: np.ndarray) -> tuple[np.ndarray, float]:
     """
     _, exponent = np.frexp(sample_weight.max())  # max = m * 2**exponent, 0.5 <= m < 1
     exponent -= 1
-    scaled = np.ldexp(sample_weight, -exponent)
+    scaled = np.ldexp(sample_weight, -exponent, out=sample_weight if in_place else None)
     scaled[scaled < np.finfo(float).tiny] = 0.0
     return scaled, float(np.ldexp(1.0, exponent))
 

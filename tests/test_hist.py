@@ -519,24 +519,38 @@ def test_routes_from_codes_are_the_loops_routes(monkeypatch, max_bins, missing):
     where the loop's ``_routes`` (``x <= threshold`` on X) sends it: quantile bins
     (thresholds on edges), one bin per value (midpoints), missing values, +inf."""
     from climbing_trees._levelwise import _grow
-    from climbing_trees._levelwise._binned_rows import BinnedRows
+    from climbing_trees._levelwise._binned_rows import BinnedRows, CodeRoutes
 
-    routes, checked = BinnedRows.routes, []
+    routes, partition, checked = BinnedRows.routes, BinnedRows.partition, []
 
     def both(self, level, made, split):
         got = routes(self, level, made, split)
+        assert isinstance(got[0], CodeRoutes)  # numerical splits: routed by codes
+        listed = self.routed(got[0], split)
         expected = _grow._routes(self.fit, level, made, split)
-        for mine, theirs in zip(got, expected, strict=True):
+        for mine, theirs in zip(listed, expected, strict=True):
             np.testing.assert_array_equal(mine, theirs)
-        checked.append(int(split.sum()))
+        checked.append(listed)
         return got
 
+    def one_pass_as_two(self, kept_rows, kept_node, go_left, sizes, split):
+        """The one-pass partition moves the rows as the listed routes' partition."""
+        index = self.index.copy()
+        child_sizes = partition(self, *checked[-1], sizes, split)
+        two_passes, self.index = self.index, index
+        assert np.array_equal(partition(self, kept_rows, kept_node, go_left, sizes, split),
+                              child_sizes)  # fmt: skip
+        assert np.array_equal(self.index, two_passes)
+        return child_sizes
+
     monkeypatch.setattr(BinnedRows, "routes", both)
+    monkeypatch.setattr(BinnedRows, "partition", one_pass_as_two)
     X, Y, w, layout = _problem(25, "squared_error", weighted=True, missing=missing, n=2000,
                                levels=300)  # fmt: skip
     X[:, 2] = np.round(X[:, 2] / 50)  # few values: one bin each
     tree = grow_tree_levelwise(X, Y, w, criterion=layout, max_bins=max_bins)
-    assert sum(checked) > 100 and (np.isinf(tree.threshold).any() or not missing)
+    assert len(checked) > 5 and sum(routed[0].size for routed in checked) > 2000
+    assert np.isinf(tree.threshold).any() or not missing
 
 
 def test_code_cuts_route_as_thresholds():
@@ -737,3 +751,62 @@ def test_last_level_in_parts_same_tree(monkeypatch, criterion):
     last = [size for depth, size in blocks if depth == 6]
     assert len(last) > 3 and max(last) <= per_block
     assert max(size for depth, size in blocks if depth == 5) > per_block  # kept whole
+
+
+def test_a_level_without_row_arrays_has_the_same_node_weights():
+    """A histogram fit of squared error keeps no node number and weight per row
+    (``FitData.level_rows``) nor a fixed-point weight column (``q_col``): the node
+    weights summed from the rows are ``bincount``'s bit for bit, and the fixed-point
+    node weights the column's."""
+    import dataclasses
+
+    from climbing_trees._levelwise._histogram_kernels import _squared_summaries
+    from climbing_trees._levelwise._state import fit_data, level_of, node_fixed_weights
+
+    rng = np.random.default_rng(5)
+    n = 3000
+    X, Y = rng.normal(size=(n, 3)), rng.normal(size=(n, 1))
+    w = rng.uniform(0.1, 3.0, size=n) / 7
+    options = dict(max_depth=None, min_samples_leaf=1, min_weight_leaf=0.0, is_categorical=None,
+                   n_categories=None, random_splits=None, min_samples_split=2,
+                   min_impurity_decrease=0.0, categorical_split="auto", min_samples_level=1,
+                   max_categorical_candidates=32)  # fmt: skip
+    rows = fit_data(X, Y, w, "squared_error", **options)
+    light = dataclasses.replace(
+        fit_data(X, Y, w, "squared_error", fixed_weight_column=False, **options),
+        level_rows=False, summaries=_squared_summaries,  # as histogram_searches sets them
+    )
+    assert light.q_col is None and rows.q_col is not None
+    index = rng.permutation(n).astype(np.int32)
+    sizes = np.array([1, 700, 299, 2000])
+    full, bare = level_of(rows, index, sizes, None, 1), level_of(light, index, sizes, None, 1)
+    assert bare.node_of_pos is None and bare.w_rows is None
+    np.testing.assert_array_equal(bare.w_node, full.w_node)
+    np.testing.assert_array_equal(bare.positions_nodes(), full.node_of_pos)
+    np.testing.assert_array_equal(node_fixed_weights(light, bare), node_fixed_weights(rows, full))
+
+
+def test_unit_weights_are_not_an_array_of_ones(monkeypatch):
+    """Without sample_weight a histogram fit reads one value for every row (a read-only
+    view of stride 0, unit_weights), and grows the tree of explicit unit weights."""
+    from climbing_trees._levelwise import _grow
+
+    rng = np.random.default_rng(2)
+    X = rng.normal(size=(2000, 4))
+    y = X[:, 0] * X[:, 1] + rng.normal(size=2000)
+    seen, real = [], _grow.fit_data
+
+    def spy(X, Y, sample_weight, *args, **kwargs):
+        seen.append(np.asarray(sample_weight).strides)
+        return real(X, Y, sample_weight, *args, **kwargs)
+
+    monkeypatch.setattr(_grow, "fit_data", spy)
+    implicit = ct.DecisionTreeRegressor(splitter="hist", max_depth=6).fit(X, y)
+    explicit = ct.DecisionTreeRegressor(splitter="hist", max_depth=6)
+    explicit.fit(X, y, sample_weight=np.ones(2000))
+    weighted = ct.DecisionTreeRegressor(splitter="hist", max_depth=6)
+    weighted.fit(X, y, sample_weight=np.full(2000, 3.0))  # scaled to 1.5: an array
+    assert seen == [(0,), (0,), (8,)]
+    np.testing.assert_array_equal(implicit.tree_.threshold, explicit.tree_.threshold)
+    np.testing.assert_array_equal(implicit.tree_.value, explicit.tree_.value)
+    np.testing.assert_array_equal(implicit.tree_.threshold, weighted.tree_.threshold)

@@ -11,12 +11,13 @@ one fit (a Dask fit's, whose codes live on its workers:
 from __future__ import annotations
 
 from contextvars import ContextVar
+from typing import NamedTuple
 
 import numpy as np
 
 from .._binning import Bins, fit_bins
 from .._histograms import sum_histograms
-from ._histogram_kernels import _partition_index, _route_rows
+from ._histogram_kernels import _partition_index, _route_partition, _route_rows
 from ._state import FitData, Level, LevelSplits
 
 #: Makes a histogram fit's rows object, ``(fit, max_bins, random_state) -> rows``:
@@ -65,8 +66,10 @@ class BinnedRows:
                        stats, out)  # fmt: skip
 
     def routes(self, level: Level, made: LevelSplits, split: np.ndarray):
-        """The rows of split nodes (index order), their nodes and sides: the loop's
-        ``_routes``, compiled (:func:`_route_rows`), from the codes.
+        """Where the split nodes' rows go, as :meth:`partition` reads it: the loop's
+        ``_routes`` (rows, nodes, sides) for categorical splits, else a
+        :class:`CodeRoutes` and two None (:meth:`partition` routes the rows from
+        the codes as it moves them; :meth:`routed` lists them as ``_routes`` does).
 
         Each split ``x <= t`` is ``code <= c`` on the feature's codes
         (:meth:`~climbing_trees._binning.Bins.code_cuts`), so the rows go where
@@ -86,28 +89,53 @@ class BinnedRows:
             cut[here] = cuts
         per_node = np.zeros((2, split.size), dtype=np.intp)
         per_node[:, nodes] = column, cut
+        return CodeRoutes(level.starts, level.sizes, per_node[0], per_node[1],
+                          made.missing_left), None, None  # fmt: skip
+
+    def routed(self, routes: CodeRoutes, split: np.ndarray):
+        """The rows, nodes and sides of ``routes`` (compiled: :func:`_route_rows`), as
+        ``_routes`` lists them; before :meth:`partition` moves the rows."""
+        m = int(routes.starts[-1] + routes.sizes[-1])
         return _route_rows(
-            level.index_rows, level.starts, level.sizes, split, per_node[0], per_node[1],
-            made.missing_left, self.codes, self.bins.missing_bin,
+            self.index[0, :m], routes.starts, routes.sizes, split, routes.column,
+            routes.cut, routes.missing_left, self.codes, self.bins.missing_bin,
         )  # fmt: skip
 
     def partition(self, kept_rows, kept_node, go_left, sizes, split) -> np.ndarray:
         """Move the split nodes' rows into their children: :func:`_partition`'s order
         (left children in their parents' order, then right children; stable), one pass.
-        ``kept_rows``: the split nodes' rows in index order, as :meth:`routes` lists them."""
+        ``kept_rows``: the split nodes' rows in index order, as ``_routes`` lists them,
+        or a :class:`CodeRoutes` (:meth:`routes`): then the rows are routed from
+        their codes in the same pass (:func:`_route_partition`)."""
         self.last_split = split
-        n_left = _partition_index(self.index[0], kept_rows, kept_node, go_left, sizes.size)
+        if isinstance(kept_rows, CodeRoutes):
+            r = kept_rows
+            n_left = _route_partition(
+                self.index[0], r.starts, r.sizes, split, r.column, r.cut, r.missing_left,
+                self.codes, self.bins.missing_bin,
+            )  # fmt: skip
+        else:
+            n_left = _partition_index(self.index[0], kept_rows, kept_node, go_left, sizes.size)
         n_left = n_left[split]
         return np.concatenate([n_left, sizes[split] - n_left])
+
+
+class CodeRoutes(NamedTuple):
+    """How a level's numerical splits send rows, node by node: the feature's column
+    among the codes and the last code that goes left (:meth:`BinnedRows.routes`),
+    and the side of missing values; ``starts``, ``sizes``: the level's nodes."""
+
+    starts: np.ndarray
+    sizes: np.ndarray
+    column: np.ndarray
+    cut: np.ndarray
+    missing_left: np.ndarray
 
 
 def row_index(n: int) -> np.ndarray:
     """Rows ``0 .. n - 1`` in index order, then the padding row ``n``: shape (1, n + 1)."""
     row_dtype = np.int32 if n < np.iinfo(np.int32).max else np.intp
-    index = np.empty((1, n + 1), dtype=row_dtype)
-    index[0, :n] = np.arange(n)
-    index[0, n] = n
-    return index
+    return np.arange(n + 1, dtype=row_dtype).reshape(1, n + 1)  # no int64 temporary
 
 
 def _numerical_columns(fit: FitData) -> np.ndarray:

@@ -155,6 +155,8 @@ def grow_tree_levelwise(
         categorical_split=categorical_split, min_samples_level=min_samples_level,
         max_categorical_candidates=max_categorical_candidates,
         monotonic_cst=monotonic_cst,
+        # Histograms without categorical features read no fixed-point weight by row.
+        fixed_weight_column=max_bins is None or bool(np.any(is_categorical)),
     )  # fmt: skip
     if max_bins is None:
         orders = Orders(fit)  # every numerical feature sorted once, at the root
@@ -200,7 +202,9 @@ def grow_tree_levelwise(
             routes = remote(level, made, split)
         else:
             routes = _routes(fit, level, made, split)
+        level = None  # its per-row arrays: freed before the next level's are made
         sizes = orders.partition(*routes, sizes, split)
+        del routes  # likewise
         if not sizes.all():  # a split the search chose always leaves rows on each side
             raise RuntimeError(
                 "grow_tree_levelwise routed every row of a node to one side; this is a "
@@ -221,9 +225,10 @@ def _routes(fit: FitData, level: Level, made: LevelSplits, split: np.ndarray):
     membership of its level in the node's set (the threshold is NaN at
     categorical nodes).
     """
-    keep = split[level.node_of_pos]
+    node_of_pos = level.positions_nodes()
+    keep = split[node_of_pos]
     kept_rows = np.compress(keep, level.index_rows)
-    kept_node = np.compress(keep, level.node_of_pos)
+    kept_node = np.compress(keep, node_of_pos)
     del keep
     # X[row, feature] through the flat view; in place, one row-sized temporary at a time
     index = kept_rows.astype(np.intp)

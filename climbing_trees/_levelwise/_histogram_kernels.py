@@ -3,7 +3,8 @@
 Each is plain Python over arrays, compiled by numba, and mirrors a numpy
 version that the tests compare it with: :func:`_route_rows` the routing of
 :func:`climbing_trees._levelwise._grow._routes`, :func:`_partition_index` the
-stable partition of :func:`climbing_trees._levelwise._orders._partition`,
+stable partition of :func:`climbing_trees._levelwise._orders._partition`
+(:func:`_route_partition` both in one pass),
 :func:`_squared_kernel` the squared-error level summaries of
 :func:`climbing_trees._levelwise._state._regression_summaries` (the same
 additions in the same order), :func:`_squared_scan` the numpy gains and choice
@@ -38,7 +39,7 @@ def _route_rows(index_rows, starts, sizes, split, column, cut, missing_left, cod
         if split[k]:
             m += sizes[k]
     kept_rows = np.empty(m, dtype=index_rows.dtype)
-    kept_node = np.empty(m, dtype=np.intp)
+    kept_node = np.empty(m, dtype=index_rows.dtype)  # a node number fits a row number's type
     go_left = np.empty(m, dtype=np.bool_)
     p = 0
     for k in range(sizes.size):
@@ -81,6 +82,69 @@ def _partition_index(index, kept_rows, kept_node, go_left, n_nodes):
     return n_left
 
 
+@numba.njit(cache=True, nogil=True)
+def _route_partition(index, starts, sizes, split, column, cut, missing_left, codes, missing_bin):
+    """:func:`_route_rows` and :func:`_partition_index` in one pass over the level's rows
+    ``index[:starts[-1] + sizes[-1]]``, without a list of the routed rows: the
+    same partition, in place, and each node's rows sent left.
+
+    A row that goes left is written back at the next left position (never
+    after the position being read); one that goes right waits in a buffer of
+    the split nodes' rows, copied after the left ones.
+    """
+    m = 0
+    for k in range(sizes.size):
+        if split[k]:
+            m += sizes[k]
+    rights = np.empty(m, dtype=index.dtype)
+    n_left = np.zeros(sizes.size, dtype=np.intp)
+    left, right = 0, 0
+    for k in range(sizes.size):
+        if not split[k]:
+            continue
+        j, c, missing = column[k], cut[k], missing_left[k]
+        first = left
+        for q in range(starts[k], starts[k] + sizes[k]):
+            r = index[q]
+            b = codes[r, j]
+            g = np.intp(missing if b == missing_bin else b <= c)
+            index[left] = r  # no branch: written to both, kept by one
+            rights[right] = r
+            left += g
+            right += 1 - g
+        n_left[k] = left - first
+    index[left : left + right] = rights[:right]
+    index[left + right] = index.size - 1
+    return n_left
+
+
+@numba.njit(cache=True, nogil=True)
+def _present_span(hist, at):
+    """For node ``hist[at[t]]`` and feature ``j``: the first and last column of present
+    values with rows, whether any has, and whether the missing column has rows
+    (``(c, d)`` each).  Without present rows first is 0 and last ``B - 1``, as
+    ``argmax`` of no True gives (the caller ignores them)."""
+    c, d, B = at.size, hist.shape[1], hist.shape[2] - 1
+    first = np.zeros((c, d), dtype=np.intp)
+    last = np.full((c, d), B - 1, dtype=np.intp)
+    present = np.zeros((c, d), dtype=np.bool_)
+    missing = np.zeros((c, d), dtype=np.bool_)
+    for t in range(c):
+        h = hist[at[t]]
+        for j in range(d):
+            missing[t, j] = h[j, B, 0] > 0
+            for b in range(B):
+                if h[j, b, 0] > 0:
+                    first[t, j] = b
+                    present[t, j] = True
+                    break
+            for b in range(B - 1, -1, -1):
+                if h[j, b, 0] > 0:
+                    last[t, j] = b
+                    break
+    return first, last, present, missing
+
+
 def _squared_summaries(fit, index_rows, w_rows, node_of_pos, starts, sizes, w_node) -> dict:
     """Squared error's level summaries (``value``, ``impurity``, ``pure``, ``node_stats``)
     as :func:`~climbing_trees._levelwise._state._regression_summaries` makes them: the same
@@ -107,7 +171,7 @@ def _squared_kernel(Y, w, unit, index_rows, starts, sizes, w_node):
     pure = np.ones(n_nodes, dtype=np.bool_)
     largest = sizes.max() if n_nodes else 0
     y_here = np.empty(largest)  # the node's targets (one output), in index order
-    w_here = np.ones(largest)  # and weights
+    w_here = np.ones(1 if unit else largest)  # and weights (unit: 1.0 * y is y)
     for node in range(n_nodes):
         first, size = starts[node], sizes[node]
         if not unit:
@@ -118,8 +182,9 @@ def _squared_kernel(Y, w, unit, index_rows, starts, sizes, w_node):
             for i in range(size):
                 y = Y[index_rows[first + i], o]
                 y_here[i] = y
-                total += w_here[i] * y
-                if w_here[i] > 0:
+                w_i = 1.0 if unit else w_here[i]
+                total += w_i * y
+                if w_i > 0:
                     lo = min(lo, y)
                     hi = max(hi, y)
             mean = total / w_node[node]
@@ -129,13 +194,41 @@ def _squared_kernel(Y, w, unit, index_rows, starts, sizes, w_node):
                 pure[node] = False
             s1, s2 = 0.0, 0.0
             for i in range(size):
-                a = w_here[i] * (y_here[i] - centre)
+                a = (1.0 if unit else w_here[i]) * (y_here[i] - centre)
                 s1 += a
                 s2 += a * (y_here[i] - centre)
             stats[node, 1 + o] = s1
             stats[node, 1 + k + o] = s2
         stats[node, 0] = w_node[node]
     return value, stats, pure
+
+
+@numba.njit(cache=True, nogil=True)
+def _node_weights(w, index_rows, starts, sizes):
+    """Each node's weight, its rows' ``w`` added one by one in index order: the sums
+    of ``numpy.bincount(node_of_pos, weights=w.take(index_rows))``, bit for bit,
+    without a weight and a node number per row."""
+    out = np.zeros(sizes.size)
+    for node in range(sizes.size):
+        total = 0.0
+        for p in range(starts[node], starts[node] + sizes[node]):
+            total += w[index_rows[p]]
+        out[node] = total
+    return out
+
+
+@numba.njit(cache=True, nogil=True)
+def _node_fixed_weights(w, k, index_rows, starts, sizes):
+    """Each node's weight in fixed point (:func:`climbing_trees._exact_weights.fixed_weights`:
+    ``rint(w * 2**k)`` per row, exact integers), summed from its rows without the
+    fit's column of them: the same integers whatever the order."""
+    out = np.zeros(sizes.size)
+    for node in range(sizes.size):
+        total = 0.0
+        for p in range(starts[node], starts[node] + sizes[node]):
+            total += np.float64(np.int64(np.rint(np.ldexp(w[index_rows[p]], k))))
+        out[node] = total
+    return out
 
 
 @numba.njit(cache=True, nogil=True, error_model="numpy")

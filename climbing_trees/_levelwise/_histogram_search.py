@@ -36,6 +36,7 @@ import dataclasses
 
 import numpy as np
 
+from .._binning import FlatBins
 from .._compiled._scores import CRITERION_CODES
 from .._criteria import (
     CLASSIFICATION_CRITERIA,
@@ -61,9 +62,12 @@ from .._ties import (
 from . import _histogram_plan as plans
 from ._binned_rows import ROWS_SOURCE, BinnedRows, binned_rows
 from ._gains import _block_gains, _sum_last, _Totals
-from ._histogram_kernels import _class_scan, _squared_scan, _squared_summaries
+from ._histogram_kernels import _class_scan, _present_span, _squared_scan, _squared_summaries
 from ._searches import CategoricalSets, NumericalSearch
 from ._state import FitData, Level, LevelSplits
+
+#: Rows converted to fixed point at a time (:class:`_Columns`).
+CHUNK_ROWS = 1 << 16
 
 
 class _Columns:
@@ -92,9 +96,14 @@ class _Columns:
             if not fit.unit:
                 columns.append((w, fixed_point_exponent(w)))
             if criterion == "squared_error":
-                self.centre = (w @ y) / w.sum() if w.sum() > 0 else np.zeros(k_out)
+                # w @ y from an array (unit weights may arrive as a view of one
+                # value, which numpy would sum in another order).
+                dense = np.ascontiguousarray(w)
+                self.centre = (dense @ y) / w.sum() if w.sum() > 0 else np.zeros(k_out)
+                del dense
                 for o in range(k_out):
-                    v = w * (y[:, o] - self.centre[o])
+                    v = y[:, o] - self.centre[o]
+                    v *= w  # w * (y - centre), one array
                     columns.append((v, fixed_point_exponent(v)))
                 self.kind = "squared"
             else:  # Poisson
@@ -111,7 +120,9 @@ class _Columns:
         self.exponents = [k for _, k in columns]
         stats = np.empty((fit.n, len(columns)), dtype=np.int64)
         for c, (values, k) in enumerate(columns):
-            stats[:, c] = to_fixed_point(values, k)
+            for start in range(0, fit.n, CHUNK_ROWS):  # no temporaries of n rows
+                stop = start + CHUNK_ROWS
+                stats[start:stop, c] = to_fixed_point(values[start:stop], k)
         self.stats = stats
 
     def layout(self, sums: np.ndarray, totals: np.ndarray) -> list:
@@ -160,9 +171,10 @@ class Histograms(NumericalSearch):
     soon as the level's are made.
     """
 
-    def __init__(self, fit: FitData, rows: BinnedRows, row_search_max: int | None = None):
+    def __init__(self, fit: FitData, rows: BinnedRows, row_search_max: int | None = None,
+                 columns: _Columns | None = None):  # fmt: skip
         super().__init__(fit, rows)
-        self.columns = _Columns(fit)
+        self.columns = _Columns(fit) if columns is None else columns
         bins = rows.bins
         # Bins of present values: codes 0 .. width - 2; missing: the last column.
         self.width = bins.missing_bin + 1
@@ -172,6 +184,7 @@ class Histograms(NumericalSearch):
         self.d = len(bins.edges)  # binned (numerical) features
         self.hist = None  # the last level's block of histograms (None: not kept)
         self.slot = None  # each node of the last level: its row in self.hist, -1 none
+        self.flat = FlatBins(bins)
 
     def searched(self, level: Level) -> np.ndarray:
         """The nodes the search tries: may split, and (random draws) drew a numerical feature."""
@@ -324,21 +337,14 @@ class Histograms(NumericalSearch):
         present value (one non-empty bin has no candidate anyway).  ``hist[at[i]]``
         and ``bin_code``: as in :meth:`search_block`.
         """
-        counts = hist[at, :, :, 0]  # (c, d, B + 1)
-        present, missing = counts[:, :, :-1] > 0, counts[:, :, -1] > 0
-        B = present.shape[2]
-        first = np.argmax(present, axis=2)
-        last = B - 1 - np.argmax(present[:, :, ::-1], axis=2)
+        first, last, present, missing = _present_span(hist, at)  # columns with rows
         if bin_code is not None:  # columns to bins (none present: -1, NaN below)
             first = np.take_along_axis(bin_code, first[..., None], axis=2)[..., 0]
             last = np.take_along_axis(bin_code, last[..., None], axis=2)[..., 0]
-        lo, hi = np.zeros(first.shape), np.ones(first.shape)  # quantile bins: wide
-        for j, values in enumerate(self.orders.bins.values):
-            if values is not None and len(values):  # none: no present value (NaN below)
-                top = len(values) - 1
-                lo[:, j] = values[np.clip(first[:, j], 0, top)]
-                hi[:, j] = values[np.clip(last[:, j], 0, top)]
-        lo[~present.any(axis=2)] = np.nan
+        # Quantile bins: wide (0, 1); one bin per value: the values of those bins.
+        lo = self.flat.bin_values(first, 0.0)
+        hi = self.flat.bin_values(last, 1.0)
+        lo[~present] = np.nan  # no present value
         return constant_features(lo, hi, missing)
 
     def squared_choice(self, hist, at, drawn, tie):
@@ -436,15 +442,15 @@ class Histograms(NumericalSearch):
     def thresholds(self, j, b, upper, last) -> np.ndarray:
         """Each winner's threshold: after bin ``b`` of feature ``j`` (``upper``: the node's
         next non-empty bin of ``j``; ``last``: ``b`` holds the last present rows)."""
-        bins = self.orders.bins
+        flat = self.flat
         out = np.full(j.size, np.inf)  # after the last present bin: present left, missing right
-        for feature in np.unique(j):  # a loop over features, not nodes
-            at = np.flatnonzero((j == feature) & ~last)
-            values = bins.values[feature]
-            if values is not None:
-                out[at] = midpoint_threshold(values[b[at]], values[upper[at]])
-            else:
-                out[at] = bins.edges[feature][b[at]]
+        at = np.flatnonzero(~last)
+        j, b, upper = j[at], b[at], upper[at]
+        by_value = flat.by_value[j]
+        lower = flat.values[flat.value_start[j] + np.where(by_value, b, 0)]
+        above = flat.values[flat.value_start[j] + np.where(by_value, upper, 0)]
+        edge = flat.edges[flat.edge_start[j] + np.where(by_value, 0, b)]
+        out[at] = np.where(by_value, midpoint_threshold(lower, above), edge)
         return out
 
 
@@ -462,10 +468,15 @@ def histogram_searches(fit: FitData, max_bins: int, random_state) -> tuple:
             "log_loss, squared_error, poisson); use splitter='best' for this criterion."
         )
     if fit.criterion == "squared_error" and not fit.cat_features.size:
-        fit = dataclasses.replace(fit, summaries=_squared_summaries)
+        # Its level summaries and the histogram search read no node number or
+        # weight by row (the random draws of max_features do).
+        fit = dataclasses.replace(fit, summaries=_squared_summaries,
+                                  level_rows=fit.random_splits is not None)  # fmt: skip
+    # The statistics first: their temporaries are freed before the codes are made.
+    columns = _Columns(fit) if fit.num_features.size else None
     # Hook: where the binned rows come from (a Dask fit sets ROWS_SOURCE to its own).
     rows = (ROWS_SOURCE.get() or binned_rows)(fit, max_bins, random_state)
-    searches = [Histograms(fit, rows)] if fit.num_features.size else []
+    searches = [Histograms(fit, rows, columns=columns)] if fit.num_features.size else []
     if fit.cat_features.size:  # from the level's rows, as with splitter="best"
         searches.append(CategoricalSets(fit, rows))
     return fit, rows, searches

@@ -24,7 +24,7 @@ from .._criteria import (
     segment_ranges,
     segment_sums,
 )
-from .._exact_weights import fixed_weights, leaf_minimum, too_light
+from .._exact_weights import fit_exponent, fixed_weights, leaf_minimum, too_light
 from .._growth import check_training_rows
 from .._monotonic import builder_constraints, value_statistics
 from .._random import RandomSplits
@@ -32,6 +32,7 @@ from .._ties import choose_best_rows
 from .._tree import TREE_UNDEFINED
 from ._absolute import _absolute_error_summaries
 from ._draws import Draws
+from ._histogram_kernels import _node_fixed_weights, _node_weights
 from ._orders import _in_place
 
 
@@ -82,13 +83,16 @@ class FitData:
     row_class: np.ndarray | None
     class_cols: np.ndarray | None
     X_by_feature: np.ndarray | None
-    q_col: np.ndarray  # the weights in exact fixed point (_exact_weights), padded with 0
+    q_col: np.ndarray | None  # the weights in exact fixed point (_exact_weights), padded with 0
     summaries: Callable  # summaries_for(criterion): how level_of summarises a level's nodes
     # Monotonic constraints (climbing_trees._monotonic): each column's, in the
     # builders' sign, and each row's [w y, w] (y: the first value column), padded
     # with zeros at row n; None without constraints.
     monotonic_cst: np.ndarray | None = None
     value_cols: np.ndarray | None = None
+    # False: level_of makes no per-row node numbers and weights (a histogram fit
+    # of squared error, whose summaries and searches read neither; see level_of).
+    level_rows: bool = True
 
     @property
     def n(self) -> int:
@@ -128,7 +132,10 @@ def fit_data(
 
     ``options``: ``min_samples_split``, ``min_impurity_decrease``,
     ``categorical_split``, ``min_samples_level``, ``max_categorical_candidates``
-    and ``random_splits``, kept as they are.
+    and ``random_splits``, kept as they are; ``fixed_weight_column=False``
+    leaves ``q_col`` None (the searches of a histogram fit without categorical
+    features read no fixed-point weight by row; :func:`node_fixed_weights`
+    sums them from the weights).
     """
     check_training_rows(X)
     # Read in place: a C- or Fortran-ordered float array (a DataFrame's float
@@ -146,8 +153,10 @@ def fit_data(
     unit = bool(np.all(w == 1.0)) and min_weight_leaf == 0 and not (several and not regression)
     # Weights compared with bounds are summed in exact fixed point (_exact_weights).
     min_samples_leaf = leaf_minimum(min_samples_leaf, min_weight_leaf, w)
-    q_col = np.zeros(n + 1)
-    q_col[:n] = fixed_weights(w, min_samples_leaf)
+    q_col = None
+    if options.pop("fixed_weight_column", True):
+        q_col = np.zeros(n + 1)
+        q_col[:n] = fixed_weights(w, min_samples_leaf)
     categorical = np.zeros(d, bool) if is_categorical is None else is_categorical
     categorical = np.asarray(categorical, dtype=bool)
     cat_features, num_features = np.flatnonzero(categorical), np.flatnonzero(~categorical)
@@ -232,16 +241,32 @@ class Level:
     def n_nodes(self) -> int:
         return self.sizes.size
 
+    def positions_nodes(self) -> np.ndarray:
+        """``node_of_pos``, made here for a level that keeps none (``fit.level_rows``)."""
+        if self.node_of_pos is not None:
+            return self.node_of_pos
+        return np.repeat(np.arange(self.n_nodes), self.sizes)
+
 
 def level_of(fit: FitData, index_rows, sizes, keys, depth: int) -> Level:
-    """The :class:`Level` of nodes of ``sizes`` whose rows are ``index_rows``."""
+    """The :class:`Level` of nodes of ``sizes`` whose rows are ``index_rows``.
+
+    Without ``fit.level_rows`` the level keeps no ``node_of_pos`` and
+    ``w_rows`` (None: two numbers per row less): each node's weight is then
+    summed from its rows by :func:`_node_weights`, the same additions in the
+    same order as ``bincount``'s.
+    """
     n_nodes = sizes.size
     starts = np.zeros(n_nodes, dtype=np.intp)
     np.cumsum(sizes[:-1], out=starts[1:])
-    node_of_pos = np.repeat(np.arange(n_nodes), sizes)
-    # Node summaries from the rows in index order (as grow_tree sums them).
-    w_rows = fit.w.take(index_rows)
-    w_node = np.bincount(node_of_pos, weights=w_rows, minlength=n_nodes)
+    node_of_pos = w_rows = None
+    if fit.level_rows:
+        node_of_pos = np.repeat(np.arange(n_nodes), sizes)
+        # Node summaries from the rows in index order (as grow_tree sums them).
+        w_rows = fit.w.take(index_rows)
+        w_node = np.bincount(node_of_pos, weights=w_rows, minlength=n_nodes)
+    else:
+        w_node = _node_weights(fit.w, index_rows, starts, sizes)
     summaries = fit.summaries(fit, index_rows, w_rows, node_of_pos, starts, sizes, w_node)
     return Level(
         depth, sizes, starts, node_of_pos, index_rows, w_rows, w_node, keys=keys, **summaries
@@ -326,6 +351,9 @@ def may_split(fit: FitData, level: Level) -> np.ndarray:
 
 def node_fixed_weights(fit: FitData, level: Level) -> np.ndarray:
     """Each node's weight in exact fixed point (integers: any order of additions)."""
+    if fit.q_col is None:  # from the weights, row by row (_node_fixed_weights)
+        k = fit_exponent(fit.min_samples_leaf, fit.w)
+        return _node_fixed_weights(fit.w, k, level.index_rows, level.starts, level.sizes)
     q = fit.q_col.take(level.index_rows)
     return np.bincount(level.node_of_pos, weights=q, minlength=level.sizes.size)
 
