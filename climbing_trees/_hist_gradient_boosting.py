@@ -140,7 +140,7 @@ MIN_CATEGORY_SUPPORT = 10.0
 @numba.njit(cache=True, nogil=True)
 def category_order(hist, n_bins, with_missing, missing_bin, n, h_sum, scale_g, scale_h,
                    constant, l2):  # fmt: skip
-    """The categories (bins) of one feature at a node, in the order the scan visits them.
+    """The categories (bins) of one feature at a node, in the order the scan takes them.
 
     ``hist`` is the feature's histogram (bins, 3): count, fixed-point sums of
     ``g`` and ``h``.  The categories with enough support

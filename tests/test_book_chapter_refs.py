@@ -20,12 +20,7 @@ BOOK = Path(__file__).resolve().parents[1] / "book"
 TYPED = re.compile(r"\b[Cc]hapters?\s+\d+")
 # Other books' chapters, which are numbers of their own.
 ALLOWED = {"(their chapter 4)"}
-# 15_ensembles is being rewritten together with the new boosting chapter; it joins
-# this test when that rewrite lands.
-NOT_YET = {"15_ensembles.ipynb"}
-CHAPTERS = sorted(
-    p.name for p in BOOK.glob("*.ipynb") if p.name not in NOT_YET
-)
+CHAPTERS = sorted(p.name for p in BOOK.glob("*.ipynb"))
 
 
 def typed_numbers(chapter: str) -> list[str]:
