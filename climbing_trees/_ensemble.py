@@ -477,11 +477,14 @@ class _Forest(_MissingValuesTag, BaseEstimator):
 
         if on_dask and trees:  # the same trees, each grown on a worker
             weights = [per_tree(tree.random_state) for tree in trees]
-            trees = kept + grow_on_workers(_grow_tree, trees, fitted, X_fit, Y_fit, weights)
+            grown = grow_on_workers(_grow_tree, trees, fitted, X_fit, Y_fit, weights)
         else:
             # Threads: the compiled builder releases the GIL while it grows a tree.
-            parallel = Parallel(n_jobs=self.n_jobs, verbose=self.verbose, prefer="threads")
-            trees = kept + parallel(delayed(grow)(i, tree) for i, tree in enumerate(trees))
+            parallel = Parallel(
+                n_jobs=self.n_jobs, verbose=self.verbose, prefer="threads"
+            )
+            grown = parallel(delayed(grow)(i, tree) for i, tree in enumerate(trees))
+        trees = kept + grown
         oob = {}
         if self.oob_score and (n_more > 0 or not hasattr(self, "oob_score_")):
             oob = self._oob_attributes(trees, X, Y, sampling)
