@@ -43,7 +43,7 @@ values).  Both call the same rules (:func:`split_gain`, :func:`node_value`,
 from __future__ import annotations
 
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from time import time
 
 import numba
@@ -59,6 +59,7 @@ from sklearn.utils._missing import is_scalar_nan
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import (
     _check_categorical_features,
+    _check_monotonic_cst,
     _check_sample_weight,
     _check_y,
     _num_samples,
@@ -159,9 +160,9 @@ def bounded_split_gain(g_left, h_left, g_right, h_right, g_node, value_node, l2_
 
     >>> bounded_split_gain(-2.0, 1.0, 2.0, 1.0, 0.0, 0.0, 0.0, 0, -np.inf, np.inf)
     8.0
-    >>> bounded_split_gain(-2.0, 1.0, 2.0, 1.0, 0.0, 0.0, 0.0, -1, -np.inf, np.inf)
+    >>> bounded_split_gain(-2.0, 1.0, 2.0, 1.0, 0.0, 0.0, 0.0, 1, -np.inf, np.inf)
     -1.0
-    >>> bounded_split_gain(-2.0, 1.0, 2.0, 1.0, 0.0, 0.0, 0.0, 1, -1.0, 1.0)
+    >>> bounded_split_gain(-2.0, 1.0, 2.0, 1.0, 0.0, 0.0, 0.0, -1, -1.0, 1.0)
     4.0
     """
     value_left = clip_value(node_value(g_left, h_left, l2_regularization), lower, upper)
@@ -843,7 +844,8 @@ def grow_hist_tree(data: BinnedData, stats: Statistics, options: GrowOptions, wo
     stats : Statistics
         The rows' gradients and Hessians in fixed point.
     options : GrowOptions
-        Leaf and depth limits, ``min_samples_leaf``, ``l2_regularization``.
+        Leaf and depth limits, ``min_samples_leaf``, ``l2_regularization``,
+        ``monotonic_cst`` (-1, 0, 1 per feature, or None).
     workspace : dict, default=None
         Memory kept from one tree to the next of a fit (the histograms' pool),
         so that each tree does not allocate it anew; None: a new one.
@@ -853,7 +855,8 @@ def grow_hist_tree(data: BinnedData, stats: Statistics, options: GrowOptions, wo
     arrays : tuple
         ``(children_left, children_right, feature, bin_threshold,
         missing_go_to_left, value, n_node_samples, gain, categories_left)``,
-        ``value`` the Newton step ``-G/(H+l2)`` at leaves (not yet times the
+        ``value`` the Newton step ``-G/(H+l2)`` at leaves, clipped to the
+        bounds of the monotonic constraints (:func:`clip_value`; not yet times the
         learning rate), ``categories_left`` the left sets of categorical
         splits over the bins (``missing_bin + 1`` columns, none without
         categorical features).
@@ -1279,7 +1282,6 @@ class _HistGradientBoosting(BaseEstimator):
             raise ValueError(f"loss must be a string among {sorted(self._supported_losses)}.")
         unsupported = {
             "max_features": (self.max_features != 1.0, "1.0 (every feature at every split)"),
-            "monotonic_cst": (self.monotonic_cst is not None, "None"),
             "interaction_cst": (self.interaction_cst is not None, "None"),
             "warm_start": (bool(self.warm_start), "False"),
             "scoring": (self.scoring != "loss", "'loss'"),
@@ -1398,6 +1400,7 @@ class _HistGradientBoosting(BaseEstimator):
         # scikit-learn's leaf quantiles are weighted whenever weights are given.
         self._weights_given = sample_weight is not None
         y, loss = self._encode_y(y)
+        monotonic_cst = self._check_monotonic_cst(loss)
         sample_weight = _check_sample_weight(sample_weight, X, dtype=np.float64)
         sample_weight = self._class_weights(y, sample_weight)
         if np.any(sample_weight < 0) or not np.any(sample_weight > 0):
@@ -1421,7 +1424,7 @@ class _HistGradientBoosting(BaseEstimator):
             )  # fmt: skip
         bins = self._fit_bins(X, seed)
         data = BinnedData.from_bins(bins, X, self.is_categorical_)
-        options = self._options()
+        options = replace(self._options(), monotonic_cst=monotonic_cst)
         baseline = loss.baseline(y, sample_weight).reshape(1, -1)
         raw = np.asfortranarray(np.repeat(baseline, len(y), axis=0))
         train_score, validation_score = [], []
@@ -1479,6 +1482,21 @@ class _HistGradientBoosting(BaseEstimator):
 
     def _class_weights(self, y, sample_weight):
         return sample_weight
+
+    def _check_monotonic_cst(self, loss) -> np.ndarray | None:
+        """``monotonic_cst`` as an int8 array by feature (None: no constraint), checked
+        as scikit-learn checks it (its ``_check_monotonic_cst``: a list or array of
+        -1, 0, 1 per feature, or a dict by feature name), with its errors."""
+        if self.monotonic_cst is None:
+            return None
+        if loss.n_trees != 1:
+            raise ValueError(
+                "monotonic constraints are not supported for multiclass classification."
+            )
+        cst = _check_monotonic_cst(self, self.monotonic_cst).astype(np.int8)
+        if self.is_categorical_ is not None and np.any(cst[self.is_categorical_] != 0):
+            raise ValueError("Categorical features cannot have monotonic constraints.")
+        return cst
 
     def _should_stop(self, scores) -> bool:
         """scikit-learn's rule: stop when none of the last ``n_iter_no_change`` scores
@@ -1574,8 +1592,16 @@ default='from_dtype'
         λ = 0); a category whose share of the node's Hessian is below 10 rows'
         worth (scikit-learn's ``MIN_CAT_SUPPORT``), and a category absent from
         the node, goes right.
-    monotonic_cst : None, default=None
-        Not supported: a value other than None raises ValueError.
+    monotonic_cst : array-like of int of shape (n_features,) or dict, default=None
+        A constraint per feature: 1 increasing, -1 decreasing, 0 none; a dict
+        maps feature names (``feature_names_in_``) to constraints, the others 0.
+        None: no constraint.  As scikit-learn's: a split on a constrained
+        feature whose children's values (clipped to the node's bounds) go the
+        wrong way is not a candidate, and its children's descendants are held
+        on either side of the middle of the two values
+        (:func:`bounded_split_gain`, :func:`children_value_bounds`).  Refused
+        (ValueError, scikit-learn's messages): on a categorical feature, for
+        multiclass classification, a wrong length or a value not in -1, 0, 1.
     interaction_cst : None, default=None
         Not supported: a value other than None raises ValueError.
     warm_start : bool, default=False
@@ -1628,8 +1654,8 @@ _NOTES_DOC = """\
     :func:`grow_hist_tree_reference`), missing values with a learned
     direction per split, native categorical features (a set of categories
     per split, from the sorted scan of :func:`category_order`), sample
-    weights, early stopping on the loss.  Not implemented (a clear
-    ValueError): ``monotonic_cst``, ``interaction_cst``, ``max_features < 1``,
+    weights, monotonic constraints (``monotonic_cst``), early stopping on the
+    loss.  Not implemented (a clear ValueError): ``interaction_cst``, ``max_features < 1``,
     ``warm_start``, scorers other than the loss, the fit parameters
     ``X_val``/``y_val``.
 
