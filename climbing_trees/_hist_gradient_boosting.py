@@ -43,7 +43,7 @@ values).  Both call the same rules (:func:`split_gain`, :func:`node_value`,
 from __future__ import annotations
 
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from time import time
 
 import numba
@@ -59,6 +59,7 @@ from sklearn.utils._missing import is_scalar_nan
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import (
     _check_categorical_features,
+    _check_monotonic_cst,
     _check_sample_weight,
     _check_y,
     _num_samples,
@@ -129,6 +130,68 @@ def split_allowed(n_left, h_left, n_right, h_right, min_samples_leaf, min_hessia
         and h_left >= min_hessian
         and h_right >= min_hessian
     )
+
+
+@numba.njit(cache=True, nogil=True)
+def clip_value(value, lower, upper):
+    """A node's value held within its bounds ``[lower, upper]`` (monotonic
+    constraints; infinite bounds leave it as it is), as scikit-learn's
+    ``compute_node_value``.
+
+    >>> clip_value(2.0, -np.inf, 1.5), clip_value(-2.0, -np.inf, 1.5)
+    (1.5, -2.0)
+    """
+    if value < lower:
+        return lower
+    if value > upper:
+        return upper
+    return value
+
+
+@numba.njit(cache=True, nogil=True)
+def bounded_split_gain(g_left, h_left, g_right, h_right, g_node, value_node, l2_regularization,
+                       cst, lower, upper):  # fmt: skip
+    """:func:`split_gain` with the children's values clipped to ``[lower, upper]``
+    (:func:`clip_value`) and the node's own (clipped) ``value_node``; -1 when the
+    clipped values break the constraint ``cst`` of the split's feature (``+1``:
+    left above right, ``-1``: left below right), as scikit-learn's ``_split_gain``.
+    With infinite bounds and ``value_node = node_value(G, H)`` it is
+    :func:`split_gain`, bit for bit.
+
+    >>> bounded_split_gain(-2.0, 1.0, 2.0, 1.0, 0.0, 0.0, 0.0, 0, -np.inf, np.inf)
+    8.0
+    >>> bounded_split_gain(-2.0, 1.0, 2.0, 1.0, 0.0, 0.0, 0.0, 1, -np.inf, np.inf)
+    -1.0
+    >>> bounded_split_gain(-2.0, 1.0, 2.0, 1.0, 0.0, 0.0, 0.0, -1, -1.0, 1.0)
+    4.0
+    """
+    value_left = clip_value(node_value(g_left, h_left, l2_regularization), lower, upper)
+    value_right = clip_value(node_value(g_right, h_right, l2_regularization), lower, upper)
+    if (cst == 1 and value_left > value_right) or (cst == -1 and value_left < value_right):
+        return -1.0
+    return -g_left * value_left - g_right * value_right + g_node * value_node
+
+
+@numba.njit(cache=True, nogil=True)
+def children_value_bounds(cst, lower, upper, value_left, value_right):
+    """The bounds of the two children's children after a split on a feature
+    with constraint ``cst``, from the node's bounds and the children's
+    (clipped) values: ``(lower_left, upper_left, lower_right, upper_right)``.
+    Unconstrained, both keep ``[lower, upper]``; else the middle value
+    ``(value_left + value_right) / 2`` caps the left child from above (``+1``)
+    or below (``-1``) and the right child the other way (scikit-learn's grower).
+
+    >>> children_value_bounds(1, -np.inf, np.inf, -1.0, 3.0)
+    (-inf, 1.0, 1.0, inf)
+    >>> children_value_bounds(-1, 0.0, 5.0, 3.0, 1.0)
+    (2.0, 5.0, 0.0, 2.0)
+    """
+    if cst == 0:
+        return lower, upper, lower, upper
+    middle = (value_left + value_right) / 2
+    if cst == 1:
+        return lower, middle, middle, upper
+    return middle, upper, lower, middle
 
 
 #: scikit-learn's ``MIN_CAT_SUPPORT``: a category whose Hessian sum, rescaled so
@@ -286,6 +349,14 @@ class GrowOptions:
     l2_regularization: float = 0.0
     learning_rate: float = 0.1
     min_hessian: float = MIN_HESSIAN_TO_SPLIT
+    #: Per feature -1, 0 or +1 (int8); None: no constraint.
+    monotonic_cst: np.ndarray | None = None
+
+    def constraints(self, n_features: int) -> np.ndarray:
+        """The monotonic constraints as an int8 array (zeros when there are none)."""
+        if self.monotonic_cst is None:
+            return np.zeros(n_features, dtype=np.int8)
+        return np.asarray(self.monotonic_cst, dtype=np.int8)
 
 
 @dataclass(frozen=True)
@@ -451,16 +522,19 @@ def _sum_every_row(codes, g, h, constant, hist):
 
 @numba.njit(cache=True, nogil=True)
 def _best_categorical(hj, n, g_sum, h_sum, nb, with_missing, missing_bin, scale_g, scale_h,
-                      constant, min_samples_leaf, l2, min_hessian):  # fmt: skip
+                      constant, min_samples_leaf, l2, min_hessian, value_node, lower,
+                      upper):  # fmt: skip
     """The best split of one categorical feature: the prefixes of
     :func:`category_order`, then (only when a category was left out for its
     support, so that the two scans differ) its suffixes; the left-out
     categories go right.  Returns ``(gain, cut, reverse, n_left, g_left,
-    h_left)``, gain -1 when no candidate is allowed."""
+    h_left)``, gain -1 when no candidate is allowed.  The children's values are
+    clipped to ``[lower, upper]`` (:func:`bounded_split_gain`; a categorical
+    feature has no constraint of its own)."""
     order, dropped = category_order(hj, nb, with_missing, missing_bin, n, h_sum, scale_g,
                                     scale_h, constant, l2)  # fmt: skip
     best = (-1.0, -1, False, 0, 0, 0)
-    G, H = g_sum * scale_g, h_sum * scale_h
+    G = g_sum * scale_g
     for reverse in (False, True):
         if reverse and not dropped:
             break
@@ -473,7 +547,8 @@ def _best_categorical(hj, n, g_sum, h_sum, nb, with_missing, missing_bin, scale_
             HL, HR = h_left * scale_h, (h_sum - h_left) * scale_h
             if not split_allowed(n_left, HL, n - n_left, HR, min_samples_leaf, min_hessian):
                 continue
-            gain = split_gain(g_left * scale_g, HL, (g_sum - g_left) * scale_g, HR, G, H, l2)
+            gain = bounded_split_gain(g_left * scale_g, HL, (g_sum - g_left) * scale_g, HR, G,
+                                      value_node, l2, 0, lower, upper)  # fmt: skip
             if gain > best[0] and gain > 0.0:
                 best = (gain, i, reverse, n_left, g_left, h_left)
     return best
@@ -481,7 +556,8 @@ def _best_categorical(hj, n, g_sum, h_sum, nb, with_missing, missing_bin, scale_
 
 @numba.njit(cache=True, nogil=True)
 def _best_split(hist, n, g_sum, h_sum, n_bins, has_missing, missing_bin, is_categorical,
-                scale_g, scale_h, constant, min_samples_leaf, l2, min_hessian):  # fmt: skip
+                scale_g, scale_h, constant, min_samples_leaf, l2, min_hessian, cst, value_node,
+                lower, upper):  # fmt: skip
     """The best split of one node from its histogram.
 
     Features in order; for a numerical one, bins left to right with NaN on
@@ -491,18 +567,19 @@ def _best_split(hist, n, g_sum, h_sum, n_bins, has_missing, missing_bin, is_cate
     ``(gain, feature, bin, missing_left, n_left, g_left, h_left, reverse)``
     (sums in fixed point; gain -1 when no candidate is allowed; at a
     categorical feature ``bin`` is the cut and ``reverse`` the scan of
-    :func:`category_set`)."""
+    :func:`category_set`).  Each candidate is scored by :func:`bounded_split_gain`
+    with the node's value ``value_node``, its children's bounds ``[lower, upper]``
+    and the feature's constraint ``cst[j]``."""
     best_gain, best_feature, best_bin, best_missing_left = -1.0, -1, -1, False
     best_n, best_g, best_h, best_reverse = 0, 0, 0, False
     G = g_sum * scale_g
-    H = h_sum * scale_h
     for j in range(hist.shape[0]):
         hj = hist[j]
         nb = n_bins[j]
         if is_categorical[j]:
             c = _best_categorical(hj, n, g_sum, h_sum, nb, has_missing[j], missing_bin,
                                   scale_g, scale_h, constant, min_samples_leaf, l2,
-                                  min_hessian)  # fmt: skip
+                                  min_hessian, value_node, lower, upper)  # fmt: skip
             if c[0] > best_gain:
                 best_gain, best_feature, best_bin, best_missing_left = c[0], j, c[1], False
                 best_n, best_g, best_h, best_reverse = c[3], c[4], c[5], c[2]
@@ -517,7 +594,8 @@ def _best_split(hist, n, g_sum, h_sum, n_bins, has_missing, missing_bin, is_cate
             HL, HR = h_left * scale_h, (h_sum - h_left) * scale_h
             if not split_allowed(n_left, HL, n - n_left, HR, min_samples_leaf, min_hessian):
                 continue
-            gain = split_gain(g_left * scale_g, HL, (g_sum - g_left) * scale_g, HR, G, H, l2)
+            gain = bounded_split_gain(g_left * scale_g, HL, (g_sum - g_left) * scale_g, HR, G,
+                                      value_node, l2, cst[j], lower, upper)  # fmt: skip
             if gain > best_gain and gain > 0.0:
                 best_gain, best_feature, best_bin, best_missing_left = gain, j, b, False
                 best_n, best_g, best_h, best_reverse = n_left, g_left, h_left, False
@@ -533,7 +611,8 @@ def _best_split(hist, n, g_sum, h_sum, n_bins, has_missing, missing_bin, is_cate
             HL, HR = (h_sum - h_right) * scale_h, h_right * scale_h
             if not split_allowed(n - n_right, HL, n_right, HR, min_samples_leaf, min_hessian):
                 continue
-            gain = split_gain((g_sum - g_right) * scale_g, HL, g_right * scale_g, HR, G, H, l2)
+            gain = bounded_split_gain((g_sum - g_right) * scale_g, HL, g_right * scale_g, HR, G,
+                                      value_node, l2, cst[j], lower, upper)  # fmt: skip
             if gain > best_gain and gain > 0.0:
                 best_gain, best_feature, best_bin, best_missing_left = gain, j, b, True
                 best_n, best_g, best_h = n - n_right, g_sum - g_right, h_sum - h_right
@@ -545,7 +624,7 @@ def _best_split(hist, n, g_sum, h_sum, n_bins, has_missing, missing_bin, is_cate
 @numba.njit(cache=True, nogil=True)
 def _grow(codes, by_row, g, h, constant, constant_hessian, n_bins, has_missing, missing_bin,
           is_categorical, scale_g, scale_h, max_leaf_nodes, max_depth, min_samples_leaf, l2,
-          min_hessian, pool):  # fmt: skip
+          min_hessian, cst, pool):  # fmt: skip
     """Leaf-wise growth on histograms; see :func:`grow_hist_tree`."""
     d, n = codes.shape
     width = missing_bin + 1
@@ -566,6 +645,10 @@ def _grow(codes, by_row, g, h, constant, constant_hessian, n_bins, has_missing, 
     depth = np.zeros(size, dtype=np.intp)
     g_sum = np.zeros(size, dtype=np.int64)
     h_sum = np.zeros(size, dtype=np.int64)
+    # Monotonic constraints: each node's children's bounds (its own value is clipped
+    # to its parent's) and its value, clipped (the root's is not).
+    lower = np.full(size, -np.inf)
+    upper = np.full(size, np.inf)
     # The best split of each candidate leaf (gain -1: not a candidate).
     c_gain = np.full(size, -1.0)
     c_feature = np.zeros(size, dtype=np.intp)
@@ -594,12 +677,13 @@ def _grow(codes, by_row, g, h, constant, constant_hessian, n_bins, has_missing, 
         g_sum[0] += root[b, 1]
         h_sum[0] += root[b, 0] if constant else root[b, 2]
     scale_h_node = constant_hessian if constant else scale_h
+    value[0] = node_value(g_sum[0] * scale_g, h_sum[0] * scale_h_node, l2)
     n_nodes = 1
     if n >= 2 * min_samples_leaf and h_sum[0] * scale_h_node >= min_hessian:
         _search(0, pool, slot, free, count, g_sum, h_sum, n_bins, has_missing, missing_bin,
                 is_categorical, scale_g, scale_h_node, constant, min_samples_leaf, l2,
                 min_hessian, c_gain, c_feature, c_bin, c_missing, c_n_left, c_g_left,
-                c_h_left, c_reverse)  # fmt: skip
+                c_h_left, c_reverse, cst, value, lower, upper)  # fmt: skip
     else:
         free.append(slot[0])
     n_leaves = 1
@@ -637,6 +721,13 @@ def _grow(codes, by_row, g, h, constant, constant_hessian, n_bins, has_missing, 
         depth[lc] = depth[rc] = depth[node] + 1
         g_sum[lc], h_sum[lc] = c_g_left[node], c_h_left[node]
         g_sum[rc], h_sum[rc] = g_sum[node] - c_g_left[node], h_sum[node] - c_h_left[node]
+        for child in (lc, rc):
+            value[child] = clip_value(node_value(g_sum[child] * scale_g,
+                                                 h_sum[child] * scale_h_node, l2),
+                                      lower[node], upper[node])  # fmt: skip
+        split_cst = 0 if is_categorical[j] else cst[j]
+        lower[lc], upper[lc], lower[rc], upper[rc] = children_value_bounds(
+            split_cst, lower[node], upper[node], value[lc], value[rc])
         split_left = split_right = True
         if max_leaf_nodes != NO_LIMIT and n_leaves == max_leaf_nodes:
             split_left = split_right = False
@@ -663,15 +754,16 @@ def _grow(codes, by_row, g, h, constant, constant_hessian, n_bins, has_missing, 
                     _search(child, pool, slot, free, count, g_sum, h_sum, n_bins, has_missing,
                             missing_bin, is_categorical, scale_g, scale_h_node, constant,
                             min_samples_leaf, l2, min_hessian, c_gain, c_feature, c_bin,
-                            c_missing, c_n_left, c_g_left, c_h_left, c_reverse)  # fmt: skip
+                            c_missing, c_n_left, c_g_left, c_h_left, c_reverse, cst, value,
+                            lower, upper)  # fmt: skip
                 else:
                     free.append(slot[child])
                     slot[child] = -1
         else:
             free.append(parent_slot)
     for k in range(n_nodes):
-        if left[k] == TREE_LEAF:
-            value[k] = node_value(g_sum[k] * scale_g, h_sum[k] * scale_h_node, l2)
+        if left[k] != TREE_LEAF:
+            value[k] = 0.0  # leaves only
     return (left[:n_nodes], right[:n_nodes], feature[:n_nodes], bin_threshold[:n_nodes],
             missing_left[:n_nodes], value[:n_nodes], count[:n_nodes], gain[:n_nodes],
             categories_left[:n_nodes], rows, start[:n_nodes], pool)  # fmt: skip
@@ -709,11 +801,12 @@ def _take_slot(free, pool, d, width):
 def _search(node, pool, slot, free, count, g_sum, h_sum, n_bins, has_missing, missing_bin,
             is_categorical, scale_g, scale_h, constant, min_samples_leaf, l2, min_hessian,
             c_gain, c_feature, c_bin, c_missing, c_n_left, c_g_left, c_h_left,
-            c_reverse):  # fmt: skip
+            c_reverse, cst, value, lower, upper):  # fmt: skip
     """Find ``node``'s best split; keep its histogram if it is a candidate, else free it."""
     best = _best_split(pool[slot[node]], count[node], g_sum[node], h_sum[node], n_bins,
                        has_missing, missing_bin, is_categorical, scale_g, scale_h, constant,
-                       min_samples_leaf, l2, min_hessian)  # fmt: skip
+                       min_samples_leaf, l2, min_hessian, cst, value[node], lower[node],
+                       upper[node])  # fmt: skip
     if best[0] > 0.0:
         c_gain[node], c_feature[node], c_bin[node], c_missing[node] = best[:4]
         c_n_left[node], c_g_left[node], c_h_left[node], c_reverse[node] = best[4:]
@@ -751,7 +844,8 @@ def grow_hist_tree(data: BinnedData, stats: Statistics, options: GrowOptions, wo
     stats : Statistics
         The rows' gradients and Hessians in fixed point.
     options : GrowOptions
-        Leaf and depth limits, ``min_samples_leaf``, ``l2_regularization``.
+        Leaf and depth limits, ``min_samples_leaf``, ``l2_regularization``,
+        ``monotonic_cst`` (-1, 0, 1 per feature, or None).
     workspace : dict, default=None
         Memory kept from one tree to the next of a fit (the histograms' pool),
         so that each tree does not allocate it anew; None: a new one.
@@ -761,7 +855,8 @@ def grow_hist_tree(data: BinnedData, stats: Statistics, options: GrowOptions, wo
     arrays : tuple
         ``(children_left, children_right, feature, bin_threshold,
         missing_go_to_left, value, n_node_samples, gain, categories_left)``,
-        ``value`` the Newton step ``-G/(H+l2)`` at leaves (not yet times the
+        ``value`` the Newton step ``-G/(H+l2)`` at leaves, clipped to the
+        bounds of the monotonic constraints (:func:`clip_value`; not yet times the
         learning rate), ``categories_left`` the left sets of categorical
         splits over the bins (``missing_bin + 1`` columns, none without
         categorical features).
@@ -793,7 +888,7 @@ def grow_hist_tree(data: BinnedData, stats: Statistics, options: GrowOptions, wo
         2.0 ** -stats.k_gradient,
         2.0 ** -stats.k_hessian, options.max_leaf_nodes, options.max_depth,
         options.min_samples_leaf, options.l2_regularization, options.min_hessian,
-        _pool(workspace, data),
+        options.constraints(data.codes.shape[0]), _pool(workspace, data),
     )  # fmt: skip
     if workspace is not None:
         workspace["pool"] = out[11]  # grown, perhaps
@@ -851,6 +946,8 @@ def grow_hist_tree_reference(data: BinnedData, stats: Statistics, options: GrowO
     missing = data.missing_bin
     width = missing + 1
     o = options
+    cst = o.constraints(len(codes))
+    l2 = o.l2_regularization
 
     def sums(rows):
         return len(rows), sum(g[r] for r in rows), sum(h[r] for r in rows)
@@ -889,29 +986,34 @@ def grow_hist_tree_reference(data: BinnedData, stats: Statistics, options: GrowO
                 if codes[j][r] <= b or (codes[j][r] == missing and nan_left)
             ]  # fmt: skip
 
-    def best_split(rows):
+    def best_split(rows, value, lower, upper):
         n, G, H = sums(rows)
         best = None  # (gain, feature, bin, missing_left or reverse)
         for j in range(len(codes)):
+            cst_j = 0 if data.is_categorical[j] else int(cst[j])
             for b, nan_left, goes_left in scan(rows, j):
                 n_l, g_l, h_l = sums(goes_left)
                 HL, HR = h_l * scale_h, (H - h_l) * scale_h
                 least_rows, least_hessian = o.min_samples_leaf, o.min_hessian
                 if not split_allowed(n_l, HL, n - n_l, HR, least_rows, least_hessian):
                     continue
-                gain = split_gain(
-                    g_l * scale_g, HL, (G - g_l) * scale_g, HR,
-                    G * scale_g, H * scale_h, o.l2_regularization,
+                gain = bounded_split_gain(
+                    g_l * scale_g, HL, (G - g_l) * scale_g, HR, G * scale_g, value, l2,
+                    cst_j, lower, upper,
                 )  # fmt: skip
                 if gain > 0.0 and (best is None or gain > best[0]):
                     best = (gain, j, b, nan_left)
         return best
 
-    nodes = [{"rows": list(range(len(g))), "depth": 0}]
+    # Each node: its rows, depth, value (clipped to its parent's children's bounds)
+    # and its children's bounds [lower, upper] (monotonic constraints).
+    n, G, H = sums(list(range(len(g))))
+    root_value = node_value(G * scale_g, H * scale_h, l2)
+    nodes = [{"rows": list(range(len(g))), "depth": 0, "value": root_value,
+              "bounds": (-np.inf, np.inf)}]  # fmt: skip
     categories = {}  # node -> its left set, at categorical splits
-    n, _, H = sums(nodes[0]["rows"])
     if n >= 2 * o.min_samples_leaf and H * scale_h >= o.min_hessian:
-        nodes[0]["best"] = best_split(nodes[0]["rows"])
+        nodes[0]["best"] = best_split(nodes[0]["rows"], root_value, -np.inf, np.inf)
     n_leaves = 1
     while o.max_leaf_nodes == NO_LIMIT or n_leaves < o.max_leaf_nodes:
         candidates = [k for k, node in enumerate(nodes) if node.get("best")]
@@ -937,9 +1039,15 @@ def grow_hist_tree_reference(data: BinnedData, stats: Statistics, options: GrowO
         ]
         node["children"] = (len(nodes), len(nodes) + 1)
         n_leaves += 1
+        lower, upper = node["bounds"]
+        values = []
         for rows in children:
-            child = {"rows": rows, "depth": node["depth"] + 1}
-            nodes.append(child)
+            _, G, H = sums(rows)
+            values.append(clip_value(node_value(G * scale_g, H * scale_h, l2), lower, upper))
+        bounds = children_value_bounds(0 if data.is_categorical[j] else int(cst[j]), lower,
+                                       upper, values[0], values[1])  # fmt: skip
+        for rows, v, bnd in zip(children, values, (bounds[:2], bounds[2:]), strict=True):
+            nodes.append({"rows": rows, "depth": node["depth"] + 1, "value": v, "bounds": bnd})
         for child in (nodes[-2], nodes[-1]):
             if (
                 (o.max_leaf_nodes != NO_LIMIT and n_leaves == o.max_leaf_nodes)
@@ -947,7 +1055,7 @@ def grow_hist_tree_reference(data: BinnedData, stats: Statistics, options: GrowO
                 or len(child["rows"]) < 2 * o.min_samples_leaf
             ):
                 continue
-            child["best"] = best_split(child["rows"])
+            child["best"] = best_split(child["rows"], child["value"], *child["bounds"])
     size = len(nodes)
     left = np.full(size, TREE_LEAF, dtype=np.intp)
     right = np.full(size, TREE_LEAF, dtype=np.intp)
@@ -970,7 +1078,7 @@ def grow_hist_tree_reference(data: BinnedData, stats: Statistics, options: GrowO
             n_l, n_r = (len(nodes[c]["rows"]) for c in node["children"])
             missing_left[k] = nan_left if data.has_missing[j] else n_l > n_r
         else:
-            value[k] = node_value(G * scale_g, H * scale_h, o.l2_regularization)
+            value[k] = node["value"]
     return (left, right, feature, bin_threshold, missing_left, value, count, gains,
             categories_left)  # fmt: skip
 
@@ -1174,7 +1282,6 @@ class _HistGradientBoosting(BaseEstimator):
             raise ValueError(f"loss must be a string among {sorted(self._supported_losses)}.")
         unsupported = {
             "max_features": (self.max_features != 1.0, "1.0 (every feature at every split)"),
-            "monotonic_cst": (self.monotonic_cst is not None, "None"),
             "interaction_cst": (self.interaction_cst is not None, "None"),
             "warm_start": (bool(self.warm_start), "False"),
             "scoring": (self.scoring != "loss", "'loss'"),
@@ -1293,6 +1400,7 @@ class _HistGradientBoosting(BaseEstimator):
         # scikit-learn's leaf quantiles are weighted whenever weights are given.
         self._weights_given = sample_weight is not None
         y, loss = self._encode_y(y)
+        monotonic_cst = self._check_monotonic_cst(loss)
         sample_weight = _check_sample_weight(sample_weight, X, dtype=np.float64)
         sample_weight = self._class_weights(y, sample_weight)
         if np.any(sample_weight < 0) or not np.any(sample_weight > 0):
@@ -1316,7 +1424,7 @@ class _HistGradientBoosting(BaseEstimator):
             )  # fmt: skip
         bins = self._fit_bins(X, seed)
         data = BinnedData.from_bins(bins, X, self.is_categorical_)
-        options = self._options()
+        options = replace(self._options(), monotonic_cst=monotonic_cst)
         baseline = loss.baseline(y, sample_weight).reshape(1, -1)
         raw = np.asfortranarray(np.repeat(baseline, len(y), axis=0))
         train_score, validation_score = [], []
@@ -1374,6 +1482,21 @@ class _HistGradientBoosting(BaseEstimator):
 
     def _class_weights(self, y, sample_weight):
         return sample_weight
+
+    def _check_monotonic_cst(self, loss) -> np.ndarray | None:
+        """``monotonic_cst`` as an int8 array by feature (None: no constraint), checked
+        as scikit-learn checks it (its ``_check_monotonic_cst``: a list or array of
+        -1, 0, 1 per feature, or a dict by feature name), with its errors."""
+        if self.monotonic_cst is None:
+            return None
+        if loss.n_trees != 1:
+            raise ValueError(
+                "monotonic constraints are not supported for multiclass classification."
+            )
+        cst = _check_monotonic_cst(self, self.monotonic_cst).astype(np.int8)
+        if self.is_categorical_ is not None and np.any(cst[self.is_categorical_] != 0):
+            raise ValueError("Categorical features cannot have monotonic constraints.")
+        return cst
 
     def _should_stop(self, scores) -> bool:
         """scikit-learn's rule: stop when none of the last ``n_iter_no_change`` scores
@@ -1469,8 +1592,16 @@ default='from_dtype'
         λ = 0); a category whose share of the node's Hessian is below 10 rows'
         worth (scikit-learn's ``MIN_CAT_SUPPORT``), and a category absent from
         the node, goes right.
-    monotonic_cst : None, default=None
-        Not supported: a value other than None raises ValueError.
+    monotonic_cst : array-like of int of shape (n_features,) or dict, default=None
+        A constraint per feature: 1 increasing, -1 decreasing, 0 none; a dict
+        maps feature names (``feature_names_in_``) to constraints, the others 0.
+        None: no constraint.  As scikit-learn's: a split on a constrained
+        feature whose children's values (clipped to the node's bounds) go the
+        wrong way is not a candidate, and its children's descendants are held
+        on either side of the middle of the two values
+        (:func:`bounded_split_gain`, :func:`children_value_bounds`).  Refused
+        (ValueError, scikit-learn's messages): on a categorical feature, for
+        multiclass classification, a wrong length or a value not in -1, 0, 1.
     interaction_cst : None, default=None
         Not supported: a value other than None raises ValueError.
     warm_start : bool, default=False
@@ -1523,8 +1654,8 @@ _NOTES_DOC = """\
     :func:`grow_hist_tree_reference`), missing values with a learned
     direction per split, native categorical features (a set of categories
     per split, from the sorted scan of :func:`category_order`), sample
-    weights, early stopping on the loss.  Not implemented (a clear
-    ValueError): ``monotonic_cst``, ``interaction_cst``, ``max_features < 1``,
+    weights, monotonic constraints (``monotonic_cst``), early stopping on the
+    loss.  Not implemented (a clear ValueError): ``interaction_cst``, ``max_features < 1``,
     ``warm_start``, scorers other than the loss, the fit parameters
     ``X_val``/``y_val``.
 

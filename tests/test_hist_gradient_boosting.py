@@ -334,7 +334,6 @@ def test_missing_values_without_nan_in_training_follow_the_larger_child():
     [
         ({"loss": "quantile"}, "quantile=None"),
         ({"max_features": 0.5}, "max_features=0.5"),
-        ({"monotonic_cst": [1, 0]}, "monotonic_cst"),
         ({"interaction_cst": "pairwise"}, "interaction_cst"),
         ({"warm_start": True}, "warm_start=True"),
         ({"scoring": "r2"}, "scoring='r2'"),
@@ -725,3 +724,157 @@ def test_categorical_splits_agree_with_scikit_learn(seed):
     ours_loss = log_loss(y_test > np.median(y), ours.predict_proba(X_test))
     theirs_loss = log_loss(y_test > np.median(y), theirs.predict_proba(X_test))
     assert abs(ours_loss / theirs_loss - 1) < 0.05
+
+
+# --- monotonic constraints -----------------------------------------------------------------
+
+
+MONOTONIC_CASES = {
+    "mixed": dict(cst=[1, -1, 0, 1], nan=0.0, options=dict(min_samples_leaf=5)),
+    "nan": dict(cst=[-1, 1, 1, 0], nan=0.2, options=dict(min_samples_leaf=3)),
+    "l2": dict(cst=[1, 1, -1, -1], nan=0.1, options=dict(l2_regularization=2.0,
+                                                         max_leaf_nodes=NO_LIMIT)),
+    "depth": dict(cst=[-1, -1, 0, 1], nan=0.1, options=dict(max_depth=4, min_samples_leaf=1)),
+}
+
+
+@pytest.mark.parametrize("constant_hessian", [True, False], ids=["h=1", "h varies"])
+@pytest.mark.parametrize("case", list(MONOTONIC_CASES))
+@pytest.mark.parametrize("seed", [0, 1])
+def test_constrained_compiled_builder_equals_the_reference(case, seed, constant_hessian):
+    spec = MONOTONIC_CASES[case]
+    X, y = _problem(seed, 300, 4, spec["nan"], False)
+    y = y - 2 * np.nan_to_num(X[:, 2]) + np.sin(3 * np.nan_to_num(X[:, 3]))  # against some
+    data = BinnedData.from_bins(fit_bins(X, 255), X)
+    # A varying Hessian: as weighted rows' (gradient and Hessian times the weight).
+    weight = 1.0 if constant_hessian else np.random.default_rng(seed).uniform(0.05, 1, len(y))
+    stats = Statistics.of(-(y - y.mean()) * weight, weight)
+    cst = np.array(spec["cst"], dtype=np.int8)
+    options = GrowOptions(**spec["options"], monotonic_cst=cst)
+    fast, _ = grow_hist_tree(data, stats, options)
+    slow = grow_hist_tree_reference(data, stats, options)
+    for name, a, b in zip(ARRAY_NAMES, fast, slow, strict=True):
+        np.testing.assert_array_equal(a, b, err_msg=name)
+    assert len(fast[0]) > 3  # the case grows a tree
+    free, _ = grow_hist_tree(data, stats, GrowOptions(**spec["options"]))
+    assert len(free[0]) != len(fast[0]) or not np.array_equal(free[5], fast[5])  # it binds
+    # Every split on a constrained feature orders its subtrees' leaf values.
+    left, right, feature, value = fast[0], fast[1], fast[2], fast[5]
+
+    def leaves(k):
+        return [value[k]] if left[k] == TREE_LEAF else leaves(left[k]) + leaves(right[k])
+
+    for k in np.flatnonzero(left != TREE_LEAF):
+        c = cst[feature[k]]
+        if c != 0:
+            low, high = (left[k], right[k]) if c > 0 else (right[k], left[k])
+            assert max(leaves(low)) <= min(leaves(high))
+
+
+@pytest.mark.parametrize("cst", [[1, -1, 0, 1, 0, 0], [-1, 0, 1, 0, 0, 0]], ids=str)
+@pytest.mark.parametrize("nan", [0.0, 0.1], ids=["no NaN", "10% NaN"])
+@pytest.mark.parametrize("seed", [0, 1])
+@pytest.mark.parametrize("kind", ["regression", "binary"])
+def test_constrained_predictions_agree_with_scikit_learn(kind, seed, nan, cst):
+    # Constraints make ties of their own (two children clipped to the same bound
+    # score the same whatever the threshold); these data have none that matter.
+    ours, theirs, params = KINDS[kind]
+    X, y = _data(kind, nan, seed=seed)
+    X_test, _ = _data(kind, nan, n=500, seed=7)
+    params = dict(params, max_iter=30, early_stopping=False, max_leaf_nodes=15,
+                  monotonic_cst=cst)  # fmt: skip
+    a, b = ours(**params).fit(X, y), theirs(**params).fit(X, y)
+    if kind == "binary":
+        np.testing.assert_allclose(a.predict_proba(X_test), b.predict_proba(X_test), atol=1e-7)
+    else:
+        np.testing.assert_allclose(a.predict(X_test), b.predict(X_test), atol=1e-7 * np.std(y))
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+@pytest.mark.parametrize("estimator", [HistGradientBoostingRegressor,
+                                       HistGradientBoostingClassifier])  # fmt: skip
+def test_predictions_are_monotone_in_each_constrained_feature(estimator, seed):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(400, 3))
+    X[rng.random(X.shape) < 0.1] = np.nan
+    x = np.nan_to_num(X)
+    y = np.sin(3 * x[:, 0]) - x[:, 1] ** 2 + x[:, 2] + rng.normal(scale=0.3, size=len(x))
+    if estimator is HistGradientBoostingClassifier:
+        y = y > np.median(y)
+    cst = [1, -1, 0]
+    model = estimator(monotonic_cst=cst, max_iter=40, min_samples_leaf=5,
+                      l2_regularization=0.5, early_stopping=False).fit(X, y)  # fmt: skip
+    free = estimator(max_iter=40, min_samples_leaf=5, l2_regularization=0.5,
+                     early_stopping=False).fit(X, y)  # fmt: skip
+    grid = np.linspace(-3, 3, 101)
+    for j, c in enumerate(cst):
+        if c == 0:
+            continue
+        broken = 0
+        for row in X[:20]:
+            points = np.repeat(row[None], len(grid), axis=0)
+            points[:, j] = grid
+            steps = np.diff(model.decision_function(points) if hasattr(model, "classes_")
+                            else model.predict(points))  # fmt: skip
+            assert np.all(c * steps >= 0), (j, row)
+            free_steps = np.diff(free.decision_function(points) if hasattr(free, "classes_")
+                                 else free.predict(points))  # fmt: skip
+            broken += np.any(c * free_steps < 0)
+        assert broken > 0  # without the constraint the fit is not monotone there
+
+
+def _both_errors(estimator, sklearn_estimator, params, X, y):
+    """The messages of our error and scikit-learn's for the same fit."""
+    messages = []
+    for cls in (estimator, sklearn_estimator):
+        with pytest.raises(ValueError) as info:
+            cls(**params).fit(X, y)
+        messages.append(str(info.value))
+    return messages
+
+
+@pytest.mark.parametrize(
+    "monotonic_cst, match",
+    [
+        ([1, 0], "monotonic_cst has shape"),
+        ([1, 0, 2], "must be an array-like of -1, 0 or 1"),
+        ({"a": 1}, "was not fitted on data with feature names"),
+    ],
+    ids=["length", "value", "dict without names"],
+)
+def test_bad_monotonic_cst_is_refused_as_scikit_learn_refuses_it(monotonic_cst, match):
+    X, y = _data("regression", n=100)
+    X = X[:, :3]
+    ours, theirs = _both_errors(HistGradientBoostingRegressor, SklearnRegressor,
+                                {"monotonic_cst": monotonic_cst}, X, y)  # fmt: skip
+    assert ours == theirs
+    assert re.search(match, ours)
+
+
+def test_monotonic_cst_is_refused_for_multiclass_and_categorical_features():
+    X, y = _data("multiclass", n=200)
+    ours, theirs = _both_errors(HistGradientBoostingClassifier, SklearnClassifier,
+                                {"monotonic_cst": [1, 0, 0, 0, 0, 0]}, X, y)  # fmt: skip
+    assert ours == theirs == (
+        "monotonic constraints are not supported for multiclass classification."
+    )
+    X, y = _data("regression", n=200)
+    X[:, 0] = np.round(np.abs(X[:, 0]) * 3)
+    params = {"monotonic_cst": [1, 0, 0, 0, 0, 0], "categorical_features": [0]}
+    ours, theirs = _both_errors(HistGradientBoostingRegressor, SklearnRegressor, params, X, y)
+    assert ours == theirs == "Categorical features cannot have monotonic constraints."
+    params["monotonic_cst"] = [0, 1, 0, 0, 0, 0]  # a numerical feature: allowed
+    HistGradientBoostingRegressor(**params, max_iter=3).fit(X, y)
+
+
+def test_monotonic_cst_by_feature_name_is_the_array():
+    pd = pytest.importorskip("pandas")
+    X, y = _data("regression", n=300)
+    frame = pd.DataFrame(X[:, :3], columns=["a", "b", "c"])
+    by_name = HistGradientBoostingRegressor(monotonic_cst={"a": 1, "c": -1}, max_iter=10)
+    by_array = HistGradientBoostingRegressor(monotonic_cst=[1, 0, -1], max_iter=10)
+    np.testing.assert_array_equal(by_name.fit(frame, y).predict(frame),
+                                  by_array.fit(X[:, :3], y).predict(X[:, :3]))  # fmt: skip
+    ours, theirs = _both_errors(HistGradientBoostingRegressor, SklearnRegressor,
+                                {"monotonic_cst": {"a": 1, "z": 1}}, frame, y)  # fmt: skip
+    assert ours == theirs == "monotonic_cst contains 1 unexpected feature names: ['z']."
