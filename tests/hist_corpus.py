@@ -12,7 +12,7 @@ the fitted :class:`climbing_trees.Tree` (``tests/levelwise_corpus.py``'s
 hashes) and of the predictions on rows of the training ``X``'s dtype, in
 ``tests/corpus/hist_trees.json``.  A change that should not change any tree
 (less memory, a faster loop) must leave every hash as it is;
-``tests/test_hist_corpus.py`` checks it.
+``tests/test_corpora.py`` checks it.
 
     python tests/hist_corpus.py --write   # record today's trees
     python tests/hist_corpus.py --check   # compare, name what differs
@@ -20,12 +20,12 @@ hashes) and of the predictions on rows of the training ``X``'s dtype, in
 
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 
 import numpy as np
-from levelwise_corpus import KINDS, array_hash, differences, features, targets, tree_hashes, weights
+from levelwise_corpus import KINDS, array_hash, features, targets, tree_hashes, weights
+from levelwise_corpus import main as corpus_main
 
 import climbing_trees as ct
 
@@ -132,19 +132,7 @@ def hashes(names=None) -> dict:
 
 
 def main(argv) -> int:
-    if argv[1:] == ["--write"]:
-        PATH.parent.mkdir(exist_ok=True)
-        found = hashes()
-        lines = [f"{json.dumps(name)}: {json.dumps(found[name])}" for name in sorted(found)]
-        PATH.write_text("{\n" + ",\n".join(lines) + "\n}\n")  # a problem per line
-        print(f"wrote {PATH}")
-        return 0
-    if argv[1:] == ["--check"]:
-        found = differences(json.loads(PATH.read_text()), hashes())
-        print("\n".join(found) or "the same trees")
-        return 1 if found else 0
-    print(__doc__)
-    return 2
+    return corpus_main(argv, PATH, hashes, __doc__)
 
 
 if __name__ == "__main__":

@@ -6,7 +6,7 @@ estimator grows it through the builder it picks.  For each problem and each
 array of the fitted :class:`climbing_trees.Tree` the corpus stores a sha256
 of the array's dtype, shape and bytes, in ``tests/corpus/levelwise_trees.json``.
 A change that should not change any tree (a refactoring) must leave every
-hash as it is; ``tests/test_levelwise_corpus.py`` checks it.
+hash as it is; ``tests/test_corpora.py`` checks it.
 
     python tests/levelwise_corpus.py --write   # record today's trees
     python tests/levelwise_corpus.py --check   # compare, name what differs
@@ -310,19 +310,21 @@ def differences(saved: dict, now: dict) -> list[str]:
     return out
 
 
-def main(argv) -> int:
+def main(argv, path=PATH, hashes=hashes, doc=__doc__) -> int:
+    """``--write`` the corpus's hashes to ``path``, or ``--check`` them (a corpus
+    module passes its own ``path``, ``hashes`` and ``doc``)."""
     if argv[1:] == ["--write"]:
-        PATH.parent.mkdir(exist_ok=True)
+        path.parent.mkdir(exist_ok=True)
         found = hashes()
         lines = [f"{json.dumps(name)}: {json.dumps(found[name])}" for name in sorted(found)]
-        PATH.write_text("{\n" + ",\n".join(lines) + "\n}\n")  # a problem per line
-        print(f"wrote {PATH}")
+        path.write_text("{\n" + ",\n".join(lines) + "\n}\n")  # a problem per line
+        print(f"wrote {path}")
         return 0
     if argv[1:] == ["--check"]:
-        found = differences(json.loads(PATH.read_text()), hashes())
+        found = differences(json.loads(path.read_text()), hashes())
         print("\n".join(found) or "the same trees")
         return 1 if found else 0
-    print(__doc__)
+    print(doc)
     return 2
 
 
