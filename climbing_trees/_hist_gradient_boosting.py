@@ -1043,11 +1043,14 @@ def grow_hist_tree_reference(data: BinnedData, stats: Statistics, options: GrowO
         values = []
         for rows in children:
             _, G, H = sums(rows)
-            values.append(clip_value(node_value(G * scale_g, H * scale_h, l2), lower, upper))
-        bounds = children_value_bounds(0 if data.is_categorical[j] else int(cst[j]), lower,
-                                       upper, values[0], values[1])  # fmt: skip
-        for rows, v, bnd in zip(children, values, (bounds[:2], bounds[2:]), strict=True):
-            nodes.append({"rows": rows, "depth": node["depth"] + 1, "value": v, "bounds": bnd})
+            step = node_value(G * scale_g, H * scale_h, l2)
+            values.append(clip_value(step, lower, upper))
+        constraint = 0 if data.is_categorical[j] else int(cst[j])
+        bounds = children_value_bounds(constraint, lower, upper, values[0], values[1])
+        sides = (bounds[:2], bounds[2:])
+        for rows, v, bnd in zip(children, values, sides, strict=True):
+            depth = node["depth"] + 1
+            nodes.append({"rows": rows, "depth": depth, "value": v, "bounds": bnd})
         for child in (nodes[-2], nodes[-1]):
             if (
                 (o.max_leaf_nodes != NO_LIMIT and n_leaves == o.max_leaf_nodes)
