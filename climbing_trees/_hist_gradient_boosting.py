@@ -1499,6 +1499,16 @@ class _HistGradientBoosting(BaseEstimator):
         cst = _check_monotonic_cst(self, self.monotonic_cst).astype(np.int8)
         if self.is_categorical_ is not None and np.any(cst[self.is_categorical_] != 0):
             raise ValueError("Categorical features cannot have monotonic constraints.")
+        if isinstance(loss, _Quantile) and np.any(cst != 0):
+            # Each leaf takes the quantile of its residuals after the tree is grown,
+            # which no bound clips: the model would not be monotone (scikit-learn
+            # accepts the pair and returns such a model).
+            raise ValueError(
+                f"monotonic_cst is not enforced with loss={self.loss!r}: its leaves "
+                "take the quantile of their residuals after the tree is grown, which "
+                "can break the order. Use loss='squared_error' (or another loss with "
+                "a Hessian), or drop monotonic_cst."
+            )
         return cst
 
     def _should_stop(self, scores) -> bool:
@@ -1604,7 +1614,10 @@ default='from_dtype'
         on either side of the middle of the two values
         (:func:`bounded_split_gain`, :func:`children_value_bounds`).  Refused
         (ValueError, scikit-learn's messages): on a categorical feature, for
-        multiclass classification, a wrong length or a value not in -1, 0, 1.
+        multiclass classification, a wrong length or a value not in -1, 0, 1;
+        and, unlike scikit-learn, with ``loss="absolute_error"`` or
+        ``"quantile"``, whose leaves take a quantile of their residuals after the
+        tree is grown, which no bound clips (the model would not be monotone).
     interaction_cst : None, default=None
         Not supported: a value other than None raises ValueError.
     warm_start : bool, default=False

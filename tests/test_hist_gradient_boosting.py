@@ -867,6 +867,22 @@ def test_monotonic_cst_is_refused_for_multiclass_and_categorical_features():
     HistGradientBoostingRegressor(**params, max_iter=3).fit(X, y)
 
 
+@pytest.mark.parametrize("loss", ["absolute_error", "quantile"])
+def test_monotonic_cst_is_refused_where_leaves_are_quantiles(loss):
+    """The quantile losses replace each leaf by a quantile of its residuals after the
+    tree is grown, unclipped: a constrained fit would not be monotone, so it is
+    refused (scikit-learn accepts it), and the previous model stays."""
+    X, y = _data("regression", n=200)
+    quantile = 0.5 if loss == "quantile" else None
+    model = HistGradientBoostingRegressor(loss=loss, quantile=quantile, max_iter=3)
+    model.fit(X, y)
+    before = model.predict(X)
+    with pytest.raises(ValueError, match=f"not enforced with loss='{loss}'"):
+        model.set_params(monotonic_cst=[1, 0, 0, 0, 0, 0]).fit(X, y)
+    assert np.array_equal(model.predict(X), before)
+    model.set_params(monotonic_cst=[0, 0, 0, 0, 0, 0]).fit(X, y)  # no constraint: fits
+
+
 def test_monotonic_cst_by_feature_name_is_the_array():
     pd = pytest.importorskip("pandas")
     X, y = _data("regression", n=300)
