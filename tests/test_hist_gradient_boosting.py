@@ -894,3 +894,27 @@ def test_monotonic_cst_by_feature_name_is_the_array():
     ours, theirs = _both_errors(HistGradientBoostingRegressor, SklearnRegressor,
                                 {"monotonic_cst": {"a": 1, "z": 1}}, frame, y)  # fmt: skip
     assert ours == theirs == "monotonic_cst contains 1 unexpected feature names: ['z']."
+
+
+def test_boosting_bound_rules_equal_the_trees_rules():
+    """clip_value and children_value_bounds are the scalar (compiled) forms of the trees'
+    rules 3 and 2 in climbing_trees._monotonic: clip_value_rows' first column, and
+    children_bounds with the middle (value_left + value_right) / 2 (medians=True; the
+    histogram boosting of scikit-learn halves the sum, its trees add the halves)."""
+    from climbing_trees._hist_gradient_boosting import children_value_bounds, clip_value
+    from climbing_trees._monotonic import children_bounds, clip_value_rows
+
+    rng = np.random.default_rng(0)
+    pool = np.array([-np.inf, -1.0, 0.0, 0.25, 0.5, 1.0, np.inf])
+    n = 2000
+    cst = rng.integers(-1, 2, n)
+    lower = rng.choice(pool, n)
+    upper = np.maximum(lower, rng.choice(pool, n))
+    left, right = rng.normal(size=(2, n)) * 2
+    expected = np.array(children_bounds(cst, lower, upper, left, right, True)).T
+    got = [children_value_bounds(*args) for args in zip(cst, lower, upper, left, right,
+                                                        strict=True)]  # fmt: skip
+    np.testing.assert_array_equal(np.array(got), expected)
+    expected = clip_value_rows(left[:, None], lower, upper, False)[:, 0]
+    got = [clip_value(*args) for args in zip(left, lower, upper, strict=True)]
+    np.testing.assert_array_equal(got, expected)
