@@ -18,7 +18,11 @@ than two classes) on them:
   Newton step :func:`node_value`, ``-G/(H+l2)``, times ``learning_rate``;
 * growth is best-first (leaf-wise): the leaf whose best split gains most is
   split next, until ``max_leaf_nodes`` leaves, ``max_depth``, or no split of
-  positive gain respecting ``min_samples_leaf`` is left.
+  positive gain respecting ``min_samples_leaf`` is left;
+* with ``monotonic_cst``, candidates are scored by :func:`bounded_split_gain`
+  (the children's steps clipped to the node's bounds; refused when out of
+  order), which is :func:`split_gain` with infinite bounds, and the bounds
+  pass down by :func:`children_value_bounds`.
 
 Categorical features (``categorical_features``): a bin per category (the
 estimator's ordinal codes, as many bins as categories, past ``max_bins``);
@@ -36,8 +40,8 @@ child that received more training rows.
 
 :func:`grow_hist_tree` is the compiled builder; :func:`grow_hist_tree_reference`
 is the slow, plain-Python oracle it is tested against (same splits, same
-values).  Both call the same rules (:func:`split_gain`, :func:`node_value`,
-:func:`split_allowed`).
+values).  Both call the same rules (:func:`bounded_split_gain`, :func:`node_value`,
+:func:`split_allowed`, :func:`clip_value`, :func:`children_value_bounds`).
 """
 
 from __future__ import annotations
@@ -911,7 +915,7 @@ def grow_hist_tree_reference(data: BinnedData, stats: Statistics, options: GrowO
     """The same tree as :func:`grow_hist_tree`, in plain Python: the oracle.
 
     Each node's sums are added up from its own rows (no histogram, no
-    subtraction), each candidate split is scored by :func:`split_gain`, the
+    subtraction), each candidate split is scored by :func:`bounded_split_gain`, the
     next leaf to split is found by scanning the leaves.  A categorical
     feature's candidates are the sets of :func:`category_set` on the order
     of :func:`category_order` (the rule, shared), given the node's
