@@ -456,6 +456,10 @@ CATEGORICAL_CASES = {
     "l2": GrowOptions(min_samples_leaf=3, l2_regularization=2.0, max_leaf_nodes=12),
     "no leaf limit": GrowOptions(max_leaf_nodes=NO_LIMIT, min_samples_leaf=15),
     "depth": GrowOptions(max_depth=3, min_samples_leaf=1),
+    # Bounds pass through categorical splits to the constrained numerical feature's
+    # splits below them (and -1 runs against the data: children are clipped).
+    "increasing": GrowOptions(min_samples_leaf=5, monotonic_cst=np.array([0, 0, 1], np.int8)),
+    "decreasing": GrowOptions(min_samples_leaf=5, monotonic_cst=np.array([0, 0, -1], np.int8)),
 }
 
 
@@ -821,6 +825,25 @@ def test_predictions_are_monotone_in_each_constrained_feature(estimator, seed):
                                  else free.predict(points))  # fmt: skip
             broken += np.any(c * free_steps < 0)
         assert broken > 0  # without the constraint the fit is not monotone there
+
+
+@pytest.mark.parametrize("sign", [1, -1])
+def test_a_constraint_holds_below_categorical_splits(sign):
+    # Categorical splits above and beside the constrained numerical feature: every
+    # row's prediction moves one way along it, and the trees do split the categories.
+    X, y = _categorical_problem(3, 600)
+    model = HistGradientBoostingRegressor(
+        categorical_features=[0, 1], monotonic_cst=[0, 0, sign], max_iter=20,
+        min_samples_leaf=5, early_stopping=False,
+    ).fit(X, y)  # fmt: skip
+    trees = [tree for stage in model._trees for tree in stage]
+    split_sets = [tree.feature[np.isnan(tree.threshold)] for tree in trees]
+    assert any(np.isin(features, [0, 1]).any() for features in split_sets)
+    grid = np.linspace(-3, 3, 61)
+    for row in X[:40]:
+        points = np.repeat(row[None], len(grid), axis=0)
+        points[:, 2] = grid
+        assert np.all(sign * np.diff(model.predict(points)) >= 0), row
 
 
 def _both_errors(estimator, sklearn_estimator, params, X, y):
