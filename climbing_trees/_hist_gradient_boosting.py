@@ -424,8 +424,8 @@ def _threshold(bins: Bins, feature: int, bin_threshold: int) -> float:
     return float(edges[bin_threshold]) if bin_threshold < len(edges) else np.inf
 
 
-def _tree_of(arrays, bins: Bins, learning_rate: float, leaf_values=None,
-             is_categorical=None) -> HistTree:  # fmt: skip
+def hist_tree_of(arrays, bins: Bins, learning_rate: float, leaf_values=None,
+                 is_categorical=None) -> HistTree:  # fmt: skip
     """A :class:`HistTree` from a builder's arrays: thresholds (NaN at categorical
     splits), and leaf values times ``learning_rate`` (a tree that never split
     adds 0, as scikit-learn's); ``leaf_values`` replaces the Newton steps (a
@@ -1459,8 +1459,8 @@ class _HistGradientBoosting(BaseEstimator):
                 if isinstance(loss, _Quantile):  # each leaf: the quantile of its residuals
                     leaf_values = _leaf_intercepts(loss, arrays, rows, start, y, raw[:, k],
                                                    sample_weight)  # fmt: skip
-                tree = _tree_of(arrays, bins, options.learning_rate, leaf_values,
-                                data.is_categorical)  # fmt: skip
+                tree = hist_tree_of(arrays, bins, options.learning_rate, leaf_values,
+                                    data.is_categorical)  # fmt: skip
                 _add_leaf_values(raw[:, k], rows, start, tree.n_node_samples,
                                  tree.children_left, tree.value)  # fmt: skip
                 stage.append(tree)
