@@ -125,7 +125,10 @@ def builder_for(
     # With max_leaf_nodes the level-wise builder leaves unsearched what the cut
     # removes: faster than growing the whole tree compiled (20,000 x 8, 64 leaves:
     # 144 ms against 296 ms).
-    compiled = compiled_refusal(criterion, is_categorical, random_splits, missing_values) is None
+    compiled = (
+        compiled_refusal(criterion, is_categorical, random_splits, missing_values, monotonic_cst)
+        is None
+    )
     if compiled and max_leaf_nodes is None:
         return grow_tree_compiled, monotonic
     refusal = levelwise_refusal(
