@@ -189,6 +189,13 @@ def test_wavelet_walk_and_range_error_bit_for_bit(seed):
                 )
                 got = _absolute.range_error(y_k, c_k, s_k, weight, total)
                 assert got == expected[0, p]
+        if w_left > 0 and w_right > 0:  # both walks together: the same numbers
+            pair = _absolute.median_sums_pair(
+                cut, m, 0.5 * w_left, 0.5 * w_right, b, zeros, sums, levels, last
+            )
+            one = _absolute.median_sums(0, cut, 0.5 * w_left, b, m, zeros, sums, levels, last)
+            other = _absolute.median_sums(cut, m, 0.5 * w_right, b, m, zeros, sums, levels, last)
+            assert pair == one + other
 
 
 @pytest.mark.parametrize("seed", range(30))
