@@ -70,7 +70,8 @@ def builder_for(
     Returns ``(builder, extra_kwargs)``.  The compiled builder
     (:func:`climbing_trees.grow_tree_compiled`) grows every tree it can
     (:func:`climbing_trees._compiled.compiled_refusal`: numerical features,
-    the criteria of sums, ``missing_values="learn"``) without
+    the criteria of sums and absolute error with the best splitter,
+    ``missing_values="learn"``) without
     ``max_leaf_nodes``: the same trees, fastest.  Otherwise the level-wise
     builder (:func:`grow_tree_levelwise`) grows every tree it
     can: it grows the same trees faster than ``grow_tree``, and with
