@@ -1306,13 +1306,15 @@ class DecisionTreeRegressor(RegressorMixin, BaseDecisionTree):
     -----
     Leaves predict the weighted mean target of their rows (the mean also
     minimises the Poisson deviance), or their weighted median with
-    ``criterion="absolute_error"``.  Trees are grown by the level-wise
-    builder (:func:`climbing_trees.grow_tree_levelwise`) or the depth-first
-    one (:func:`climbing_trees.grow_tree`), as
-    :func:`climbing_trees._levelwise._support.builder_for` says; both grow
-    the same trees.  With ``"absolute_error"`` both builders find every
+    ``criterion="absolute_error"``.  Trees are grown by the compiled
+    builder (:func:`climbing_trees.grow_tree_compiled`), the level-wise one
+    (:func:`climbing_trees.grow_tree_levelwise`) or the depth-first one
+    (:func:`climbing_trees.grow_tree`), as
+    :func:`climbing_trees._levelwise._support.builder_for` says; all grow
+    the same trees.  With ``"absolute_error"`` every builder finds each
     child's median through a wavelet matrix
-    (:func:`climbing_trees.split_absolute_errors`).  Targets with
+    (:func:`climbing_trees.split_absolute_errors`, compiled in
+    :mod:`climbing_trees._compiled._absolute`).  Targets with
     ``|y| > 1e150`` are rejected: their squares overflow.  Chapters 1-5 of the
     book build this estimator.
 

@@ -116,3 +116,11 @@ def test_tree_default_missing_direction_is_missing_goes_left():
     np.testing.assert_array_equal(bare.missing_go_to_left[inner], expected)
     np.testing.assert_array_equal(bare.missing_go_to_left, tree.missing_go_to_left)
     assert (n_left > n[inner] - n_left).any() and not expected.all()
+
+
+def test_absolute_error_grows_compiled_but_with_monotonic_constraints():
+    builder, extra = builder_for("absolute_error", None, None, "learn", None)
+    assert builder is ct.grow_tree_compiled and extra == {}
+    cst = np.array([1, 0])
+    builder, extra = builder_for("absolute_error", None, None, "learn", None, monotonic_cst=cst)
+    assert builder is ct.grow_tree and extra["monotonic_cst"] is cst

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from conftest import assert_equivalent
+from conftest import assert_equivalent, assert_same_tree
 from sklearn.datasets import load_diabetes, load_digits, load_iris
 
 import climbing_trees as ct
@@ -41,7 +41,7 @@ def make_problem(seed, criterion, *, weights, ties, missing=0.0, n_outputs=1):
         X[:, int(rng.integers(d))] = 1.5  # a constant feature
     if missing:
         X[rng.random(X.shape) < missing] = np.nan
-    if criterion == "squared_error":
+    if criterion in ("squared_error", "absolute_error"):
         if ties:
             Y = rng.integers(0, 4, size=(n, n_outputs)).astype(float)
         else:
@@ -181,8 +181,12 @@ def test_fortran_and_c_ordered_X_grow_the_same_tree():
 
 def test_refused_options_raise_with_the_reason():
     X, Y = np.zeros((4, 1)), np.ones((4, 1))
-    with pytest.raises(ValueError, match="absolute_error"):
-        grow_tree_compiled(X, Y, np.ones(4), criterion="absolute_error")
+    with pytest.raises(ValueError, match="absolute_error.*splitter='best'"):
+        grow_tree_compiled(X, Y, np.ones(4), criterion="absolute_error",
+                           random_splits=RandomSplits(1, "random", 0))  # fmt: skip
+    with pytest.raises(ValueError, match="monotonic_cst with criterion='absolute_error'"):
+        grow_tree_compiled(X, Y, np.ones(4), criterion="absolute_error",
+                           monotonic_cst=np.array([1]))  # fmt: skip
     with pytest.raises(ValueError, match="categorical"):
         grow_tree_compiled(X, Y, np.ones(4), criterion="squared_error",
                            is_categorical=np.array([True]))  # fmt: skip
@@ -249,3 +253,69 @@ def test_nearly_pure_mirrored_features_tie_as_in_grow_tree(criterion, seed):
     for presort in (True, False):
         fast = grow_tree_compiled(X, Y, w, criterion=criterion, max_depth=1, presort=presort)
         assert_equivalent(fast, slow)
+
+
+# Absolute error (climbing_trees._compiled._absolute): the same trees as grow_tree, and
+# bit for bit the level-wise builder's, which grew them before (same medians, impurities
+# and weights: the same sums in the same order).
+def both_absolute(X, Y, w, criterion, **params):
+    fast = both(X, Y, w, criterion, **params)
+    assert_same_tree(fast, ct.grow_tree_levelwise(X, Y, w, criterion=criterion, **params))
+    return fast
+
+
+@pytest.mark.parametrize("seed", range(12))
+@pytest.mark.parametrize("weights", ["unit", "float", "zeros"])
+@pytest.mark.parametrize("ties", [True, False], ids=["ties", "no-ties"])
+def test_absolute_error_same_tree_on_random_problems(seed, weights, ties):
+    X, Y, w, criterion = make_problem(seed, "absolute_error", weights=weights, ties=ties)
+    both_absolute(X, Y, w, criterion, **STOPPING[seed % len(STOPPING)])
+
+
+@pytest.mark.parametrize("seed", range(8))
+@pytest.mark.parametrize("rate", [0.1, 0.4])
+def test_absolute_error_same_tree_with_missing_values(seed, rate):
+    weights = ["unit", "float", "zeros"][seed % 3]
+    X, Y, w, criterion = make_problem(seed, "absolute_error", weights=weights,
+                                      ties=seed % 2 == 0, missing=rate)  # fmt: skip
+    both_absolute(X, Y, w, criterion, **STOPPING[seed % len(STOPPING)])
+
+
+@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("n_outputs", [2, 3])
+def test_absolute_error_same_tree_with_several_outputs(seed, n_outputs):
+    X, Y, w, criterion = make_problem(seed, "absolute_error", weights=["unit", "zeros"][seed % 2],
+                                      ties=seed % 3 == 0, missing=0.1 * (seed % 2),
+                                      n_outputs=n_outputs)  # fmt: skip
+    both_absolute(X, Y, w, criterion, **STOPPING[seed % len(STOPPING)])
+
+
+@pytest.mark.parametrize("params", STOPPING)
+def test_absolute_error_same_tree_under_each_stopping_rule(params):
+    X, Y, w, criterion = make_problem(99, "absolute_error", weights="float", ties=True)
+    X, Y, w = np.vstack([X] * 3), np.vstack([Y] * 3), np.tile(w, 3)
+    both_absolute(X, Y, w, criterion, **params)
+
+
+@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("max_features", [1, 2])
+def test_absolute_error_same_tree_with_drawn_features(seed, max_features):
+    weights = ["unit", "float", "zeros"][seed % 3]
+    missing = 0.15 * (seed % 3 == 2)
+    X, Y, w, criterion = make_problem(seed, "absolute_error", weights=weights,
+                                      ties=seed % 2 == 0, missing=missing)  # fmt: skip
+    randomness = RandomSplits(min(max_features, X.shape[1]), "best", 500 + seed)
+    params = STOPPING[seed % len(STOPPING)]
+    fast = both_absolute(X, Y, w, criterion, random_splits=randomness, **params)
+    for presort in (True, False):  # either search of the drawn features
+        same = grow_tree_compiled(X, Y, w, criterion=criterion, random_splits=randomness,
+                                  presort=presort, **params)  # fmt: skip
+        assert_same_tree(same, fast)
+
+
+def test_absolute_error_diabetes():
+    X, y = load_diabetes(return_X_y=True)
+    both_absolute(X, y[:, None], np.ones(len(y)), "absolute_error", max_depth=8,
+                  min_samples_leaf=16)  # fmt: skip
+    w = np.random.default_rng(1).integers(0, 3, len(y)).astype(float)
+    both_absolute(X, y[:, None], w, "absolute_error", min_samples_leaf=3, min_weight_leaf=5.0)

@@ -6,8 +6,9 @@ import numpy as np
 import pytest
 
 import climbing_trees as ct
-from climbing_trees import _missing, _random, _ties
-from climbing_trees._compiled import _choice, _rules
+from climbing_trees import _missing, _random, _ties, _wavelet
+from climbing_trees._compiled import _absolute, _choice, _rules
+from climbing_trees._levelwise._absolute import _absolute_error_summaries
 
 RNG = np.random.default_rng(2026)
 KEYS = np.concatenate(
@@ -148,3 +149,75 @@ def test_class_children_score_equals_children_score(criterion, widths):
             left, total, 0.0, offsets, len(widths), code, np.empty(m)
         )
         np.testing.assert_allclose(got, expected, rtol=1e-14, atol=1e-300)
+
+
+def _scan_problem(seed):
+    """A scan of ``m`` rows: ranks by ``y``, values shifted, weights with zeros and ties."""
+    rng = np.random.default_rng(seed)
+    m = int(rng.integers(1, 70))
+    y = rng.integers(0, 5, m).astype(float) if seed % 2 else rng.normal(size=m) * 7
+    w = [np.ones(m), rng.uniform(0.1, 3, m), rng.integers(0, 3, m).astype(float)][seed % 3]
+    w[0] = max(w[0], 1.0)
+    ranks = _wavelet.node_ranks(y)
+    return m, ranks, y - y[np.argmax(ranks == m // 2)], w
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_wavelet_walk_and_range_error_bit_for_bit(seed):
+    """The compiled wavelet matrix (levels, walk, error) gives split_absolute_errors' bits."""
+    m, ranks, y, w = _scan_problem(seed)
+    positions = np.arange(m)
+    left, right, cumulative = _wavelet.split_absolute_errors(
+        ranks[None], y[None], w[None], positions
+    )
+    work = _absolute.absolute_workspace(m, 1, True)
+    zeros, sums, levels, level_ranks = work[2], work[3], work[4], work[5]
+    level_ranks[0, :m], levels[0, :m], levels[1, :m] = ranks, w, y
+    last = _absolute.wavelet_levels(m, level_ranks, levels, zeros, sums)
+    b = _absolute.n_levels(m)
+    cw = np.concatenate([[0.0], np.cumsum(w)])
+    cy = np.concatenate([[0.0], np.cumsum(w * y)])
+    for p in positions:
+        cut = p + 1
+        w_left, w_right = cw[cut], cw[m] - cw[cut]
+        assert cw[cut] == cumulative[0, cut].real and cy[cut] == cumulative[0, cut].imag
+        sides = [(0, cut, w_left, cy[cut], left), (cut, m, w_right, cy[m] - cy[cut], right)]
+        for a, stop, weight, total, expected in sides:
+            if weight > 0:
+                y_k, c_k, s_k = _absolute.median_sums(
+                    a, stop, 0.5 * weight, b, m, zeros, sums, levels, last
+                )
+                got = _absolute.range_error(y_k, c_k, s_k, weight, total)
+                assert got == expected[0, p]
+        if w_left > 0 and w_right > 0:  # both walks together: the same numbers
+            pair = _absolute.median_sums_pair(
+                cut, m, 0.5 * w_left, 0.5 * w_right, b, zeros, sums, levels, last
+            )
+            one = _absolute.median_sums(0, cut, 0.5 * w_left, b, m, zeros, sums, levels, last)
+            other = _absolute.median_sums(cut, m, 0.5 * w_right, b, m, zeros, sums, levels, last)
+            assert pair == one + other
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_absolute_summary_equals_the_levelwise_summaries(seed):
+    """Medians (node_medians), impurity, ranks and shifted targets, bit for bit."""
+    m, _, y, w = _scan_problem(seed)
+    rng = np.random.default_rng(seed)
+    Y = np.column_stack([y, rng.integers(0, 3, m).astype(float)])
+    index_rows = np.arange(m)
+    node_of_pos, starts, sizes = np.zeros(m, np.intp), np.array([0]), np.array([m])
+    w_node = np.bincount(node_of_pos, weights=w, minlength=1)
+    value, impurity, ranks, shifted = _absolute_error_summaries(
+        Y, w, node_of_pos, starts, sizes, w_node
+    )
+    work = _absolute.absolute_workspace(m, 2, True)
+    got_value = np.empty(2)
+    unit = bool(np.all(w == 1.0))
+    weight, got_impurity, _ = _absolute.absolute_summary(
+        index_rows.astype(np.int32), Y, w, unit, 2, got_value, np.empty(m), work
+    )
+    assert weight == w_node[0]
+    assert got_value.tolist() == value[0].tolist()
+    assert got_impurity == impurity[0]
+    assert work[0].tolist() == ranks.tolist()
+    assert work[1].tolist() == shifted.tolist()

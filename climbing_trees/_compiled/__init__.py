@@ -15,6 +15,9 @@ The modules:
   with scalar sums (missing values both ways), and the random splitter's
   drawn threshold.
 - ``_scores``: the criteria as gains ranked in the scan, and node impurities.
+- ``_absolute``: absolute error, a node's medians and each feature's
+  candidates through a compiled wavelet matrix, with the sums of
+  :mod:`climbing_trees._wavelet` in their order (the same bits).
 - ``_choice``: the tie rule over all of a node's candidates, kept as a short
   list of near-best candidates while they stream past.
 - ``_rules``: scalar numba ports of the package's rules (tie tolerance,

@@ -38,6 +38,7 @@ from .._levelwise._orders import _in_place  # X read in place, one flat type for
 from .._monotonic import builder_constraints, check_constrained_fit
 from .._random import FEATURES, MISSING, THRESHOLDS, RandomSplits
 from .._tree import TREE_LEAF, TREE_UNDEFINED, Tree
+from ._absolute import ABSOLUTE_ERROR, absolute_scan, absolute_summary, absolute_workspace
 from ._choice import (
     FEATURE,
     MISSING_LEFT,
@@ -137,7 +138,9 @@ def grow_tree_compiled(
     }  # fmt: skip
     if unknown:
         raise TypeError(f"grow_tree_compiled got unexpected options {sorted(unknown)}.")
-    refusal = compiled_refusal(criterion, is_categorical, random_splits, missing_values)
+    refusal = compiled_refusal(
+        criterion, is_categorical, random_splits, missing_values, monotonic_cst
+    )
     if refusal is not None:
         raise ValueError(refusal)
     check_training_rows(X)
@@ -162,7 +165,8 @@ def grow_tree_compiled(
     # Weights compared with bounds are summed in exact fixed point (_exact_weights).
     leaf = leaf_minimum(min_samples_leaf, min_weight_leaf, w)
     q = fixed_weights(w, leaf)
-    code = CRITERION_CODES[str(criterion)]
+    absolute = str(criterion) == "absolute_error"  # medians: ._absolute
+    code = ABSOLUTE_ERROR if absolute else CRITERION_CODES[str(criterion)]
     k = n_outputs(criterion)
     # Each row's w y (y: the first value column), whose sums give a node's value
     # (climbing_trees._monotonic.value_statistics); read only under constraints.
@@ -181,7 +185,7 @@ def grow_tree_compiled(
             phi = _poisson_statistics(Y, w)
             n_stats = 3 * k
         else:
-            phi = np.zeros((n, k))  # centred at each node's mean, node by node
+            phi = np.zeros((1 if absolute else n, k))  # centred at each node's mean
             n_stats = k
     if presort is None:
         presort = presorts(n, d, random_splits)
@@ -198,7 +202,7 @@ def grow_tree_compiled(
         randomness, random_splits.max_features if randomness else d,
         randomness and random_splits.splitter == "random",
         np.uint64(random_splits.key if randomness else 0), bool(presort), order,
-        bool(np.all(w == 1.0)), constrained, cst, vy,
+        bool(np.all(w == 1.0)), constrained, cst, vy, absolute_workspace(n, k, absolute),
     )  # fmt: skip
     left, right, feature, threshold, value, impurity, n_node, w_node, missing_left = nodes
     return Tree(
@@ -581,13 +585,14 @@ def _mean(rows, vy, w, unit):
 def _grow_nodes(
     Xf, rs, cs, n, d, criterion, n_out, classes, cls, offsets, Y, w, phi, n_stats,
     max_depth, min_samples_split, msl, q, low, mid, randomness, max_features,
-    random_splitter, root_key, presorted, order, unit, constrained, cst, vy,
+    random_splitter, root_key, presorted, order, unit, constrained, cst, vy, absolute,
 ):  # fmt: skip
     """The depth-first loop; returns the tree's arrays (see the module docstring).
 
     ``constrained``: monotonic constraints ``cst`` (per feature, the builders'
     sign), with ``vy`` each row's ``w y``; each stack entry then carries its
     node's bounds (rules 2 and 3 of :mod:`climbing_trees._monotonic`).
+    ``absolute``: the work arrays of absolute error (:mod:`._absolute`).
     """
     n_values = offsets[n_out] if classes else n_out
     capacity = 2 * (n // max(msl, 1)) - 1
@@ -667,9 +672,16 @@ def _grow_nodes(
                 right[parent] = node
         here = rows[start:stop]
         size = stop - start
-        node_weight, node_impurity, pure, constant, scale = _summarise(
-            here, criterion, classes, cls, offsets, Y, w, unit, phi, n_out, total, value[node]
-        )
+        if criterion == ABSOLUTE_ERROR:  # medians, ranks and shifted targets
+            node_weight, node_impurity, pure = absolute_summary(
+                here, Y, w, unit, n_out, value[node], values, absolute
+            )
+            constant, scale = 0.0, 1.0
+        else:
+            node_weight, node_impurity, pure, constant, scale = _summarise(
+                here, criterion, classes, cls, offsets, Y, w, unit, phi, n_out, total,
+                value[node],
+            )  # fmt: skip
         vy_total = 0.0
         if constrained:
             for i in range(size):
@@ -740,6 +752,13 @@ def _grow_nodes(
             first_x = Xf[piece[0] * rs + j * cs]
             if n_present == size and narrow_range(first_x, Xf[piece[size - 1] * rs + j * cs]):
                 continue  # constant (rule 6 of _ties) and none missing: no candidate
+            if criterion == ABSOLUTE_ERROR:
+                near, n_near, best = absolute_scan(
+                    piece, n_present, j, Xf, rs, cs, w, unit, n_out, absolute[0], absolute[1],
+                    msl, q, low, node_impurity, j * 2 * (n + 1), near, n_near, best, extra,
+                    absolute,
+                )  # fmt: skip
+                continue
             near, n_near, best = scan_sorted(
                 piece, n_present, j, Xf, rs, cs, w, unit, classes, cls, offsets, phi, n_out,
                 criterion, total, node_weight, node_impurity, constant, scale, slack, msl,

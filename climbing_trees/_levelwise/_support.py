@@ -70,7 +70,8 @@ def builder_for(
     Returns ``(builder, extra_kwargs)``.  The compiled builder
     (:func:`climbing_trees.grow_tree_compiled`) grows every tree it can
     (:func:`climbing_trees._compiled.compiled_refusal`: numerical features,
-    the criteria of sums, ``missing_values="learn"``) without
+    the criteria of sums and absolute error with the best splitter,
+    ``missing_values="learn"``) without
     ``max_leaf_nodes``: the same trees, fastest.  Otherwise the level-wise
     builder (:func:`grow_tree_levelwise`) grows every tree it
     can: it grows the same trees faster than ``grow_tree``, and with
@@ -125,7 +126,10 @@ def builder_for(
     # With max_leaf_nodes the level-wise builder leaves unsearched what the cut
     # removes: faster than growing the whole tree compiled (20,000 x 8, 64 leaves:
     # 144 ms against 296 ms).
-    compiled = compiled_refusal(criterion, is_categorical, random_splits, missing_values) is None
+    compiled = (
+        compiled_refusal(criterion, is_categorical, random_splits, missing_values, monotonic_cst)
+        is None
+    )
     if compiled and max_leaf_nodes is None:
         return grow_tree_compiled, monotonic
     refusal = levelwise_refusal(
