@@ -91,11 +91,35 @@ value travels as its code), ``bool`` columns, numerical ones; the model has
 the frame's column names.  ``predict`` on a dask DataFrame runs the model on
 each partition, a pandas DataFrame (:func:`lazy_predict`).
 
-Forests (:func:`forest_data`, :func:`grow_on_workers`): a forest's ``fit`` on a
-dask array that fits a worker computes ``X`` once, sends it once to every
-worker, and grows each tree in memory on a worker, with the in-memory
-forest's seeds and weights: the same trees.  A forest of histogram trees
-grown over the cluster, for data larger than a worker, is not built.
+Random feature subsets (``max_features``).  A node draws its features among
+those not constant in it (:func:`~climbing_trees._levelwise._draws._node_draws`),
+which reads each node's smallest and largest value of the features it may
+draw, and whether one is missing.  Each worker returns these over its rows
+(:meth:`_Shard.ranges`), and the client combines them by ``fmin``, ``fmax``
+and ``or`` (:meth:`RemoteRows.needed_ranges`): a minimum of floats is one of
+them, in any order, so the draws, and the tree, are the in-memory ones.  One
+round a level more; the client keeps no copy of ``X`` by feature.
+
+Forests (:func:`forest_data`), two routes, by the size of ``X`` against
+:data:`FOREST_SHARE` of the smallest worker's memory limit.  ``X`` that fits
+a worker is computed once, sent once to every worker, and each tree grows in
+memory on a worker (:func:`grow_on_workers`), any splitter.  Larger ``X``:
+each tree is a histogram tree (``splitter="hist"``, else refused) grown over
+the whole cluster as above, one tree after another
+(:func:`grow_over_cluster`).  ``X`` is loaded onto the workers once
+(:class:`DaskRows`); each tree works on a fork of every shard
+(:meth:`_Shard.fork`: the same array, its own kept rows, bins and nodes),
+dropped at the tree's end.  Either way the trees get the in-memory forest's
+seeds and weights (bootstrap counts times sample and class weights): the
+same trees, bit for bit.  Out-of-bag estimates over the cluster are summed
+block by block where the blocks are (:func:`oob_sums`): the client sends a
+bit a row and tree and receives each row's sums and votes.  What the client
+holds while a tree grows is a tree fit's (above): the target, weights and
+row index, and, since the bootstrap gives rows a zero weight, the
+placeholder's kept rows (``8 d`` bytes a kept row; not avoided yet).  The
+forest's ``fit_report_`` holds each tree's report and the set-up's, and their
+totals (:func:`forest_report`).  The trees grow one after another, each round
+carrying one tree's histograms: growing several per round is not done.
 
 Options whose statistics cannot be summed over partitions are refused with
 the alternative named (:func:`dask_refusal`).  A worker lost during a fit
@@ -946,7 +970,7 @@ class DaskRows:
             X = X.compute_chunk_sizes()
         self.X = X.rechunk({1: -1})  # whole rows in each chunk
         self.names, self.level_of, self.is_categorical = names, level_of, is_categorical
-        self.cluster = None
+        self.cluster, self.seconds = None, 0.0
 
     @property
     def shape(self) -> tuple[int, int]:
@@ -1121,19 +1145,23 @@ def grow_over_cluster(rows: DaskRows, trees: list, y, weights) -> list:
     works on a fork of the shards (its own rows, those of non-zero weight, and
     its own bins) and drops it at its end; the shards leave the workers at
     the end, whatever happens.  Each tree's ``fit_report_`` counts its rounds;
-    :func:`forest_report` adds them up."""
+    :func:`forest_report` adds them up, with the seconds of the whole (``seconds``)."""
+    start = time.perf_counter()
     rows.load()
     try:
         for tree in trees:
             rows.fit(tree, y, weights(tree.random_state), shared=True)
     finally:
         rows.release()
+    rows.seconds = time.perf_counter() - start
     return trees
 
 
 def forest_report(rows: DaskRows, trees: list) -> dict:
-    """A forest's ``fit_report_`` over the cluster: the set-up (load, levels, a fork
-    round per tree) and each tree's report (``trees``), and their totals."""
+    """A forest's ``fit_report_`` over the cluster: the set-up's report (``setup``: the
+    load, the categorical levels, a fork round per tree) and each tree's
+    (``tree_reports``), their totals (rounds, bytes both ways), the seconds of
+    the trees' levels (``tree_seconds``) and of the whole growth (``seconds``)."""
     setup = rows.cluster.report
     reports = [tree.fit_report_ for tree in trees]
     total = {key: setup[key] + sum(r[key] for r in reports)
@@ -1141,6 +1169,7 @@ def forest_report(rows: DaskRows, trees: list) -> dict:
     seconds = sum(level["seconds"] for r in reports for level in r["levels"])
     return {"workers": setup["workers"], "trees": len(trees), **total,
             "graph_bytes": setup["graph_bytes"], "tree_seconds": seconds,
+            "seconds": rows.seconds,
             "setup": setup, "tree_reports": reports}  # fmt: skip
 
 

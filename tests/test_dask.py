@@ -484,6 +484,7 @@ def test_a_forest_over_the_cluster_is_the_in_memory_forest(
         r["rounds"] for r in report["tree_reports"]
     )
     assert report["setup"]["setup_rounds"] == 1 + 4  # the load, then a fork per tree
+    assert report["seconds"] > 0
     assert _no_shard_left(client)
 
 
@@ -658,6 +659,24 @@ def test_all_features_are_not_a_random_subset(client, max_features):
     options = {"splitter": "hist", "max_depth": 5, "max_features": max_features}
     memory = ct.DecisionTreeRegressor(**options).fit(X, y)
     on_dask = ct.DecisionTreeRegressor(**options).fit(da.from_array(X, chunks=(70, 4)), y)
+    assert_same_bits(on_dask.tree_, memory.tree_)
+
+
+def test_random_feature_subsets_read_no_feature_on_the_client(client, monkeypatch):
+    """max_features on Dask: the workers give each node's ranges, so the client makes
+    no copy of X by feature (its X is a placeholder) and never reads one."""
+    from climbing_trees._levelwise import _draws, _grow
+
+    X, y, _ = _problem(8, "squared_error", missing=True, weighted=False, n=300)
+    options = {"splitter": "hist", "max_depth": 5, "max_features": 2, "random_state": 1}
+    memory = ct.DecisionTreeRegressor(**options).fit(X, y)
+    made = []
+    fit_data = _grow.fit_data
+    monkeypatch.setattr(_grow, "fit_data", lambda *a, **k: made.append(fit_data(*a, **k))
+                        or made[-1])  # fmt: skip
+    monkeypatch.setattr(_draws, "_needed_ranges", lambda *a: pytest.fail("read on the client"))
+    on_dask = ct.DecisionTreeRegressor(**options).fit(da.from_array(X, chunks=(70, 4)), y)
+    assert made and all(fit.X_by_feature is None for fit in made)
     assert_same_bits(on_dask.tree_, memory.tree_)
 
 

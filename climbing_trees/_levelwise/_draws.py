@@ -60,7 +60,7 @@ def _node_draws(fit, orders, level) -> Draws:
     index_rows, starts, sizes = level.index_rows, level.starts, level.sizes
     node_of_pos, searchable = level.node_of_pos, level.searchable
     num_features, has_missing = fit.num_features, orders.has_missing
-    n_nodes, d = len(starts), len(X_by_feature)
+    n_nodes, d = len(starts), fit.d
     random = spec.splitter == "random"
     drawing = np.flatnonzero(searchable)
     node_keys = keys[drawing]
