@@ -508,15 +508,19 @@ def test_a_forest_over_the_cluster_for_any_chunking(client, data):
     _assert_same_forest(on_dask, memory)
 
 
-@pytest.mark.parametrize("share", [1e-9, 0.25])  # over the cluster, in memory on workers
-def test_a_forest_on_a_dask_dataframe(client, monkeypatch, share):
+@pytest.mark.parametrize(
+    ("share", "splitter"),
+    [(1e-9, "hist"), (0.25, "hist"), (0.25, None)],  # over the cluster, on workers
+)
+def test_a_forest_on_a_dask_dataframe(client, monkeypatch, share, splitter):
     """A dask DataFrame (category with known categories, bool and int columns, NaN):
-    the forest fitted on the pandas frame, on both routes, out of bag included."""
+    the forest fitted on the pandas frame, on both routes (in memory on the workers,
+    any splitter), out of bag included."""
     import dask.dataframe as dd
 
     frame, y = _frame_problem(7)
     w = np.random.default_rng(1).integers(0, 4, len(frame)) * 0.5
-    options = {"n_estimators": 3, "max_depth": 5, "random_state": 2, "splitter": "hist",
+    options = {"n_estimators": 3, "max_depth": 5, "random_state": 2, "splitter": splitter,
                "max_bins": 8, "oob_score": True, "max_features": 0.5}  # fmt: skip
     memory = ct.RandomForestRegressor(**options).fit(frame, y, sample_weight=w)
     monkeypatch.setattr(_dask, "FOREST_SHARE", share)
