@@ -1145,6 +1145,8 @@ def grow_over_cluster(rows: DaskRows, trees: list, y, weights) -> list:
     its own bins) and drops it at its end; the shards leave the workers at
     the end, whatever happens.  Each tree's ``fit_report_`` counts its rounds;
     :func:`forest_report` adds them up, with the seconds of the whole (``seconds``)."""
+    if not trees:  # warm_start with no tree more: nothing to load
+        return trees
     start = time.perf_counter()
     rows.load()
     try:

@@ -488,6 +488,25 @@ def test_a_forest_over_the_cluster_is_the_in_memory_forest(
     assert _no_shard_left(client)
 
 
+def test_warm_start_over_the_cluster(client, monkeypatch):
+    """warm_start over the cluster: the trees kept and the new ones are the in-memory
+    forest's, out of bag over all of them; no tree more loads nothing."""
+    X, y, w = _problem(5, "squared_error", missing=True, weighted=True, n=300)
+    options = {"n_estimators": 4, "max_depth": 4, "random_state": 1, "splitter": "hist",
+               "oob_score": True}  # fmt: skip
+    memory = ct.RandomForestRegressor(**options).fit(X, y, sample_weight=w)
+    monkeypatch.setattr(_dask, "FOREST_SHARE", 1e-9)
+    Xd = da.from_array(X, chunks=(70, 4))
+    forest = ct.RandomForestRegressor(**{**options, "n_estimators": 2, "warm_start": True})
+    forest.fit(Xd, y, w).set_params(n_estimators=4).fit(Xd, y, w)
+    _assert_same_forest(forest, memory)
+    assert forest.fit_report_["trees"] == 2  # this fit's trees
+    monkeypatch.setattr(_dask, "_shards", lambda *a, **k: pytest.fail("loaded"))
+    with pytest.warns(UserWarning, match="without increasing n_estimators"):
+        forest.fit(Xd, y, w)
+    _assert_same_forest(forest, memory)
+
+
 @settings(max_examples=4, deadline=None, suppress_health_check=FIXTURE)
 @given(data=st.data())
 def test_a_forest_over_the_cluster_for_any_chunking(client, data):
