@@ -91,11 +91,35 @@ value travels as its code), ``bool`` columns, numerical ones; the model has
 the frame's column names.  ``predict`` on a dask DataFrame runs the model on
 each partition, a pandas DataFrame (:func:`lazy_predict`).
 
-Forests (:func:`forest_data`, :func:`grow_on_workers`): a forest's ``fit`` on a
-dask array that fits a worker computes ``X`` once, sends it once to every
-worker, and grows each tree in memory on a worker, with the in-memory
-forest's seeds and weights: the same trees.  A forest of histogram trees
-grown over the cluster, for data larger than a worker, is not built.
+Random feature subsets (``max_features``).  A node draws its features among
+those not constant in it (:func:`~climbing_trees._levelwise._draws._node_draws`),
+which reads each node's smallest and largest value of the features it may
+draw, and whether one is missing.  Each worker returns these over its rows
+(:meth:`_Shard.ranges`), and the client combines them by ``fmin``, ``fmax``
+and ``or`` (:meth:`RemoteRows.needed_ranges`): a minimum of floats is one of
+them, in any order, so the draws, and the tree, are the in-memory ones.  One
+round a level more; the client keeps no copy of ``X`` by feature.
+
+Forests (:func:`forest_data`), two routes, by the size of ``X`` against
+:data:`FOREST_SHARE` of the smallest worker's memory limit.  ``X`` that fits
+a worker is computed once, sent once to every worker, and each tree grows in
+memory on a worker (:func:`grow_on_workers`), any splitter.  Larger ``X``:
+each tree is a histogram tree (``splitter="hist"``, else refused) grown over
+the whole cluster as above, one tree after another
+(:func:`grow_over_cluster`).  ``X`` is loaded onto the workers once
+(:class:`DaskRows`); each tree works on a fork of every shard
+(:meth:`_Shard.fork`: the same array, its own kept rows, bins and nodes),
+dropped at the tree's end.  Either way the trees get the in-memory forest's
+seeds and weights (bootstrap counts times sample and class weights): the
+same trees, bit for bit.  Out-of-bag estimates over the cluster are summed
+block by block where the blocks are (:func:`oob_sums`): the client sends a
+bit a row and tree and receives each row's sums and votes.  What the client
+holds while a tree grows is a tree fit's (above): the target, weights and
+row index, and, since the bootstrap gives rows a zero weight, the
+placeholder's kept rows (``8 d`` bytes a kept row; not avoided yet).  The
+forest's ``fit_report_`` holds each tree's report and the set-up's, and their
+totals (:func:`forest_report`).  The trees grow one after another, each round
+carrying one tree's histograms: growing several per round is not done.
 
 Options whose statistics cannot be summed over partitions are refused with
 the alternative named (:func:`dask_refusal`).  A worker lost during a fit
@@ -119,7 +143,7 @@ from ._binning import bins_of_sample, subsample_rows
 from ._histograms import node_histograms
 from ._levelwise._binned_rows import ROWS_SOURCE, BinnedRows, row_index
 from ._levelwise._grow import numeric_goes_left, set_goes_left
-from ._random import resolve_max_features
+from ._random import feature_ranges
 
 LOST = (
     "a Dask worker holding rows of this fit was lost (it died, was restarted or left "
@@ -164,12 +188,6 @@ def dask_refusal(estimator, n_features: int) -> str | None:
             f"missing_values={estimator.missing_values!r} is not available on Dask "
             "(surrogates and fractional rows are not sums of per-row statistics); use "
             "missing_values='learn'."
-        )
-    # All features (None, 1.0, n_features) draw nothing; a subset is drawn per node.
-    if resolve_max_features(estimator.max_features, n_features) < n_features:
-        return (
-            f"max_features={estimator.max_features!r} (random feature subsets) is not "
-            "supported on Dask yet; use max_features=None."
         )
     if estimator.monotonic_cst is not None:
         return "monotonic_cst is not supported on Dask; use monotonic_cst=None."
@@ -220,6 +238,16 @@ class _Shard:
         self.num = np.setdiff1d(np.arange(self.X.shape[1]), cat)
         return codes
 
+    def fork(self, fit_id, s):
+        """Register, as shard ``s`` of fit ``fit_id`` on this worker, a shard of the same
+        rows (the same array, not a copy: :meth:`keep` replaces it, never writes
+        it), for another fit on them (a forest's next tree); its own calls, bins
+        and nodes."""
+        shard = _Shard(self.X)
+        shard.num = self.num
+        _register(fit_id, s, shard)
+        return self.X.shape[0]
+
     def keep(self, kept_bits):
         """Keep the rows whose bit is set (the others had weight 0)."""
         kept = np.unpackbits(kept_bits, count=self.X.shape[0]).astype(bool)
@@ -254,6 +282,25 @@ class _Shard:
         np.cumsum(sizes[:-1], out=starts[1:])
         codes, stats = self.codes, self.stats
         return node_histograms(codes, rows, starts, sizes, built, stats, width)
+
+    def ranges(self, needed):
+        """Each node's smallest and largest present value, and whether one is missing,
+        of the features ``needed`` (nodes, d) marks, over this shard's rows (NaN,
+        NaN, False elsewhere, and where the shard has no row of the node): the
+        shard's part of :func:`~climbing_trees._random.feature_ranges`."""
+        n_nodes, d = needed.shape
+        lo, hi = np.full((n_nodes, d), np.nan), np.full((n_nodes, d), np.nan)
+        missing = np.zeros((n_nodes, d), dtype=bool)
+        inside = np.flatnonzero(self.node >= 0)
+        rows = inside[np.argsort(self.node[inside], kind="stable")]
+        sizes = np.bincount(self.node[inside], minlength=n_nodes)
+        nonempty = np.flatnonzero(sizes)
+        starts = (np.cumsum(sizes) - sizes)[nonempty]
+        for j in np.flatnonzero(needed[nonempty].any(axis=0)):
+            x = self.X[rows, j]
+            lo[nonempty, j], hi[nonempty, j], missing[nonempty, j], _ = feature_ranges(x, starts)
+        lo[~needed], hi[~needed], missing[~needed] = np.nan, np.nan, False
+        return lo, hi, missing
 
     def route(self, split, feature, threshold, missing_left, sets=None, width=None):
         """Move the rows of the split nodes into their children (left children in
@@ -330,12 +377,18 @@ def _load(fit_id, s, *blocks):
     A fit already released (it failed while this shard loaded) gets no shard."""
     register_sizeof()
     shard = _Shard(*blocks)
+    _register(fit_id, s, shard)
+    return shard.X.shape[0], np.isinf(shard.X).any(axis=0)
+
+
+def _register(fit_id, s, shard) -> None:
+    """Keep ``shard`` as shard ``s`` of fit ``fit_id`` in this worker's registry, unless
+    the fit was released meanwhile (it failed while the shard was made)."""
     worker = _worker_id()
     with _LOCK:
         if fit_id in _RELEASED.get(worker, ()):
             raise RuntimeError(f"fit {fit_id} was released while shard {s} loaded")
         _SHARDS.setdefault(worker, {})[fit_id, s] = shard
-    return shard.X.shape[0], np.isinf(shard.X).any(axis=0)
 
 
 def _call(fit_id, s, call, method, *args):
@@ -490,6 +543,21 @@ class _Cluster:
                     paused_too_long(worker, int(self.lengths[s]), now - since)
                 ) from None
 
+    def fork(self) -> _Cluster:
+        """Another fit on the same shards (:meth:`_Shard.fork` on each worker: nothing
+        is copied or sent but the fit's id), with its own calls and report; one
+        round, counted in this fit's report."""
+        fork = _Cluster(self.client, uuid.uuid4().hex, self.workers, self.firsts,
+                        self.lengths)  # fmt: skip
+        try:
+            lengths = self.round("fork", lambda s: (fork.fit_id, s))
+            if lengths != self.lengths.tolist():
+                raise RuntimeError(LOST)
+        except BaseException:
+            fork.release()  # the forks made leave their workers
+            raise
+        return fork
+
     def release(self):
         """Drop the fit's shards from the workers that are still there."""
         try:  # a worker that left took its shards (and would not answer)
@@ -621,6 +689,19 @@ class RemoteRows(BinnedRows):
         entry = self.cluster.report["levels"][level.depth]
         entry["built_nodes"] += int(nodes.size)
         entry["histogram_bytes"] += sum(part.nbytes for part in parts)
+
+    def needed_ranges(self, level, needed):
+        """The ranges of the features ``needed`` (nodes, d) marks in each node of the
+        level, for the random draws of ``max_features``
+        (:func:`~climbing_trees._levelwise._draws._node_draws`): each worker's
+        :meth:`_Shard.ranges`, combined by ``fmin``, ``fmax`` and ``or``, which
+        neither the order of the shards nor of the rows changes (the smallest of
+        floats is one of them, not a rounded sum): the in-memory ranges."""
+        parts = self.cluster.round("ranges", lambda s: (needed,), level.depth)
+        lo = np.fmin.reduce([part[0] for part in parts])
+        hi = np.fmax.reduce([part[1] for part in parts])
+        missing = np.logical_or.reduce([part[2] for part in parts])
+        return lo, hi, missing
 
     def routes(self, level, made, split):
         """The rows of split nodes (index order), their nodes and sides, from the
@@ -854,6 +935,125 @@ def frame_as_array(estimator, X):
     return array, mask, [level_of.get(j) for j in cat], names
 
 
+class DaskRows:
+    """A row-chunked dask array or DataFrame ``X`` on the workers, loaded once: its
+    shards (:class:`_Shard`), categorical levels and the client's placeholder, for
+    one tree's fit (:func:`fit_on_dask`) or for the trees of a forest, one after
+    another (:func:`grow_over_cluster`).
+
+    ``estimator``: a tree with the fit's options (refusals, categorical columns).
+    Nothing is loaded until :meth:`load`; :meth:`release` drops the shards.
+    """
+
+    def __init__(self, estimator, X):
+        self.source = X  # as given: the out-of-bag predictions read its blocks
+        names, level_of = None, None
+        if is_dask_frame(X):
+            refusal = dask_refusal(estimator, len(X.columns))
+            if refusal is not None:
+                raise ValueError(refusal)
+            X, is_categorical, level_of, names = frame_as_array(estimator, X)
+        elif type(X).__name__ != "Array":
+            raise TypeError(
+                f"fit on Dask takes a row-chunked dask.array or a dask DataFrame X, not a "
+                f"{type(X).__name__}; make it one (for example dask.array.from_delayed)."
+            )
+        if X.ndim != 2:
+            raise ValueError(f"X must be 2-D (n_samples, n_features); got {X.ndim} dimensions.")
+        refusal = dask_refusal(estimator, X.shape[1])
+        if refusal is not None:
+            raise ValueError(refusal)
+        if names is None:
+            is_categorical = _categorical_mask(estimator, X.shape[1])
+        self.client = _client()
+        if any(np.isnan(c) for c in X.chunks[0]):
+            X = X.compute_chunk_sizes()
+        self.X = X.rechunk({1: -1})  # whole rows in each chunk
+        self.names, self.level_of, self.is_categorical = names, level_of, is_categorical
+        self.cluster, self.seconds = None, 0.0
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        return self.X.shape
+
+    @property
+    def nbytes(self) -> int:
+        return self.X.nbytes
+
+    def load(self) -> None:
+        """Load the shards onto the workers; collect the categorical levels; make the
+        placeholder (:func:`fit_on_dask` says what it holds)."""
+        n, d = self.X.shape
+        is_categorical = self.is_categorical
+        cat, num = np.flatnonzero(is_categorical), np.flatnonzero(~is_categorical)
+        self.cluster, infinite = _shards(self.client, self.X)
+        try:
+            if infinite[num].any():  # a categorical column may hold inf as a level
+                raise ValueError(
+                    "Input X contains infinity or a value too large for dtype('float64')."
+                )
+            categories = [None] * d
+            # The placeholder: zero pages (never written, so never allocated), the row
+            # numbers in the first numerical column and each categorical column's codes,
+            # Fortran order so that only those columns are written.
+            placeholder = np.zeros((n, d), order="F")
+            if cat.size:
+                levels, codes = _categorical_levels(self.cluster, cat, self.level_of)
+                for k, j in enumerate(cat):
+                    categories[j] = levels[k]
+                    placeholder[:, j] = codes[:, k]
+            if num.size:
+                placeholder[:, num[0]] = np.arange(n)
+            if self.names is not None:  # a DataFrame's fit: its names, checked as in memory
+                import pandas as pd
+
+                placeholder = pd.DataFrame(placeholder, columns=self.names, copy=False)
+        except BaseException:
+            self.release()
+            raise
+        self.categories, self.placeholder, self.cat, self.num = categories, placeholder, cat, num
+
+    def release(self) -> None:
+        """Drop the shards from the workers (after the last fit, failed or not)."""
+        if self.cluster is not None:
+            self.cluster.release()
+
+    def fit(self, estimator, y, sample_weight, shared: bool = False):
+        """``estimator.fit(X, y, sample_weight)`` on the loaded shards (:meth:`load`).
+
+        ``shared``: other fits follow on the same shards (a forest's trees), so
+        this one works on a fork of each (:meth:`_Shard.fork`: the same rows on
+        the same worker, not copied nor sent again), dropped at its end; its
+        ``fit_report_`` counts its own rounds.
+        """
+        cluster = self.cluster.fork() if shared else self.cluster
+        made = []
+
+        def rows_source(fit, max_bins, random_state):
+            made.append(RemoteRows(fit, max_bins, random_state, cluster))
+            return made[-1]
+
+        learner = copy.copy(estimator)  # shares random_state: a RandomState advances
+        learner.categorical_features = self.is_categorical if self.cat.size else None
+        token = ROWS_SOURCE.set(rows_source) if self.num.size else None
+        try:
+            learner.fit(self.placeholder, y, sample_weight)
+        finally:
+            if token is not None:
+                ROWS_SOURCE.reset(token)
+            if shared:
+                cluster.release()
+        if self.num.size and not made:
+            raise RuntimeError(
+                "the Dask fit did not reach the histogram builder (an option sent it to "
+                "another one); this is a bug in climbing_trees: please report it."
+            )
+        learner.categories_ = self.categories  # the levels, not the codes fitted on
+        learner.fit_report_ = cluster.report
+        estimator._adopt_fitted_state(learner)  # no attribute of a former fit stays
+        return estimator
+
+
 def fit_on_dask(estimator, X, y, sample_weight=None):
     """``estimator.fit(X, y, sample_weight)`` with ``X`` a row-chunked dask array.
 
@@ -864,112 +1064,159 @@ def fit_on_dask(estimator, X, y, sample_weight=None):
     small integer a row and categorical column).  Without a numerical column
     the client then holds the whole of ``X`` (its codes) and grows the tree in
     memory: there is nothing left to bin on the workers."""
-    names, level_of = None, None
-    if is_dask_frame(X):
-        refusal = dask_refusal(estimator, len(X.columns))
-        if refusal is not None:
-            raise ValueError(refusal)
-        X, is_categorical, level_of, names = frame_as_array(estimator, X)
-    elif type(X).__name__ != "Array":
-        raise TypeError(
-            f"fit on Dask takes a row-chunked dask.array or a dask DataFrame X, not a "
-            f"{type(X).__name__}; make it one (for example dask.array.from_delayed)."
-        )
-    if X.ndim != 2:
-        raise ValueError(f"X must be 2-D (n_samples, n_features); got {X.ndim} dimensions.")
-    refusal = dask_refusal(estimator, X.shape[1])
-    if refusal is not None:
-        raise ValueError(refusal)
-    if names is None:
-        is_categorical = _categorical_mask(estimator, X.shape[1])
-    client = _client()
-    if any(np.isnan(c) for c in X.chunks[0]):
-        X = X.compute_chunk_sizes()
-    X = X.rechunk({1: -1})  # whole rows in each chunk
+    rows = DaskRows(estimator, X)
     y, sample_weight = _as_numpy(y), _as_numpy(sample_weight)
-    n, d = X.shape
-    cat, num = np.flatnonzero(is_categorical), np.flatnonzero(~is_categorical)
-    made = []
-    cluster, infinite = _shards(client, X)
+    rows.load()
     try:  # the shards leave the workers, whatever happens
-        if infinite[num].any():  # a categorical column may hold inf as a level
-            raise ValueError("Input X contains infinity or a value too large for dtype('float64').")
-        categories = [None] * d
-        # The placeholder: zero pages (never written, so never allocated), the row
-        # numbers in the first numerical column and each categorical column's codes,
-        # Fortran order so that only those columns are written.
-        placeholder = np.zeros((n, d), order="F")
-        if cat.size:
-            levels, codes = _categorical_levels(cluster, cat, level_of)
-            for k, j in enumerate(cat):
-                categories[j] = levels[k]
-                placeholder[:, j] = codes[:, k]
-        if num.size:
-            placeholder[:, num[0]] = np.arange(n)
-
-        def rows_source(fit, max_bins, random_state):
-            made.append(RemoteRows(fit, max_bins, random_state, cluster))
-            return made[-1]
-
-        learner = copy.copy(estimator)  # shares random_state: a RandomState advances
-        learner.categorical_features = is_categorical if cat.size else None
-        if names is not None:  # a DataFrame's fit: its column names, checked as in memory
-            import pandas as pd
-
-            placeholder = pd.DataFrame(placeholder, columns=names, copy=False)
-        token = ROWS_SOURCE.set(rows_source) if num.size else None
-        try:
-            learner.fit(placeholder, y, sample_weight)
-        finally:
-            if token is not None:
-                ROWS_SOURCE.reset(token)
+        return rows.fit(estimator, y, sample_weight)
     finally:
-        cluster.release()
-    if num.size and not made:
-        raise RuntimeError(
-            "the Dask fit did not reach the histogram builder (an option sent it to "
-            "another one); this is a bug in climbing_trees: please report it."
-        )
-    learner.categories_ = categories  # the levels, not the codes the client fitted on
-    learner.fit_report_ = cluster.report
-    estimator._adopt_fitted_state(learner)  # no attribute of a former fit stays
-    return estimator
+        rows.release()
 
 
-#: A forest fits on Dask when ``X`` takes at most this share of the smallest worker's
-#: memory limit (each worker holds a copy of it and grows whole trees on it).
+#: A forest's trees grow in memory on the workers when ``X`` takes at most this share
+#: of the smallest worker's memory limit (each worker holds a copy of it); above, as
+#: histogram trees over the cluster (:func:`forest_data`).
 FOREST_SHARE = 0.25
 
 
 def forest_data(forest, X, y, sample_weight):
-    """``X``, ``y`` and ``sample_weight`` of a forest's fit on a dask array, computed.
+    """``X``, ``y`` and ``sample_weight`` of a forest's fit on Dask, and the route.
 
-    The minimal forest on Dask: each tree grows in memory on a worker, so ``X``
-    must fit a worker (at most :data:`FOREST_SHARE` of the smallest worker's
-    memory limit, else the error names the histogram tree, which grows over the
-    cluster).  ``X`` is computed once on the client (which holds it for the
-    out-of-bag estimates and the trees' shared checks) and sent once to every
-    worker (:func:`grow_on_workers`).  Histogram trees over the cluster for
-    data larger than a worker are not done.
+    Returns ``(X, y, sample_weight, rows)``.  Two routes, by the size of ``X``
+    against :data:`FOREST_SHARE` of the smallest worker's memory limit:
+
+    - ``X`` fits a worker (or the workers have no limit): ``rows`` is None and
+      ``X`` is computed once on the client (a numpy array, or a pandas DataFrame
+      for a dask DataFrame), which holds it for the out-of-bag estimates and
+      the trees' shared checks; it is sent once to every worker and each tree
+      grows in memory on one (:func:`grow_on_workers`), any splitter;
+    - ``X`` is larger: each tree is a histogram tree grown over the cluster
+      (:func:`grow_over_cluster`), one after another, so the trees must have
+      ``splitter='hist'`` (else the error says so).  ``rows``
+      (:class:`DaskRows`) is ``X`` on the workers; the ``X`` returned is a
+      stand-in of zeros with ``X``'s shape (and column names), never written,
+      for the forest's checks; the out-of-bag estimates are summed chunk by
+      chunk on the workers (:func:`oob_sums`).
+
+    A dask DataFrame is sized by its rows (counted: one pass over its
+    partitions) times 8 bytes a column, as its fit reads it.
     """
-    tree = forest._tree_class.__name__
-    if type(X).__name__ != "Array":
+    tree = forest._tree_class(**forest._tree_params())
+    name, forest_name = type(tree).__name__, type(forest).__name__
+    frame = is_dask_frame(X)
+    if not frame and type(X).__name__ != "Array":
         raise TypeError(
-            f"{type(forest).__name__} fits on a row-chunked dask.array, not a "
-            f"{type(X).__name__}; pass X.to_dask_array(lengths=True), fit a "
-            f"{tree}(splitter='hist') on it, or compute X to fit the forest in memory."
+            f"{forest_name} fits on a row-chunked dask.array or a dask DataFrame, not a "
+            f"{type(X).__name__}; make it one, or compute X to fit the forest in memory."
         )
     client = _client()
     limits = [w.get("memory_limit") or 0 for w in _workers(client).values()]
     limit = min(limits) if limits and all(limits) else None
-    if limit is not None and X.nbytes > FOREST_SHARE * limit:
-        raise TypeError(
-            f"{type(forest).__name__} on Dask grows each tree in memory on a worker, and X "
-            f"({X.nbytes:,} bytes) is over {FOREST_SHARE:.0%} of a worker's memory limit "
-            f"({limit:,} bytes): fit a {tree}(splitter='hist') on it (climbing_trees grows "
-            "that tree over the cluster), or give the workers more memory."
+    y, sample_weight = _as_numpy(y), _as_numpy(sample_weight)
+    # A frame's size: its rows counted, 8 bytes a column (as the fit reads it).
+    nbytes = len(X) * len(X.columns) * 8 if frame else X.nbytes
+    if limit is None or nbytes <= FOREST_SHARE * limit:
+        computed = X.compute()
+        return (computed if frame else np.asarray(computed)), y, sample_weight, None
+    if tree.splitter != "hist":
+        raise ValueError(
+            f"{forest_name} on Dask grows each tree in memory on a worker when X fits "
+            f"one, and X ({nbytes:,} bytes) is over {FOREST_SHARE:.0%} of a worker's "
+            f"memory limit ({limit:,} bytes); above, each tree grows over the cluster "
+            f"as a histogram tree: set splitter='hist' (trees {name}(splitter='hist')), "
+            "or give the workers more memory."
         )
-    return np.asarray(X.compute()), _as_numpy(y), _as_numpy(sample_weight)
+    rows = DaskRows(tree, X)  # refuses the options histogram trees cannot sum
+    stand_in = np.zeros(rows.shape)  # zero pages, never written
+    if rows.names is not None:
+        import pandas as pd
+
+        stand_in = pd.DataFrame(stand_in, columns=rows.names, copy=False)
+    return stand_in, y, sample_weight, rows
+
+
+def grow_over_cluster(rows: DaskRows, trees: list, y, weights) -> list:
+    """Fit each tree of ``trees`` (histogram trees) on ``rows``, one after another over
+    the whole cluster, with ``weights(tree.random_state)``, its weights in the
+    in-memory forest: the same trees.
+
+    ``X`` is loaded onto the workers once (:meth:`DaskRows.load`); each tree
+    works on a fork of the shards (its own rows, those of non-zero weight, and
+    its own bins) and drops it at its end; the shards leave the workers at
+    the end, whatever happens.  Each tree's ``fit_report_`` counts its rounds;
+    :func:`forest_report` adds them up, with the seconds of the whole (``seconds``)."""
+    if not trees:  # warm_start with no tree more: nothing to load
+        return trees
+    start = time.perf_counter()
+    rows.load()
+    try:
+        for tree in trees:
+            rows.fit(tree, y, weights(tree.random_state), shared=True)
+    finally:
+        rows.release()
+    rows.seconds = time.perf_counter() - start
+    return trees
+
+
+def forest_report(rows: DaskRows, trees: list) -> dict:
+    """A forest's ``fit_report_`` over the cluster: the set-up's report (``setup``: the
+    load, the categorical levels, a fork round per tree) and each tree's
+    (``tree_reports``), their totals (rounds, bytes both ways), the seconds of
+    the trees' levels (``tree_seconds``) and of the whole growth (``seconds``)."""
+    setup = rows.cluster.report
+    reports = [tree.fit_report_ for tree in trees]
+    total = {key: setup[key] + sum(r[key] for r in reports)
+             for key in ("rounds", "setup_rounds", "bytes", "sent_bytes")}  # fmt: skip
+    seconds = sum(level["seconds"] for r in reports for level in r["levels"])
+    return {"workers": setup["workers"], "trees": len(trees), **total,
+            "graph_bytes": setup["graph_bytes"], "tree_seconds": seconds,
+            "seconds": rows.seconds,
+            "setup": setup, "tree_reports": reports}  # fmt: skip
+
+
+def oob_sums(forest, trees: list, rows: DaskRows, shape, out_of_bag):
+    """The forest's out-of-bag sums (:meth:`_Forest._oob_sums`) of ``X`` on the
+    workers, block by block: each block's rows are predicted where they are, by
+    the trees that did not draw them (``out_of_bag(i)``: tree ``i``'s rows, all
+    of them), and only the sums and votes (``shape``: the votes', rows by
+    outputs) come back; per row the trees add in tree order, as in memory.
+
+    The client sends each block one bit a row and tree (which trees' bags left
+    the row out) and the trees once."""
+    client = rows.client
+    n = shape[0]
+    bags = np.zeros((len(trees), n), dtype=bool)
+    for i in range(len(trees)):
+        bags[i, out_of_bag(i)] = True
+    source = rows.source
+    blocks = source.to_delayed() if is_dask_frame(source) else rows.X.to_delayed().ravel()
+    ends = np.cumsum(rows.X.chunks[0])
+    [shared] = client.scatter([(forest, trees)], hash=False)
+    futures = client.compute(list(blocks))
+    tasks = [
+        client.submit(_oob_block, shared, block, np.packbits(bags[:, end - size : end], axis=1),
+                      (size, *shape[1:]), pure=False)  # fmt: skip
+        for block, end, size in zip(futures, ends, rows.X.chunks[0], strict=True)
+    ]
+    try:
+        parts = client.gather(tasks)
+    finally:
+        client.cancel([*tasks, *futures, shared])
+    votes = np.concatenate([v for _, v in parts])
+    made = [t for t, _ in parts if t is not None]
+    if not made:
+        return None, votes
+    total = np.concatenate([
+        np.zeros((v.shape[0], *made[0].shape[1:])) if t is None else t for t, v in parts
+    ])  # fmt: skip
+    return total, votes
+
+
+def _oob_block(shared, block, bits, shape):
+    """One block's out-of-bag sums: :meth:`_Forest._oob_sums` of its rows."""
+    forest, trees = shared
+    bags = np.unpackbits(bits, axis=1, count=shape[0]).astype(bool)
+    return forest._oob_sums(trees, block, shape, lambda i: np.flatnonzero(bags[i]))
 
 
 def grow_on_workers(grow, trees, fitted, X, Y, weights) -> list:

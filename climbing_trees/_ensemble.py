@@ -32,6 +32,7 @@ import warnings
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from dataclasses import fields as dataclass_fields
+from functools import partial
 from numbers import Integral
 from typing import Any, ClassVar
 
@@ -73,7 +74,15 @@ from ._classes import (
     numeric_target,
 )
 from ._criteria import CLASSIFICATION_CRITERIA, REGRESSION_CRITERIA
-from ._dask import forest_data, grow_on_workers, is_dask_collection
+from ._dask import (
+    DaskRows,
+    forest_data,
+    forest_report,
+    grow_on_workers,
+    grow_over_cluster,
+    is_dask_collection,
+    oob_sums,
+)
 from ._random import seeded_random_state
 from ._validation import (
     check_sample_weight,
@@ -398,10 +407,12 @@ class _Forest(_MissingValuesTag, BaseEstimator):
         ----------
         X : array-like or pandas DataFrame of shape (n_samples, n_features)
             Categorical columns and missing values as the trees take them.
-            A row-chunked ``dask.array`` that fits a worker's memory grows the
-            same forest on the current ``distributed`` client: ``X`` is
-            computed once, sent once to every worker, and each tree grows in
-            memory on a worker (:func:`climbing_trees._dask.forest_data`).
+            A row-chunked ``dask.array`` or a dask DataFrame grows the same
+            forest on the current ``distributed`` client: where ``X`` fits a
+            worker, each tree grows in memory on one; above, each grows over
+            the whole cluster as a histogram tree (``splitter="hist"``), and
+            ``fit_report_`` says what crossed the network
+            (:func:`climbing_trees._dask.forest_data` says which and why).
         y : array-like of shape (n_samples,) or (n_samples, n_outputs)
         sample_weight : array-like of shape (n_samples,), default=None
             With ``bootstrap``, each row's chance of being drawn (times its
@@ -411,9 +422,9 @@ class _Forest(_MissingValuesTag, BaseEstimator):
         -------
         self
         """
-        on_dask = is_dask_collection(X)
-        if on_dask:  # X fits a worker: each tree grows in memory on one (_dask)
-            X, y, sample_weight = forest_data(self, X, y, sample_weight)
+        on_dask, rows = is_dask_collection(X), None
+        if on_dask:  # trees in memory on workers, or over the cluster (rows: _dask)
+            X, y, sample_weight, rows = forest_data(self, X, y, sample_weight)
         tree_params = self._tree_params()
         if issparse(y):
             raise ValueError("sparse multilabel-indicator for y is not supported.")
@@ -466,7 +477,7 @@ class _Forest(_MissingValuesTag, BaseEstimator):
             self._tree_class(**tree_params, random_state=int(seed)) for seed in seeds
         ]
         per_tree = self._tree_weights(Y, sampling)
-        if trees:  # X and y checked and converted once, for every tree
+        if trees and rows is None:  # X and y checked and converted once, for every tree
             validated, X_fit, Y_fit = trees[0]._validated(X, y)
             fitted = {k: v for k, v in vars(validated).items() if k.endswith("_")}
 
@@ -475,7 +486,9 @@ class _Forest(_MissingValuesTag, BaseEstimator):
                 print(f"building tree {i + 1} of {n_more}")
             return _grow_tree(tree, fitted, X_fit, Y_fit, per_tree(tree.random_state))
 
-        if on_dask and trees:  # the same trees, each grown on a worker
+        if rows is not None:  # the same trees, each grown over the cluster
+            grown = grow_over_cluster(rows, trees, y, per_tree)
+        elif on_dask and trees:  # the same trees, each grown on a worker
             weights = [per_tree(tree.random_state) for tree in trees]
             grown = grow_on_workers(_grow_tree, trees, fitted, X_fit, Y_fit, weights)
         else:
@@ -487,7 +500,7 @@ class _Forest(_MissingValuesTag, BaseEstimator):
         trees = kept + grown
         oob = {}
         if self.oob_score and (n_more > 0 or not hasattr(self, "oob_score_")):
-            oob = self._oob_attributes(trees, X, Y, sampling)
+            oob = self._oob_attributes(trees, X if rows is None else rows, Y, sampling)
         # Every tree has grown (and the out-of-bag score is known): the model
         # changes now.
         if not oob and n_more > 0:
@@ -496,6 +509,9 @@ class _Forest(_MissingValuesTag, BaseEstimator):
         self.estimators_, self._sampling = trees, sampling
         self.estimator_ = self._tree_class(**tree_params)
         self.__dict__.update(oob)
+        self.__dict__.pop("fit_report_", None)
+        if rows is not None and grown:  # what crossed the network
+            self.fit_report_ = forest_report(rows, grown)
         _adopt_columns(self, trees[0])
         self.n_outputs_ = trees[0].n_outputs_
         if hasattr(trees[0], "classes_"):
@@ -618,19 +634,15 @@ class _Forest(_MissingValuesTag, BaseEstimator):
 
         Each row is predicted by the trees that did not draw it; a row that
         every tree drew gets a prediction of zero, with scikit-learn's warning.
+        ``X`` on a Dask cluster is predicted where its blocks are (:func:`oob_sums`).
         """
-        if not isinstance(X, (np.ndarray, list)) and not hasattr(X, "iloc"):
-            X = np.asarray(X)  # another array-like: rows taken from its array
-        total, votes = None, np.zeros(Y.shape, dtype=np.int64)
-        for tree in trees:
-            rows = np.flatnonzero(sampling.counts(tree.random_state) == 0)
-            if not len(rows):
-                continue
-            out = self._oob_tree_output(tree, _safe_indexing(X, rows))
-            if total is None:
-                total = np.zeros((Y.shape[0], *out.shape[1:]))
-            total[rows] += out
-            votes[rows] += 1
+
+        def out_of_bag(i: int) -> np.ndarray:
+            return np.flatnonzero(sampling.counts(trees[i].random_state) == 0)
+
+        on_dask = isinstance(X, DaskRows)  # X on the workers: summed there (_dask)
+        sums = partial(oob_sums, self) if on_dask else self._oob_sums
+        total, votes = sums(trees, X, Y.shape, out_of_bag)
         if (votes == 0).any():
             warnings.warn(
                 "Some inputs do not have OOB scores. This probably means too few "
@@ -641,6 +653,24 @@ class _Forest(_MissingValuesTag, BaseEstimator):
         total = np.zeros((Y.shape[0], 1, Y.shape[1])) if total is None else total
         oob = total / np.maximum(votes, 1)[:, None, :]
         return self._oob_result(Y, oob[..., 0] if oob.shape[-1] == 1 else oob)
+
+    def _oob_sums(self, trees: list, X, shape: tuple, out_of_bag) -> tuple:
+        """Each row's sum of the outputs of the trees that left it out (in tree order;
+        None if none did) and their number, ``shape`` (rows, outputs);
+        ``out_of_bag(i)``: the rows tree ``i`` left out."""
+        if not isinstance(X, (np.ndarray, list)) and not hasattr(X, "iloc"):
+            X = np.asarray(X)  # another array-like: rows taken from its array
+        total, votes = None, np.zeros(shape, dtype=np.int64)
+        for i, tree in enumerate(trees):
+            rows = out_of_bag(i)
+            if not len(rows):
+                continue
+            out = self._oob_tree_output(tree, _safe_indexing(X, rows))
+            if total is None:
+                total = np.zeros((shape[0], *out.shape[1:]))
+            total[rows] += out
+            votes[rows] += 1
+        return total, votes
 
     def _check_oob_target(self, Y: np.ndarray) -> None:
         """Refuse, before any tree grows, a target the out-of-bag score cannot use.

@@ -86,29 +86,37 @@ def chunkings(draw, n):
 
 
 CASES = [
-    ("gini", False, False),
-    ("entropy", True, True),
-    ("log_loss", True, False),
-    ("squared_error", True, True),
-    ("squared_error", False, False),
-    ("squared_error", False, True),
-    ("poisson", True, True),
+    ("gini", False, False, None),
+    ("entropy", True, True, None),
+    ("log_loss", True, False, None),
+    ("squared_error", True, True, None),
+    ("squared_error", False, False, None),
+    ("squared_error", False, True, None),
+    ("poisson", True, True, None),
+    # Random feature subsets, drawn per node from the ranges of its features.
+    ("gini", True, True, "sqrt"),
+    ("entropy", False, False, 1),
+    ("squared_error", True, True, 2),
+    ("squared_error", False, False, 0.5),
+    ("poisson", True, False, 3),
 ]
 
 
 FIXTURE = [HealthCheck.function_scoped_fixture]
 
 
-@pytest.mark.parametrize(("criterion", "missing", "weighted"), CASES)
+@pytest.mark.parametrize(("criterion", "missing", "weighted", "max_features"), CASES)
 @settings(max_examples=4, deadline=None, suppress_health_check=FIXTURE)
 @given(data=st.data())
-def test_same_tree_for_any_chunking(client, criterion, missing, weighted, data):
+def test_same_tree_for_any_chunking(client, criterion, missing, weighted, max_features,
+                                    data):  # fmt: skip
     seed = data.draw(st.integers(0, 2**16), label="seed")
     X, y, w = _problem(seed, criterion, missing=missing, weighted=weighted)
     chunks = data.draw(chunkings(len(X)), label="chunks")
     classifier = criterion in ("gini", "entropy", "log_loss")
     Estimator = ct.DecisionTreeClassifier if classifier else ct.DecisionTreeRegressor
-    options = {"criterion": criterion, "splitter": "hist", "max_depth": 6, "max_bins": 16}
+    options = {"criterion": criterion, "splitter": "hist", "max_depth": 6, "max_bins": 16,
+               "max_features": max_features, "random_state": seed}  # fmt: skip
     memory = Estimator(**options).fit(X, y, sample_weight=w)
     Xd = da.from_array(X, chunks=(chunks, X.shape[1]))
     yd = da.from_array(y, chunks=(chunks,))
@@ -144,21 +152,24 @@ def _categorical_problem(seed, criterion, *, missing, weighted, n=600):
 
 
 CATEGORICAL_CASES = [
-    ("gini", False, False, "auto"),
-    ("entropy", True, True, "auto"),
-    ("log_loss", True, False, "partition"),
-    ("gini", True, True, "one_vs_rest"),
-    ("squared_error", True, True, "auto"),
-    ("squared_error", False, False, "one_vs_rest"),
-    ("poisson", True, True, "auto"),
+    ("gini", False, False, "auto", None),
+    ("entropy", True, True, "auto", None),
+    ("log_loss", True, False, "partition", None),
+    ("gini", True, True, "one_vs_rest", None),
+    ("squared_error", True, True, "auto", None),
+    ("squared_error", False, False, "one_vs_rest", None),
+    ("poisson", True, True, "auto", None),
+    ("gini", True, True, "auto", "sqrt"),  # subsets drawn among both kinds of feature
+    ("squared_error", True, True, "auto", 3),
 ]
 
 
-@pytest.mark.parametrize(("criterion", "missing", "weighted", "split"), CATEGORICAL_CASES)
+@pytest.mark.parametrize(("criterion", "missing", "weighted", "split", "max_features"),
+                         CATEGORICAL_CASES)  # fmt: skip
 @settings(max_examples=3, deadline=None, suppress_health_check=FIXTURE)
 @given(data=st.data())
 def test_same_categorical_tree_for_any_chunking(client, criterion, missing, weighted, split,
-                                                data):  # fmt: skip
+                                                max_features, data):  # fmt: skip
     """Categorical features (levels collected over the shards, NaN a level, weights,
     every criterion and categorical search): the in-memory tree, bit for bit."""
     seed = data.draw(st.integers(0, 2**16), label="seed")
@@ -167,7 +178,8 @@ def test_same_categorical_tree_for_any_chunking(client, criterion, missing, weig
     classifier = criterion in ("gini", "entropy", "log_loss")
     Estimator = ct.DecisionTreeClassifier if classifier else ct.DecisionTreeRegressor
     options = {"criterion": criterion, "splitter": "hist", "max_depth": 6, "max_bins": 16,
-               "categorical_features": [3, 4], "categorical_split": split}  # fmt: skip
+               "categorical_features": [3, 4], "categorical_split": split,
+               "max_features": max_features, "random_state": seed}  # fmt: skip
     memory = Estimator(**options).fit(X, y, sample_weight=w)
     Xd = da.from_array(X, chunks=(chunks, X.shape[1]))
     on_dask = Estimator(**options).fit(Xd, da.from_array(y, chunks=(chunks,)), w)
@@ -402,14 +414,141 @@ def test_a_forest_on_dask_grows_the_in_memory_trees_on_the_workers(
         assert on_dask.oob_score_ == memory.oob_score_
 
 
-def test_a_forest_refuses_data_larger_than_a_worker(client, monkeypatch):
-    """Over FOREST_SHARE of a worker's memory: the error names the histogram tree,
-    which grows over the cluster (X is not computed)."""
+def test_a_forest_of_other_trees_refuses_data_larger_than_a_worker(client, monkeypatch):
+    """Over FOREST_SHARE of a worker's memory, trees grow over the cluster, which only
+    histogram trees do: any other splitter is refused, the error naming
+    splitter='hist' (X is not computed, nothing is loaded)."""
     X, y, _ = _problem(3, "squared_error", missing=False, weighted=False, n=100)
     monkeypatch.setattr(_dask, "FOREST_SHARE", 1e-9)
     monkeypatch.setattr(da.Array, "compute", lambda *a, **k: pytest.fail("computed"))
-    with pytest.raises(TypeError, match=r"DecisionTreeRegressor\(splitter='hist'\)"):
-        ct.RandomForestRegressor(n_estimators=2).fit(da.from_array(X, chunks=(30, 4)), y)
+    monkeypatch.setattr(_dask, "_shards", lambda *a, **k: pytest.fail("loaded"))
+    for Forest in (ct.RandomForestRegressor, ct.ExtraTreesClassifier):
+        with pytest.raises(ValueError, match=r"splitter='hist'"):
+            Forest(n_estimators=2).fit(da.from_array(X, chunks=(30, 4)), y > 0)
+    with pytest.raises(ValueError, match="medians"):  # what histogram trees cannot sum
+        ct.RandomForestRegressor(n_estimators=2, splitter="hist",
+                                 criterion="absolute_error").fit(
+            da.from_array(X, chunks=(30, 4)), y)  # fmt: skip
+
+
+def _assert_same_forest(on_dask, memory) -> None:
+    """Tree by tree, bit for bit; the same out-of-bag estimates, bit for bit."""
+    assert len(on_dask.estimators_) == len(memory.estimators_)
+    for ours, theirs in zip(on_dask.estimators_, memory.estimators_, strict=True):
+        assert ours.random_state == theirs.random_state
+        assert_same_bits(ours.tree_, theirs.tree_)
+    for name in ("oob_score_", "oob_prediction_", "oob_decision_function_"):
+        assert hasattr(on_dask, name) == hasattr(memory, name), name
+        if hasattr(memory, name):
+            ours, theirs = np.asarray(getattr(on_dask, name)), np.asarray(getattr(memory, name))
+            assert ours.tobytes() == theirs.tobytes(), name
+
+
+FOREST_CASES = [
+    (ct.RandomForestRegressor, "squared_error", {"oob_score": True}),
+    (ct.RandomForestRegressor, "poisson", {"max_samples": 0.6, "max_features": 2}),
+    (ct.ExtraTreesRegressor, "squared_error", {"bootstrap": True, "oob_score": True}),
+    (ct.ExtraTreesRegressor, "squared_error", {}),  # no bootstrap: every tree all rows
+    (ct.RandomForestClassifier, "gini", {"oob_score": True,
+                                         "class_weight": "balanced_subsample"}),
+    (ct.RandomForestClassifier, "entropy", {"max_samples": 0.7, "class_weight": "balanced",
+                                            "oob_score": True}),
+    (ct.ExtraTreesClassifier, "gini", {"bootstrap": False, "class_weight": {0: 1.0, 2: 3.0}}),
+]
+
+
+@pytest.mark.parametrize(("Forest", "criterion", "options"), FOREST_CASES)
+def test_a_forest_over_the_cluster_is_the_in_memory_forest(
+    client, monkeypatch, Forest, criterion, options
+):
+    """X over FOREST_SHARE of a worker: each tree grows over the cluster as a histogram
+    tree, with the in-memory forest's seeds and weights (bootstrap counts times sample
+    and class weights): the same trees, bit for bit (NaN, weights, max_features'
+    subsets), and the same out-of-bag estimates, summed on the workers; X is never
+    computed on the client, and is loaded once."""
+    X, y, w = _problem(3, criterion, missing=True, weighted=True, n=300)
+    options = {"n_estimators": 4, "max_depth": 5, "random_state": 4, "splitter": "hist",
+               "max_bins": 32, "criterion": criterion, **options}  # fmt: skip
+    memory = Forest(**options).fit(X, y, sample_weight=w)
+    monkeypatch.setattr(_dask, "FOREST_SHARE", 1e-9)
+    monkeypatch.setattr(da.Array, "compute", lambda *a, **k: pytest.fail("computed"))
+    loads = []
+    shards = _dask._shards
+    monkeypatch.setattr(_dask, "_shards", lambda *a: loads.append(1) or shards(*a))
+    on_dask = Forest(**options).fit(da.from_array(X, chunks=(70, 4)), y, w)
+    assert loads == [1]  # X loaded onto the workers once, for every tree
+    _assert_same_forest(on_dask, memory)
+    report = on_dask.fit_report_
+    assert report["trees"] == len(report["tree_reports"]) == 4
+    assert report["rounds"] == report["setup"]["rounds"] + sum(
+        r["rounds"] for r in report["tree_reports"]
+    )
+    assert report["setup"]["setup_rounds"] == 1 + 4  # the load, then a fork per tree
+    assert report["seconds"] > 0
+    assert _no_shard_left(client)
+
+
+def test_warm_start_over_the_cluster(client, monkeypatch):
+    """warm_start over the cluster: the trees kept and the new ones are the in-memory
+    forest's, out of bag over all of them; no tree more loads nothing."""
+    X, y, w = _problem(5, "squared_error", missing=True, weighted=True, n=300)
+    options = {"n_estimators": 4, "max_depth": 4, "random_state": 1, "splitter": "hist",
+               "oob_score": True}  # fmt: skip
+    memory = ct.RandomForestRegressor(**options).fit(X, y, sample_weight=w)
+    monkeypatch.setattr(_dask, "FOREST_SHARE", 1e-9)
+    Xd = da.from_array(X, chunks=(70, 4))
+    forest = ct.RandomForestRegressor(**{**options, "n_estimators": 2, "warm_start": True})
+    forest.fit(Xd, y, w).set_params(n_estimators=4).fit(Xd, y, w)
+    _assert_same_forest(forest, memory)
+    assert forest.fit_report_["trees"] == 2  # this fit's trees
+    monkeypatch.setattr(_dask, "_shards", lambda *a, **k: pytest.fail("loaded"))
+    with pytest.warns(UserWarning, match="without increasing n_estimators"):
+        forest.fit(Xd, y, w)
+    _assert_same_forest(forest, memory)
+
+
+@settings(max_examples=4, deadline=None, suppress_health_check=FIXTURE)
+@given(data=st.data())
+def test_a_forest_over_the_cluster_for_any_chunking(client, data):
+    """Random chunkings: the in-memory forest, out-of-bag estimates included."""
+    seed = data.draw(st.integers(0, 2**16), label="seed")
+    X, y, w = _problem(seed, "gini", missing=True, weighted=True, n=400)
+    chunks = data.draw(chunkings(len(X)), label="chunks")
+    options = {"n_estimators": 3, "max_depth": 4, "random_state": seed, "splitter": "hist",
+               "max_bins": 16, "oob_score": True}  # fmt: skip
+    memory = ct.RandomForestClassifier(**options).fit(X, y, sample_weight=w)
+    share = _dask.FOREST_SHARE
+    try:
+        _dask.FOREST_SHARE = 1e-9
+        Xd = da.from_array(X, chunks=(chunks, X.shape[1]))
+        on_dask = ct.RandomForestClassifier(**options).fit(Xd, y, w)
+    finally:
+        _dask.FOREST_SHARE = share
+    _assert_same_forest(on_dask, memory)
+
+
+@pytest.mark.parametrize(
+    ("share", "splitter"),
+    [(1e-9, "hist"), (0.25, "hist"), (0.25, None)],  # over the cluster, on workers
+)
+def test_a_forest_on_a_dask_dataframe(client, monkeypatch, share, splitter):
+    """A dask DataFrame (category with known categories, bool and int columns, NaN):
+    the forest fitted on the pandas frame, on both routes (in memory on the workers,
+    any splitter), out of bag included."""
+    import dask.dataframe as dd
+
+    frame, y = _frame_problem(7)
+    w = np.random.default_rng(1).integers(0, 4, len(frame)) * 0.5
+    options = {"n_estimators": 3, "max_depth": 5, "random_state": 2, "splitter": splitter,
+               "max_bins": 8, "oob_score": True, "max_features": 0.5}  # fmt: skip
+    memory = ct.RandomForestRegressor(**options).fit(frame, y, sample_weight=w)
+    monkeypatch.setattr(_dask, "FOREST_SHARE", share)
+    on_dask = ct.RandomForestRegressor(**options).fit(dd.from_pandas(frame, npartitions=7),
+                                                      y, w)  # fmt: skip
+    _assert_same_forest(on_dask, memory)
+    assert list(on_dask.feature_names_in_) == list(memory.feature_names_in_)
+    np.testing.assert_array_equal(on_dask.predict(frame), memory.predict(frame))
+    assert hasattr(on_dask, "fit_report_") == (share < 1e-3)
 
 
 def test_beyond_the_subsample_the_same_rows_bin(client):
@@ -523,8 +662,6 @@ def test_a_last_level_summed_in_parts_counts_its_rounds(client, monkeypatch):
         ({"criterion": "absolute_error"}, "medians"),
         ({"missing_values": "surrogate"}, "missing_values='learn'"),
         ({"splitter": "random"}, "splitter='random' draws"),
-        ({"max_features": 2}, "max_features=None"),
-        ({"max_features": "sqrt"}, "max_features=None"),
         ({"monotonic_cst": [1, 0, 0, 0]}, "monotonic_cst=None"),
     ],
 )
@@ -545,6 +682,24 @@ def test_all_features_are_not_a_random_subset(client, max_features):
     options = {"splitter": "hist", "max_depth": 5, "max_features": max_features}
     memory = ct.DecisionTreeRegressor(**options).fit(X, y)
     on_dask = ct.DecisionTreeRegressor(**options).fit(da.from_array(X, chunks=(70, 4)), y)
+    assert_same_bits(on_dask.tree_, memory.tree_)
+
+
+def test_random_feature_subsets_read_no_feature_on_the_client(client, monkeypatch):
+    """max_features on Dask: the workers give each node's ranges, so the client makes
+    no copy of X by feature (its X is a placeholder) and never reads one."""
+    from climbing_trees._levelwise import _draws, _grow
+
+    X, y, _ = _problem(8, "squared_error", missing=True, weighted=False, n=300)
+    options = {"splitter": "hist", "max_depth": 5, "max_features": 2, "random_state": 1}
+    memory = ct.DecisionTreeRegressor(**options).fit(X, y)
+    made = []
+    fit_data = _grow.fit_data
+    monkeypatch.setattr(_grow, "fit_data", lambda *a, **k: made.append(fit_data(*a, **k))
+                        or made[-1])  # fmt: skip
+    monkeypatch.setattr(_draws, "_needed_ranges", lambda *a: pytest.fail("read on the client"))
+    on_dask = ct.DecisionTreeRegressor(**options).fit(da.from_array(X, chunks=(70, 4)), y)
+    assert made and all(fit.X_by_feature is None for fit in made)
     assert_same_bits(on_dask.tree_, memory.tree_)
 
 
@@ -625,6 +780,43 @@ def test_a_worker_killed_during_a_round_fails_the_fit_clearly(client, monkeypatc
     while killed[0] in client.scheduler_info()["workers"]:  # gone for the next test
         assert time.monotonic() < deadline
         time.sleep(0.05)
+    assert _no_shard_left(client)
+
+
+def test_a_worker_killed_during_a_forest_fit_fails_it_clearly(client, monkeypatch):
+    """A worker killed while the second tree grows over the cluster: the forest's fit
+    fails with the clear error, the previous forest is kept, and no shard (nor fork)
+    stays on the workers."""
+    X, y, _ = _problem(2, "squared_error", missing=True, weighted=False, n=2_000)
+    Xd = da.from_array(X, chunks=(250, 4))
+    options = {"n_estimators": 3, "max_depth": 5, "splitter": "hist", "random_state": 0}
+    forest = ct.RandomForestRegressor(**options).fit(X, y)
+    before = [tree.tree_.threshold.copy() for tree in forest.estimators_]
+    monkeypatch.setattr(_dask, "FOREST_SHARE", 1e-9)
+    routes = _dask.RemoteRows.routes
+    killed = []
+
+    def kill_in_the_second_tree(self, level, made, split):
+        if level.depth == 1:
+            started.append(self.cluster.fit_id)  # each tree: its own fork of the shards
+            if len(set(started)) == 2 and not killed:
+                killed.append(self.cluster.workers[0])
+                _kill(client, killed[0])
+                deadline = time.monotonic() + 30
+                while killed[0] in client.scheduler_info()["workers"]:
+                    assert time.monotonic() < deadline
+                    time.sleep(0.05)
+        return routes(self, level, made, split)
+
+    started = []
+    monkeypatch.setattr(_dask.RemoteRows, "routes", kill_in_the_second_tree)
+    with pytest.raises(RuntimeError, match="worker .* was lost"):
+        forest.fit(Xd, y)
+    assert killed
+    for tree, threshold in zip(forest.estimators_, before, strict=True):
+        np.testing.assert_array_equal(tree.tree_.threshold, threshold)
+    monkeypatch.undo()
+    client.wait_for_workers(2, timeout=60)  # the nanny restarts it
     assert _no_shard_left(client)
 
 

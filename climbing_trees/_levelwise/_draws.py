@@ -60,12 +60,22 @@ def _node_draws(fit, orders, level) -> Draws:
     index_rows, starts, sizes = level.index_rows, level.starts, level.sizes
     node_of_pos, searchable = level.node_of_pos, level.searchable
     num_features, has_missing = fit.num_features, orders.has_missing
-    n_nodes, d = len(starts), len(X_by_feature)
+    n_nodes, d = len(starts), fit.d
     random = spec.splitter == "random"
     drawing = np.flatnonzero(searchable)
     node_keys = keys[drawing]
     k = spec.max_features
     values = {}  # features read at every row of the level
+    # Hook: rows kept elsewhere (a Dask fit's workers, climbing_trees._dask) give the
+    # ranges themselves; in memory they are read from X_by_feature.
+    remote = getattr(orders, "needed_ranges", None)
+
+    def ranges_of(needed, values):
+        if remote is not None:
+            return remote(level, needed)
+        return _needed_ranges(X_by_feature, needed, index_rows, starts, sizes, node_of_pos,
+                              values)  # fmt: skip
+
     if rows is not None:  # every range: numerical ones from the sorted orders
         lo, hi, missing = _sorted_ranges(rows, starts, sizes, node_of_pos, has_missing,
                                          X_by_feature, num_features)  # fmt: skip
@@ -84,16 +94,14 @@ def _node_draws(fit, orders, level) -> Draws:
             needed[drawing] = True
         else:
             needed[drawing[:, None], draw_order(node_keys, d)[:, :k]] = True
-        ranges = _needed_ranges(
-            X_by_feature, needed, index_rows, starts, sizes, node_of_pos, values
-        )
+        ranges = ranges_of(needed, values)
         lo, hi, missing = ranges
         constant = constant_features(lo[drawing], hi[drawing], missing[drawing])
         stuck = drawing[(constant | ~needed[drawing]).all(axis=1)]
         if stuck.size and not needed[stuck].all():  # first k constant: draw on, all ranges
             more = np.zeros((n_nodes, d), dtype=bool)
             more[stuck] = ~needed[stuck]
-            extra = _needed_ranges(X_by_feature, more, index_rows, starts, sizes, node_of_pos, {})
+            extra = ranges_of(more, {})
             for known, new in zip(ranges, extra, strict=True):
                 known[more] = new[more]
             constant = constant_features(lo[drawing], hi[drawing], missing[drawing])

@@ -10,6 +10,7 @@ from .._pruning import BestFirstBound
 from .._random import RandomSplits, child_keys
 from .._ties import enough_decrease
 from .._tree import Tree
+from ._binned_rows import ROWS_SOURCE
 from ._bounds import LevelBounds, check_constraints
 from ._draws import _node_draws
 from ._histogram_search import histogram_searches
@@ -157,6 +158,9 @@ def grow_tree_levelwise(
         monotonic_cst=monotonic_cst,
         # Histograms without categorical features read no fixed-point weight by row.
         fixed_weight_column=max_bins is None or bool(np.any(is_categorical)),
+        # Rows kept elsewhere (a Dask fit's workers) give the draws their ranges: no
+        # copy of X by feature (the client's X is a placeholder).
+        by_feature=max_bins is None or ROWS_SOURCE.get() is None,
     )  # fmt: skip
     if max_bins is None:
         orders = Orders(fit)  # every numerical feature sorted once, at the root

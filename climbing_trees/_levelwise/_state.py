@@ -135,7 +135,9 @@ def fit_data(
     and ``random_splits``, kept as they are; ``fixed_weight_column=False``
     leaves ``q_col`` None (the searches of a histogram fit without categorical
     features read no fixed-point weight by row; :func:`node_fixed_weights`
-    sums them from the weights).
+    sums them from the weights); ``by_feature=False`` leaves ``X_by_feature``
+    None (a histogram fit whose rows live elsewhere, which give the random draws
+    their ranges: :data:`~climbing_trees._levelwise._binned_rows.ROWS_SOURCE`).
     """
     check_training_rows(X)
     # Read in place: a C- or Fortran-ordered float array (a DataFrame's float
@@ -173,7 +175,8 @@ def fit_data(
     # (a transposed copy, padded at row n with -inf: never above its left
     # neighbour); the other searches read X in place.
     X_by_feature = None
-    if options["random_splits"] is not None or criterion == "absolute_error":
+    by_feature = options.pop("by_feature", True)
+    if by_feature and (options["random_splits"] is not None or criterion == "absolute_error"):
         X_by_feature = np.empty((d, n + 1))
         X_by_feature[:, :n] = X.T
         X_by_feature[:, n] = -np.inf
