@@ -27,7 +27,15 @@ from __future__ import annotations
 import numpy as np
 
 from ._choice import gate, near_add
-from ._rules import allowed_split, bounds, jit, midpoint, missing_left_of, refused_side
+from ._rules import (
+    allowed_split,
+    bounds,
+    jit,
+    midpoint,
+    missing_left_of,
+    refused_side,
+    tie_tolerance,
+)
 from ._scores import ENTROPY, POISSON, gain, poisson_side, xlogx
 
 
@@ -190,64 +198,6 @@ def scan_sorted(
 
 
 @jit
-def _left_sums_one(rows, values, s, t, side, w, q, q_unit, read_w, phi):
-    """Weight, fixed-point weight, rows, rows of positive weight and ``phi`` sum sent
-    left by threshold ``t`` of the feature whose values (in the order of ``rows``) are
-    ``values[s]`` (one statistic; :func:`drawn_thresholds`).  Unread weights are 1
-    and their fixed-point weights ``q_unit``."""
-    wl = 0.0
-    ql = 0.0
-    nl = 0
-    pl = 0
-    s0 = 0.0
-    for i in range(rows.shape[0]):
-        row = rows[i]
-        weight = w[row] if read_w else 1.0
-        fixed = q[row] if read_w else q_unit
-        x = values[s, i]
-        below = side if np.isnan(x) else x <= t
-        b = 1.0 if below else 0.0
-        nb = 1 if below else 0
-        wl += b * weight
-        ql += b * fixed
-        nl += nb
-        pl += nb * (1 if weight > 0.0 else 0)  # no `and`: it would branch on the side
-        s0 += b * phi[row, 0]
-    return wl, ql, nl, pl, s0
-
-
-@jit
-def _left_sums(rows, values, s, t, side, w, q, classes, cls, offsets, phi, n_out, out):
-    """:func:`_left_sums_one` for classes or several statistics, summed into ``out``."""
-    wl = 0.0
-    ql = 0.0
-    nl = 0
-    pl = 0
-    m = out.shape[0]
-    single_class = classes and n_out == 1
-    for i in range(rows.shape[0]):
-        row = rows[i]
-        weight = w[row]
-        x = values[s, i]
-        below = side if np.isnan(x) else x <= t
-        b = 1.0 if below else 0.0
-        nb = 1 if below else 0
-        wl += b * weight
-        ql += b * q[row]
-        nl += nb
-        pl += nb * (1 if weight > 0.0 else 0)
-        if single_class:
-            out[cls[row, 0]] += b * weight
-        elif classes:  # written out: a call with array arguments per row costs more
-            for o in range(n_out):
-                out[offsets[o] + cls[row, o]] += b * weight
-        else:
-            for c in range(m):
-                out[c] += b * phi[row, c]
-    return wl, ql, nl, pl
-
-
-@jit
 def _side_values(rows, values, s, t, side, vy, w):
     """The values (``vy`` sums over weights) of the two sides of threshold ``t``,
     each side summed in index order: the children's own values, as
@@ -307,16 +257,66 @@ def drawn_thresholds(
     q_unit = q[rows[0]] if n > 0 else 0.0  # every row's, when the weights are unit
     for f in range(n_drawn):
         j = features[f]
+        s = slot_of[j]
+        t = thresholds[j]
+        side = sides[j]
         for c in range(m):
             sums[j, c] = 0.0
-        if scalar:  # one loop per case: a loop with the others' branches runs 3 times slower
-            wl, ql, nl, pl, s0 = _left_sums_one(rows, values, slot_of[j], thresholds[j],
-                                                sides[j], w, q, q_unit, read_w, phi)  # fmt: skip
+        if not read_w:  # unit weights, one statistic: the count and the sum of phi
+            nl = 0
+            s0 = 0.0
+            for i in range(n):
+                x = values[s, i]
+                below = side if np.isnan(x) else x <= t
+                nl += 1 if below else 0
+                s0 += (1.0 if below else 0.0) * phi[rows[i], 0]
+            # Sums of ones and of one power of two: exact, as the counts.
+            wl, ql, pl = float(nl), nl * q_unit, nl
             sums[j, 0] = s0
-        else:
-            wl, ql, nl, pl = _left_sums(rows, values, slot_of[j], thresholds[j], sides[j], w,
-                                        q, classes, cls, offsets, phi, n_out,
-                                        sums[j])  # fmt: skip
+        elif scalar:  # one loop per case: a loop with the others' branches runs slower
+            wl = 0.0
+            ql = 0.0
+            nl = 0
+            pl = 0
+            s0 = 0.0
+            for i in range(n):
+                row = rows[i]
+                weight = w[row]
+                x = values[s, i]
+                below = side if np.isnan(x) else x <= t
+                b = 1.0 if below else 0.0
+                nb = 1 if below else 0
+                wl += b * weight
+                ql += b * q[row]
+                nl += nb
+                pl += nb * (1 if weight > 0.0 else 0)  # no `and`: it would branch on the side
+                s0 += b * phi[row, 0]
+            sums[j, 0] = s0
+        else:  # classes, or several statistics, into the feature's row of sums
+            wl = 0.0
+            ql = 0.0
+            nl = 0
+            pl = 0
+            single_class = classes and n_out == 1
+            for i in range(n):
+                row = rows[i]
+                weight = w[row]
+                x = values[s, i]
+                below = side if np.isnan(x) else x <= t
+                b = 1.0 if below else 0.0
+                nb = 1 if below else 0
+                wl += b * weight
+                ql += b * q[row]
+                nl += nb
+                pl += nb * (1 if weight > 0.0 else 0)
+                if single_class:
+                    sums[j, cls[row, 0]] += b * weight
+                elif classes:  # written out: a call with array arguments per row costs more
+                    for o in range(n_out):
+                        sums[j, offsets[o] + cls[row, o]] += b * weight
+                else:
+                    for c in range(m):
+                        sums[j, c] += b * phi[row, c]
         w_left[j] = wl
         q_sides[j] = ql
         n_left[j] = nl
@@ -335,10 +335,22 @@ def drawn_thresholds(
             )
             if not allowed_split(cst[j], value_left, value_right, lower, upper):
                 continue
-        g = gain(criterion, sums[j], extra, False, total, wl, w_right, n_out)
+        if criterion == POISSON or criterion == ENTROPY:
+            g = gain(criterion, sums[j], extra, False, total, wl, w_right, n_out)
+        else:  # Gini and squared error, gain's loop written out (no call per feature)
+            sq_left = 0.0
+            sq_right = 0.0
+            for c in range(m):
+                left = sums[j, c] + 0.0 * extra[c]
+                right = total[c] - left
+                sq_left += left * left
+                sq_right += right * right
+            g = sq_left / wl + sq_right / w_right
         score = (constant - g) / scale
         if not np.isfinite(score):
             continue
+        if np.isfinite(best) and not score <= best + 2.0 * (tie_tolerance(impurity, best) + slack):
+            continue  # near_add's own test, without its call
         goes = missing_left_of(1 if has_missing[j] else 0, sides[j], nl, n)
         near, count, best = near_add(
             near, count, best, impurity, slack, score, j, thresholds[j], j, goes, nl, wl,
