@@ -237,9 +237,9 @@ def drawn_thresholds(
     output) or ``acc`` (classes, several statistics): a row going left adds
     its statistics and its fixed-point weight ``q``, a row going right adds
     0.0 (no branch on an unpredictable side), which leaves every sum as it
-    was.  ``unit``: every weight is 1; with one statistic only the rows sent
-    left and their ``phi`` are summed (the weights and fixed-point weights
-    sent left are then the count times 1 and times ``q``, exact).  A
+    was.  ``unit``: every weight is 1, so the weights and fixed-point weights
+    sent left are the count of rows sent left times 1 and times ``q`` (exact
+    sums), and with one statistic only that count and ``phi`` are summed.  A
     candidate is refused when a side has fewer than ``msl`` rows, no row of
     positive weight (counted), no fixed-point weight or less than ``low``
     (:func:`._rules.refused_side`), or an infinite score
@@ -311,6 +311,23 @@ def drawn_thresholds(
                 pl += nb * (1 if weight > 0.0 else 0)  # no `and`: it would branch on the side
                 s0 += b * phi[row, 0]
             acc[0] = s0
+        elif unit and classes:  # the weights sent left are the count times 1 and times q
+            for c in range(m):
+                acc[c] = 0.0
+            nl = 0
+            for i in range(n):
+                row = rows[i]
+                weight = w[row]  # 1.0, read: the compiler branches on the side otherwise
+                x = values[s, i]
+                below = side if np.isnan(x) else x <= t
+                b = 1.0 if below else 0.0
+                nl += 1 if below else 0
+                if single_class:
+                    acc[cls[row, 0]] += b * weight
+                else:
+                    for o in range(n_out):
+                        acc[offsets[o] + cls[row, o]] += b * weight
+            wl, ql, pl = float(nl), nl * q_unit, nl
         else:  # classes, or several statistics, into acc
             for c in range(m):
                 acc[c] = 0.0
