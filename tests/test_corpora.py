@@ -1,18 +1,22 @@
 """The builders grow the saved corpora of trees bit for bit.
 
-``tests/levelwise_corpus.py`` and ``tests/hist_corpus.py`` make every problem
-from its seed and hash each array of its tree (the histogram corpus, its
-predictions too); ``tests/corpus/levelwise_trees.json`` holds the hashes of
-the trees grown before the level-wise builder was cut into pieces, and
+``tests/levelwise_corpus.py``, ``tests/hist_corpus.py`` and
+``tests/compiled_corpus.py`` make every problem from its seed and hash each
+array of its tree (the histogram corpus, its predictions too);
+``tests/corpus/levelwise_trees.json`` holds the hashes of the trees grown
+before the level-wise builder was cut into pieces,
 ``tests/corpus/hist_trees.json`` those recorded before the histogram fit's
-memory was cut.  A change that alters any bit of any tree fails here, naming
-the corpus, the problem and the array.
+memory was cut, and ``tests/corpus/compiled_trees.json`` those of the compiled
+builder recorded before its random splitter was made faster.  A change
+that alters any bit of any tree fails here, naming the corpus, the problem
+and the array.
 """
 
 from __future__ import annotations
 
 import json
 
+import compiled_corpus
 import hist_corpus
 import levelwise_corpus
 import pytest
@@ -21,6 +25,7 @@ import pytest
 CORPORA = {
     "levelwise": (levelwise_corpus, lambda grow: levelwise_corpus.tree_hashes(grow())),
     "hist": (hist_corpus, lambda grow: grow()),
+    "compiled": (compiled_corpus, lambda grow: grow()),
 }
 SAVED = {name: json.loads(module.PATH.read_text()) for name, (module, _) in CORPORA.items()}
 GROW = {name: module.problems() for name, (module, _) in CORPORA.items()}

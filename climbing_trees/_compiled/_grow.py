@@ -24,6 +24,7 @@ The random splitter sorts nothing: one drawn threshold per feature
 
 from __future__ import annotations
 
+import numba
 import numpy as np
 
 from .._criteria import (
@@ -71,6 +72,12 @@ from ._scores import (
 from ._support import compiled_refusal
 
 _ONE = np.uint64(1)
+
+#: For functions that allocate nothing and call no function with array arguments,
+#: and whose views do not outlive them: compiled without numba's reference counts
+#: (NRT), which count each array argument up at the call and down at the return,
+#: two atomic operations per array and call.
+_counted_once = numba.njit(cache=True, nogil=True, _nrt=False)
 
 
 def grow_tree_compiled(
@@ -270,32 +277,7 @@ def _presorted(X: np.ndarray) -> np.ndarray:
     return order
 
 
-@jit
-def _feature_range(j, rows, Xf, rs, cs, values, slot):
-    """Smallest and largest present value of feature ``j`` over ``rows``, and any missing.
-
-    :func:`climbing_trees._random.feature_ranges` for one node and feature
-    (NaN bounds when no value is present).  The values read are kept in
-    ``values[slot]``, in the order of ``rows``: the random splitter's sums
-    read them there, contiguous, instead of reading ``X`` again.
-    """
-    lo = np.inf
-    hi = -np.inf
-    missing = False
-    for i in range(rows.shape[0]):
-        x = Xf[rows[i] * rs + j * cs]
-        values[slot, i] = x
-        if np.isnan(x):
-            missing = True
-        else:
-            lo = min(lo, x)
-            hi = max(hi, x)
-    if lo > hi:
-        return np.nan, np.nan, missing
-    return lo, hi, missing
-
-
-@jit
+@_counted_once
 def _draw(
     key, d, max_features, rows, Xf, rs, cs, lo, hi, missing, known, mask, u, taken, values,
     slot_of, keep, inherited, order,
@@ -327,25 +309,12 @@ def _draw(
     for j in range(d):
         known[j] = False
         mask[j] = False
-    if max_features >= d:  # every range, one feature at a time (scalar bounds)
-        for j in range(d):
-            if track and constants & (_ONE << np.uint64(j)):
-                continue  # constant at an ancestor
-            lo[j], hi[j], missing[j] = _feature_range(j, rows, Xf, rs, cs, values, slot)
-            known[j] = True
-            constant = np.isnan(lo[j]) or (narrow_range(lo[j], hi[j]) and not missing[j])
-            mask[j] = not constant
-            slot_of[j] = slot
-            if keep and not constant:
-                slot += 1
-            if track and constant:
-                constants |= _ONE << np.uint64(j)
-        return constants
     # The first max_features in the order of the draws, in that order, in one pass:
     # order[:k] holds the k smallest draws so far (a later feature passes an equal
-    # draw only if it is smaller, so ties keep the lower feature first).
+    # draw only if it is smaller, so ties keep the lower feature first).  Every
+    # feature, in order, when max_features >= d (no draw).
     k = 0
-    for j in range(d):
+    for j in range(d if max_features < d else 0):
         u[j] = uniform(key, FEATURES, j)
         taken[j] = False
         if k < max_features or u[j] < u[order[k - 1]]:
@@ -356,6 +325,10 @@ def _draw(
                 order[i] = order[i - 1]
                 i -= 1
             order[i] = j
+    if max_features >= d:
+        k = d
+        for j in range(d):
+            order[j] = j
     for i in range(k):
         taken[order[i]] = True
     found = False
@@ -372,7 +345,22 @@ def _draw(
             break
         if track and constants & (_ONE << np.uint64(j)):
             continue  # constant at an ancestor
-        lo[j], hi[j], missing[j] = _feature_range(j, rows, Xf, rs, cs, values, slot)
+        # The range, written out (a call per feature costs more than a small node):
+        # the smallest and largest present value, NaN bounds when none is present.
+        lo_j = np.inf
+        hi_j = -np.inf
+        missing_j = False
+        for i in range(rows.shape[0]):
+            x = Xf[rows[i] * rs + j * cs]
+            values[slot, i] = x
+            if np.isnan(x):
+                missing_j = True
+            else:
+                lo_j = min(lo_j, x)
+                hi_j = max(hi_j, x)
+        if lo_j > hi_j:
+            lo_j, hi_j = np.nan, np.nan
+        lo[j], hi[j], missing[j] = lo_j, hi_j, missing_j
         known[j] = True
         constant = np.isnan(lo[j]) or (narrow_range(lo[j], hi[j]) and not missing[j])
         if track and constant:
@@ -481,6 +469,27 @@ def _partition(piece, goes_left, buffer):
             buffer[n_right] = row
             n_right += 1
     piece[n_left:] = buffer[:n_right]
+    return n_left
+
+
+@_counted_once
+def _partition_kept(piece, values, slot, t, missing_left, buffer):
+    """:func:`_partition` of ``piece`` by threshold ``t`` of the feature whose values
+    (in the order of ``piece``) are ``values[slot]``: rows with ``x <= t`` left,
+    missing ones to ``missing_left``'s side; returns the count sent left."""
+    n_left = 0
+    n_right = 0
+    for i in range(piece.shape[0]):
+        row = piece[i]
+        x = values[slot, i]
+        if missing_left if np.isnan(x) else x <= t:
+            piece[n_left] = row
+            n_left += 1
+        else:
+            buffer[n_right] = row
+            n_right += 1
+    for i in range(n_right):  # a loop: a slice assignment may allocate (NRT)
+        piece[n_left + i] = buffer[i]
     return n_left
 
 
@@ -631,14 +640,8 @@ def _grow_nodes(
     slot_of = np.zeros(d, dtype=np.intp)
     taken = np.zeros(d, dtype=np.bool_)
     draw_order = np.empty(d, dtype=np.intp)
-    drawn = np.empty(d, dtype=np.intp)  # the random splitter's drawn features
-    t_drawn = np.empty(d)
+    t_drawn = np.empty(d)  # the random splitter's thresholds and missing sides
     s_drawn = np.zeros(d, dtype=np.bool_)
-    sums = np.zeros((d if random_splitter else 1, n_stats))
-    w_sides = np.zeros(d)
-    q_sides = np.zeros(d)
-    n_sides = np.zeros(d, dtype=np.intp)
-    p_sides = np.zeros(d, dtype=np.intp)
     near = near_empty(n_stats)
     right_stats = np.empty(n_stats)
     # The stack: start, stop, depth, parent, is-left, key.
@@ -712,29 +715,19 @@ def _grow_nodes(
             )  # fmt: skip
         n_near = 0
         best = np.inf
-        n_positive = 0
         slack = gain_slack(criterion, node_weight, n_out) if classes else 0.0
         if random_splitter:
-            if unit:
-                n_positive = size
-            else:
-                for i in range(size):
-                    if w[here[i]] > 0.0:
-                        n_positive += 1
-            n_drawn = 0
             for j in range(d):
                 if mask[j]:
-                    drawn[n_drawn] = j
-                    n_drawn += 1
                     t_drawn[j] = random_threshold(uniform(key, THRESHOLDS, j), lo[j], hi[j])
                     # missing_sides: the coin where the present values differ, else
-                    # right (every present row goes left of the threshold lo).
-                    s_drawn[j] = uniform(key, MISSING, j) < 0.5 and lo[j] < hi[j]
+                    # right (every present row goes left of the threshold lo).  Drawn
+                    # only where a row misses the feature: elsewhere no row reads it.
+                    s_drawn[j] = has_missing[j] and uniform(key, MISSING, j) < 0.5 and lo[j] < hi[j]
             near, n_near, best = drawn_thresholds(
-                here, drawn, n_drawn, t_drawn, s_drawn, has_missing, kept, slot_of, w, unit,
-                classes, cls, offsets, phi, n_out, criterion, total, node_weight, n_positive,
-                node_impurity, constant, scale, slack, msl, q, q_node, low, sums, w_sides,
-                q_sides, n_sides, p_sides, extra, near, n_near, best, cst, lower, upper, vy,
+                here, mask, t_drawn, s_drawn, has_missing, kept, slot_of, w, unit, cls, offsets,
+                phi, criterion, total, node_weight, node_impurity, constant, scale, msl, q,
+                q_node, low, acc, extra, near, cst, lower, upper, vy,
             )  # fmt: skip
         for j in range(d):
             if random_splitter or not mask[j]:
@@ -781,11 +774,14 @@ def _grow_nodes(
         feature[node] = f
         threshold[node] = t
         missing_left[node] = to_left
-        for i in range(size):
-            row = here[i]
-            x = Xf[row * rs + f * cs]
-            goes_left[row] = to_left if np.isnan(x) else x <= t
-        n_left = _partition(here, goes_left, buffer)
+        if random_splitter:  # the winner's values are kept (_draw): route as they are read
+            n_left = _partition_kept(here, kept, slot_of[f], t, to_left, buffer)
+        else:
+            for i in range(size):
+                row = here[i]
+                x = Xf[row * rs + f * cs]
+                goes_left[row] = to_left if np.isnan(x) else x <= t
+            n_left = _partition(here, goes_left, buffer)
         if n_left != int(near[winner, N_LEFT]) or n_left == 0 or n_left == size:
             raise RuntimeError("grow_tree_compiled routed rows unlike its search: a bug.")
         if presorted:

@@ -27,8 +27,16 @@ from __future__ import annotations
 import numpy as np
 
 from ._choice import gate, near_add
-from ._rules import allowed_split, bounds, jit, midpoint, missing_left_of, refused_side
-from ._scores import ENTROPY, POISSON, gain, poisson_side, xlogx
+from ._rules import (
+    allowed_split,
+    bounds,
+    jit,
+    midpoint,
+    missing_left_of,
+    refused_side,
+    tie_tolerance,
+)
+from ._scores import ENTROPY, GINI, POISSON, gain, gain_slack, poisson_side, xlogx
 
 
 @jit
@@ -190,64 +198,6 @@ def scan_sorted(
 
 
 @jit
-def _left_sums_one(rows, values, s, t, side, w, q, q_unit, read_w, phi):
-    """Weight, fixed-point weight, rows, rows of positive weight and ``phi`` sum sent
-    left by threshold ``t`` of the feature whose values (in the order of ``rows``) are
-    ``values[s]`` (one statistic; :func:`drawn_thresholds`).  Unread weights are 1
-    and their fixed-point weights ``q_unit``."""
-    wl = 0.0
-    ql = 0.0
-    nl = 0
-    pl = 0
-    s0 = 0.0
-    for i in range(rows.shape[0]):
-        row = rows[i]
-        weight = w[row] if read_w else 1.0
-        fixed = q[row] if read_w else q_unit
-        x = values[s, i]
-        below = side if np.isnan(x) else x <= t
-        b = 1.0 if below else 0.0
-        nb = 1 if below else 0
-        wl += b * weight
-        ql += b * fixed
-        nl += nb
-        pl += nb * (1 if weight > 0.0 else 0)  # no `and`: it would branch on the side
-        s0 += b * phi[row, 0]
-    return wl, ql, nl, pl, s0
-
-
-@jit
-def _left_sums(rows, values, s, t, side, w, q, classes, cls, offsets, phi, n_out, out):
-    """:func:`_left_sums_one` for classes or several statistics, summed into ``out``."""
-    wl = 0.0
-    ql = 0.0
-    nl = 0
-    pl = 0
-    m = out.shape[0]
-    single_class = classes and n_out == 1
-    for i in range(rows.shape[0]):
-        row = rows[i]
-        weight = w[row]
-        x = values[s, i]
-        below = side if np.isnan(x) else x <= t
-        b = 1.0 if below else 0.0
-        nb = 1 if below else 0
-        wl += b * weight
-        ql += b * q[row]
-        nl += nb
-        pl += nb * (1 if weight > 0.0 else 0)
-        if single_class:
-            out[cls[row, 0]] += b * weight
-        elif classes:  # written out: a call with array arguments per row costs more
-            for o in range(n_out):
-                out[offsets[o] + cls[row, o]] += b * weight
-        else:
-            for c in range(m):
-                out[c] += b * phi[row, c]
-    return wl, ql, nl, pl
-
-
-@jit
 def _side_values(rows, values, s, t, side, vy, w):
     """The values (``vy`` sums over weights) of the two sides of threshold ``t``,
     each side summed in index order: the children's own values, as
@@ -272,76 +222,165 @@ def _side_values(rows, values, s, t, side, vy, w):
 
 @jit
 def drawn_thresholds(
-    rows, features, n_drawn, thresholds, sides, has_missing, values, slot_of, w, unit, classes,
-    cls, offsets, phi, n_out, criterion, total, node_weight, n_positive, impurity, constant,
-    scale, slack, msl, q, q_node, low, sums, w_left, q_sides, n_left, positive_left, extra,
-    near, count, best, cst, lower, upper, vy,
+    rows, mask, thresholds, sides, has_missing, values, slot_of, w, unit, cls, offsets, phi,
+    criterion, total, node_weight, impurity, constant, scale, msl, q, q_node, low, acc, extra,
+    near, cst, lower, upper, vy,
 ):  # fmt: skip
     """Offer the one candidate of each drawn feature under its drawn threshold.
 
-    ``features[:n_drawn]`` are the drawn features in increasing order, each
-    with its ``thresholds[j]`` and the side drawn for its missing rows
+    The drawn features are those of ``mask``, offered in increasing order,
+    each with its ``thresholds[j]`` and the side drawn for its missing rows
     (``sides[j]``); ``values[slot_of[j]]`` holds its values at the node's
     rows, kept by the pass that found its range (contiguous: ``X`` is not
     read again).  One pass over the node's rows per feature, in index order
     (as ``grow_tree`` sums them), with scalar sums (regression with one
-    output) or the feature's row of ``sums`` (classes): a row going left
-    adds its statistics and its fixed-point weight ``q``, a row going right
-    adds 0.0 (no branch on an unpredictable side), which leaves every sum as
-    it was.  ``unit``: every weight is 1 (not read; its fixed-point weight is
-    the same for every row).  A candidate is refused when a side has fewer
-    than ``msl`` rows, no row of positive weight (counted), no fixed-point
-    weight or less than ``low`` (:func:`._rules.refused_side`), or an
-    infinite score
+    output) or ``acc`` (classes, several statistics): a row going left adds
+    its statistics and its fixed-point weight ``q``, a row going right adds
+    0.0 (no branch on an unpredictable side), which leaves every sum as it
+    was.  ``unit``: every weight is 1, so the weights and fixed-point weights
+    sent left are the count of rows sent left times 1 and times ``q`` (exact
+    sums), and with one statistic only that count and ``phi`` are summed.  A
+    candidate is refused when a side has fewer than ``msl`` rows, no row of
+    positive weight (counted), no fixed-point weight or less than ``low``
+    (:func:`._rules.refused_side`), or an infinite score
     (:func:`climbing_trees._random.threshold_scores`), and, on a feature with a
     monotonic constraint (``cst[j]``, the builders' sign), where the
     children's values break it or the node's bounds ``[lower, upper]``
     (:func:`._rules.allowed_split`; the values from :func:`_side_values`).
+    ``near`` is the node's empty near list; returns it, its length and the
+    lowest score.
+
+    Measured, the loops are written out here and the arguments are kept to
+    at most 30: each array passed to a compiled function costs two atomic
+    reference counts, and a call of more than 30 arguments (Python's
+    ``CALL_FUNCTION_EX``) packs them in a tuple, which counts every array
+    again; a call per feature (a sum, a gain) cost more than a small node.
     """
     n = rows.shape[0]
-    m = sums.shape[1]
+    m = acc.shape[0]
+    n_out = offsets.shape[0] - 1
+    classes = criterion == GINI or criterion == ENTROPY
+    slack = gain_slack(criterion, node_weight, n_out) if classes else 0.0
     scalar = not classes and m == 1
     # Unit weights are read anyway where classes are summed: measured, the
     # compiler branches on the side there otherwise (a mispredicted branch per row).
     read_w = not (unit and scalar)
     q_unit = q[rows[0]] if n > 0 else 0.0  # every row's, when the weights are unit
-    for f in range(n_drawn):
-        j = features[f]
-        for c in range(m):
-            sums[j, c] = 0.0
-        if scalar:  # one loop per case: a loop with the others' branches runs 3 times slower
-            wl, ql, nl, pl, s0 = _left_sums_one(rows, values, slot_of[j], thresholds[j],
-                                                sides[j], w, q, q_unit, read_w, phi)  # fmt: skip
-            sums[j, 0] = s0
-        else:
-            wl, ql, nl, pl = _left_sums(rows, values, slot_of[j], thresholds[j], sides[j], w,
-                                        q, classes, cls, offsets, phi, n_out,
-                                        sums[j])  # fmt: skip
-        w_left[j] = wl
-        q_sides[j] = ql
-        n_left[j] = nl
-        positive_left[j] = pl
-    for f in range(n_drawn):
-        j = features[f]
-        nl, pl, wl = n_left[j], positive_left[j], w_left[j]
+    n_positive = n
+    if not unit:
+        n_positive = 0
+        for i in range(n):
+            if w[rows[i]] > 0.0:
+                n_positive += 1
+    count = 0
+    best = np.inf
+    single_class = classes and n_out == 1
+    for j in range(mask.shape[0]):
+        if not mask[j]:
+            continue
+        s = slot_of[j]
+        t = thresholds[j]
+        side = sides[j]
+        if not read_w:  # unit weights, one statistic: the count and the sum of phi
+            nl = 0
+            s0 = 0.0
+            for i in range(n):
+                x = values[s, i]
+                below = side if np.isnan(x) else x <= t
+                nl += 1 if below else 0
+                s0 += (1.0 if below else 0.0) * phi[rows[i], 0]
+            # Sums of ones and of one power of two: exact, as the counts.
+            wl, ql, pl = float(nl), nl * q_unit, nl
+            acc[0] = s0
+        elif scalar:  # one loop per case: a loop with the others' branches runs slower
+            wl = 0.0
+            ql = 0.0
+            nl = 0
+            pl = 0
+            s0 = 0.0
+            for i in range(n):
+                row = rows[i]
+                weight = w[row]
+                x = values[s, i]
+                below = side if np.isnan(x) else x <= t
+                b = 1.0 if below else 0.0
+                nb = 1 if below else 0
+                wl += b * weight
+                ql += b * q[row]
+                nl += nb
+                pl += nb * (1 if weight > 0.0 else 0)  # no `and`: it would branch on the side
+                s0 += b * phi[row, 0]
+            acc[0] = s0
+        elif unit and classes:  # the weights sent left are the count times 1 and times q
+            for c in range(m):
+                acc[c] = 0.0
+            nl = 0
+            for i in range(n):
+                row = rows[i]
+                weight = w[row]  # 1.0, read: the compiler branches on the side otherwise
+                x = values[s, i]
+                below = side if np.isnan(x) else x <= t
+                b = 1.0 if below else 0.0
+                nl += 1 if below else 0
+                if single_class:
+                    acc[cls[row, 0]] += b * weight
+                else:
+                    for o in range(n_out):
+                        acc[offsets[o] + cls[row, o]] += b * weight
+            wl, ql, pl = float(nl), nl * q_unit, nl
+        else:  # classes, or several statistics, into acc
+            for c in range(m):
+                acc[c] = 0.0
+            wl = 0.0
+            ql = 0.0
+            nl = 0
+            pl = 0
+            for i in range(n):
+                row = rows[i]
+                weight = w[row]
+                x = values[s, i]
+                below = side if np.isnan(x) else x <= t
+                b = 1.0 if below else 0.0
+                nb = 1 if below else 0
+                wl += b * weight
+                ql += b * q[row]
+                nl += nb
+                pl += nb * (1 if weight > 0.0 else 0)
+                if single_class:
+                    acc[cls[row, 0]] += b * weight
+                elif classes:  # written out: a call with array arguments per row costs more
+                    for o in range(n_out):
+                        acc[offsets[o] + cls[row, o]] += b * weight
+                else:
+                    for c in range(m):
+                        acc[c] += b * phi[row, c]
         if nl < msl or n - nl < msl or pl == 0 or pl >= n_positive:
             continue
         w_right = node_weight - wl
-        if refused_side(q_sides[j], q_node - q_sides[j], low) or not w_right > 0.0:
+        if refused_side(ql, q_node - ql, low) or not w_right > 0.0:
             continue
         if cst[j] != 0:
-            value_left, value_right = _side_values(
-                rows, values, slot_of[j], thresholds[j], sides[j], vy, w
-            )
+            value_left, value_right = _side_values(rows, values, s, t, side, vy, w)
             if not allowed_split(cst[j], value_left, value_right, lower, upper):
                 continue
-        g = gain(criterion, sums[j], extra, False, total, wl, w_right, n_out)
+        if criterion == POISSON or criterion == ENTROPY:
+            g = gain(criterion, acc, extra, False, total, wl, w_right, n_out)
+        else:  # Gini and squared error: gain's loop, written out (no call per feature)
+            sq_left = 0.0
+            sq_right = 0.0
+            for c in range(m):
+                left = acc[c] + 0.0 * extra[c]
+                right = total[c] - left
+                sq_left += left * left
+                sq_right += right * right
+            g = sq_left / wl + sq_right / w_right
         score = (constant - g) / scale
         if not np.isfinite(score):
             continue
-        goes = missing_left_of(1 if has_missing[j] else 0, sides[j], nl, n)
+        if np.isfinite(best) and not score <= best + 2.0 * (tie_tolerance(impurity, best) + slack):
+            continue  # near_add's own test, without its call
+        goes = missing_left_of(1 if has_missing[j] else 0, side, nl, n)
         near, count, best = near_add(
-            near, count, best, impurity, slack, score, j, thresholds[j], j, goes, nl, wl,
-            sums[j], extra, 0.0,
+            near, count, best, impurity, slack, score, j, t, j, goes, nl, wl, acc, extra, 0.0,
         )  # fmt: skip
     return near, count, best
