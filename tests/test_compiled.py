@@ -137,6 +137,30 @@ def test_same_tree_with_random_draws(seed, criterion, splitter, max_features):
         assert_equivalent(same, fast)
 
 
+@pytest.mark.parametrize("criterion", ["gini", "squared_error"])
+def test_presorted_fit_sorting_small_subtrees_grows_the_same_tree(criterion):
+    # With features drawn, the orders stop being partitioned where both children
+    # have at most INSERTION_RUN rows; their subtrees sort by insertion (stably),
+    # on ties, NaN and float weights, the oracle's tree.
+    from climbing_trees._compiled._grow import INSERTION_RUN, _switch_size
+
+    rng = np.random.default_rng(17)
+    n, d = 700, 6
+    X = rng.integers(0, 6, size=(n, d)).astype(float)
+    X[rng.random(X.shape) < 0.1] = np.nan
+    Y = (rng.integers(0, 4, size=(n, 1)).astype(float) if criterion == "squared_error"
+         else ct.one_hot(rng.integers(0, 3, size=n), 3))  # fmt: skip
+    w = rng.uniform(0.1, 3.0, size=n)
+    randomness = RandomSplits(2, "best", 23)
+    assert _switch_size(d, randomness) == INSERTION_RUN and _switch_size(d, None) == 0
+    fast = both(X, Y, w, criterion, random_splits=randomness)
+    assert np.sum(fast.n_node_samples <= INSERTION_RUN) > 50  # subtrees that sorted
+    for presort in (True, False):
+        same = grow_tree_compiled(X, Y, w, criterion=criterion, random_splits=randomness,
+                                  presort=presort)  # fmt: skip
+        assert_equivalent(same, fast)
+
+
 def test_float32_narrow_features_are_constant_under_draws():
     rng = np.random.default_rng(3)
     X = np.column_stack([1.0 + rng.integers(0, 2, 60) * 2e-8, rng.normal(size=60)])

@@ -13,7 +13,10 @@ see :func:`presorts`):
 - *presorted*: every feature's rows are sorted once at the root
   (``order[j]``, stable, NaN last) and each split partitions every feature's
   piece stably, so a node's piece of ``order[j]`` is its rows sorted by
-  feature ``j`` and no feature is sorted again (chapter 11's orders);
+  feature ``j`` and no feature is sorted again (chapter 11's orders); with
+  ``max_features``, the small subtrees stop partitioning them and sort their
+  few searched features instead, by insertion, into the same pieces
+  (:func:`_switch_size`);
 - *sorted per node*: each searched feature's rows are sorted at the node.
   This wins when a node searches few of many features (``max_features``):
   the presorted orders would move every feature's rows at every split.
@@ -70,6 +73,8 @@ from ._scores import (
 from ._support import compiled_refusal
 
 _ONE = np.uint64(1)
+#: :func:`_sort_pairs` sorts pieces of at most this many rows by insertion, stably.
+INSERTION_RUN = 16
 
 
 def grow_tree_compiled(
@@ -198,6 +203,7 @@ def grow_tree_compiled(
         randomness, random_splits.max_features if randomness else d,
         randomness and random_splits.splitter == "random",
         np.uint64(random_splits.key if randomness else 0), bool(presort), order,
+        _switch_size(d, random_splits),
         bool(np.all(w == 1.0)), constrained, cst, vy,
     )  # fmt: skip
     left, right, feature, threshold, value, impurity, n_node, w_node, missing_left = nodes
@@ -229,6 +235,26 @@ def presorts(n: int, d: int, random_splits: RandomSplits | None) -> bool:
     if random_splits is None:
         return True
     return random_splits.splitter == "best" and d <= 6 * random_splits.max_features
+
+
+def _switch_size(d: int, random_splits: RandomSplits | None) -> int:
+    """The child size at or below which a presorted fit stops partitioning its orders.
+
+    Where a node searches fewer features than there are (``max_features``),
+    a split whose children both have at most :data:`INSERTION_RUN` rows
+    leaves the orders as they are, and its subtree sorts each searched
+    feature at each node: by insertion, stable, so the sorted rows are the
+    node's pieces of the presorted orders, row for row (the same tree), and
+    sorting the few searched features costs less than partitioning every
+    feature's order.  Measured on 20,000 x 8 regression, 2 features drawn:
+    94.9 against 98.6 ms; 20,000 x 20 classification, 4 drawn: 101.8
+    against 104.5 ms.  Where every feature is searched the partitions cost
+    less (20,000 x 8 regression: 188 ms partitioning down to the leaves, 203
+    switching at 16 rows): 0, never.
+    """
+    if random_splits is not None and random_splits.max_features < d:
+        return INSERTION_RUN
+    return 0
 
 
 def _class_codes(Y: np.ndarray, offsets: np.ndarray) -> np.ndarray:
@@ -417,7 +443,8 @@ def _sort_pairs(values, rows, start, stop):
     Quicksort with three-way partitions (runs of equal values, common in
     real features, are done in one pass; the median of three is the pivot;
     the smaller part first, so the stack stays logarithmic) down to runs of
-    16, then insertion sort: no allocation.  Equal values may leave their
+    :data:`INSERTION_RUN`, then insertion sort (stable): no allocation.
+    Above that, equal values may leave their
     index order: only the order of additions of tied rows changes, by
     rounding, which the tie rule's tolerance absorbs (the tests compare
     these trees with the presorted ones and grow_tree's).
@@ -428,7 +455,7 @@ def _sort_pairs(values, rows, start, stop):
     while top > 0:
         top -= 1
         lo, hi = stack[top, 0], stack[top, 1]
-        while hi - lo > 16:
+        while hi - lo > INSERTION_RUN:
             a, b, c = values[lo], values[(lo + hi) // 2], values[hi - 1]
             pivot = max(min(a, b), min(max(a, b), c))  # the median of three
             lt, i, gt = lo, lo, hi
@@ -581,7 +608,7 @@ def _mean(rows, vy, w, unit):
 def _grow_nodes(
     Xf, rs, cs, n, d, criterion, n_out, classes, cls, offsets, Y, w, phi, n_stats,
     max_depth, min_samples_split, msl, q, low, mid, randomness, max_features,
-    random_splitter, root_key, presorted, order, unit, constrained, cst, vy,
+    random_splitter, root_key, presorted, order, switch, unit, constrained, cst, vy,
 ):  # fmt: skip
     """The depth-first loop; returns the tree's arrays (see the module docstring).
 
@@ -645,11 +672,13 @@ def _grow_nodes(
     s_left = np.empty(stack_size, dtype=np.bool_)
     s_key = np.empty(stack_size, dtype=np.uint64)
     s_constants = np.zeros(stack_size, dtype=np.uint64)
+    s_ordered = np.zeros(stack_size, dtype=np.bool_)  # the node's pieces of order hold
     s_lower = np.full(stack_size, -np.inf)  # the nodes' bounds (monotonic constraints)
     s_upper = np.full(stack_size, np.inf)
     s_start[0], s_stop[0], s_depth[0], s_parent[0], s_left[0] = 0, n, 0, -1, True
     s_key[0] = root_key
     s_constants[0] = 0
+    s_ordered[0] = presorted
     top = 1
     count = 0
     while top > 0:
@@ -658,6 +687,7 @@ def _grow_nodes(
         parent, is_left, key = s_parent[top], s_left[top], s_key[top]
         constants = s_constants[top]  # the features constant at an ancestor (_draw)
         lower, upper = s_lower[top], s_upper[top]
+        ordered = s_ordered[top]
         node = count
         count += 1
         if parent >= 0:
@@ -727,7 +757,7 @@ def _grow_nodes(
         for j in range(d):
             if random_splitter or not mask[j]:
                 continue
-            if presorted:
+            if ordered:
                 piece = order[j, start:stop]
                 n_present = size
                 while n_present > 0 and np.isnan(Xf[piece[n_present - 1] * rs + j * cs]):
@@ -769,7 +799,10 @@ def _grow_nodes(
         n_left = _partition(here, goes_left, buffer)
         if n_left != int(near[winner, N_LEFT]) or n_left == 0 or n_left == size:
             raise RuntimeError("grow_tree_compiled routed rows unlike its search: a bug.")
-        if presorted:
+        # The orders are partitioned while a child is larger than switch; below,
+        # the subtree sorts at each node by insertion (the same pieces: _switch_size).
+        ordered = ordered and max(n_left, size - n_left) > switch
+        if ordered:
             for jj in range(d):
                 _partition(order[jj, start:stop], goes_left, buffer)
         # Rule 2: the children's bounds, from their own values (before clipping).
@@ -786,12 +819,14 @@ def _grow_nodes(
         s_parent[top], s_left[top] = node, False
         s_key[top] = child_key(key, False)
         s_constants[top] = constants
+        s_ordered[top] = ordered
         s_lower[top], s_upper[top] = right_lower, right_upper
         top += 1
         s_start[top], s_stop[top], s_depth[top] = start, start + n_left, depth + 1
         s_parent[top], s_left[top] = node, True
         s_key[top] = child_key(key, True)
         s_constants[top] = constants
+        s_ordered[top] = ordered
         s_lower[top], s_upper[top] = left_lower, left_upper
         top += 1
     return (
