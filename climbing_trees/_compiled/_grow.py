@@ -637,7 +637,13 @@ def _grow_nodes(
     rows = np.arange(n).astype(np.int32)
     goes_left = np.zeros(n, dtype=np.bool_)
     buffer = np.empty(n, dtype=np.int32)
-    srows = np.empty(n, dtype=np.int32)
+    # A node's rows sorted by each feature it searches, where it sorts them itself
+    # (at most min(max_features, d) features: a node searches no more).
+    sorting = not presorted or switch > 0
+    srows = np.empty((min(max_features, d) if sorting else 1, n if sorting else 1), dtype=np.int32)
+    searched = np.empty(d, dtype=np.intp)  # the features scanned at a node, their pieces
+    piece_of = np.empty(d, dtype=np.intp)
+    n_presents = np.empty(d, dtype=np.intp)
     values = np.empty(n)
     total = np.empty(n_stats)
     acc = np.empty(n_stats)
@@ -754,6 +760,7 @@ def _grow_nodes(
                 node_impurity, constant, scale, slack, msl, q, q_node, low, sums, w_sides,
                 q_sides, n_sides, p_sides, extra, near, n_near, best, cst, lower, upper, vy,
             )  # fmt: skip
+        n_searched = 0
         for j in range(d):
             if random_splitter or not mask[j]:
                 continue
@@ -763,18 +770,24 @@ def _grow_nodes(
                 while n_present > 0 and np.isnan(Xf[piece[n_present - 1] * rs + j * cs]):
                     n_present -= 1
             else:
-                piece = srows[:size]
+                piece = srows[n_searched, :size]
                 n_present = _sorted_rows(here, j, Xf, rs, cs, piece, values)
             if n_present == 0:
                 continue
             first_x = Xf[piece[0] * rs + j * cs]
             if n_present == size and narrow_range(first_x, Xf[piece[size - 1] * rs + j * cs]):
                 continue  # constant (rule 6 of _ties) and none missing: no candidate
+            searched[n_searched] = j
+            piece_of[n_searched] = j if ordered else n_searched
+            n_presents[n_searched] = n_present
+            n_searched += 1
+        if n_searched > 0:  # one call for all the features (see scan_sorted)
+            pieces = order[:, start:stop] if ordered else srows[:, :size]
             near, n_near, best = scan_sorted(
-                piece, n_present, j, Xf, rs, cs, w, unit, classes, cls, offsets, phi, n_out,
-                criterion, total, node_weight, node_impurity, constant, scale, slack, msl,
-                q, q_node, low, acc, extra, j * 2 * (n + 1), near, n_near, best, cst[j],
-                lower, upper, vy, vy_total,
+                pieces, piece_of, searched, n_presents, n_searched, Xf, rs, cs, w, unit,
+                classes, cls, offsets, phi, n_out, criterion, total, node_weight,
+                node_impurity, constant, scale, slack, msl, q, q_node, low, acc, extra, n,
+                near, n_near, best, cst, lower, upper, vy, vy_total,
             )  # fmt: skip
         if classes and n_near > 0:  # the numbers grow_tree compares (see _choice)
             best = near_rescore(
