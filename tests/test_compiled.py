@@ -235,6 +235,22 @@ def test_sort_pairs_sorts_values_with_their_rows(seed):
     assert sorted(rows.tolist()) == list(range(n))
 
 
+@pytest.mark.parametrize("seed", range(40))
+def test_presorted_orders_are_a_stable_argsort(seed):
+    # Columns of small integers are sorted as int16 (by radix): the same order.
+    from climbing_trees._compiled._grow import _presorted
+
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(1, 300))
+    X = rng.integers(-5, 5, size=(n, 4)).astype(float)
+    X[:, 1] = rng.integers(-40_000, 40_000, size=n)  # beyond int16
+    X[:, 2] += 0.5 * (rng.random(n) < 0.02)  # now and then a fraction
+    X[rng.random((n, 4)) < 0.1 * (seed % 3)] = [np.nan, np.inf, -0.0, 0.0][seed % 4]
+    X = np.asfortranarray(X) if seed % 2 else X
+    stable = np.stack([np.argsort(X[:, j], kind="stable") for j in range(4)])
+    np.testing.assert_array_equal(_presorted(X), stable)
+
+
 def test_presorts_chooses_by_the_share_of_features_drawn():
     from climbing_trees._compiled import presorts
 

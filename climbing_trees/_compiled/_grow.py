@@ -284,11 +284,25 @@ def _poisson_statistics(Y: np.ndarray, w: np.ndarray) -> np.ndarray:
 
 
 def _presorted(X: np.ndarray) -> np.ndarray:
-    """Every feature's rows by increasing value (stable, NaN last), ``(d, n)`` int32."""
+    """Every feature's rows by increasing value (stable, NaN last), ``(d, n)`` int32.
+
+    A feature of small integers (pixels, counts, ratings) is sorted as int16,
+    which numpy's stable sort orders by radix, in a few passes: the same
+    order, as the values are the same (digits' 64 features: 1.1 ms against
+    3.3 ms).
+    """
     n, d = X.shape
     order = np.empty((d, n), dtype=np.int32)
     for j in range(d):
-        order[j] = np.argsort(X[:, j], kind="stable")
+        column = X[:, j]
+        small = None
+        with np.errstate(invalid="ignore"):  # NaN and inf cast to anything: compared below
+            if np.array_equal(column[:64], column[:64].astype(np.int16)):  # a cheap look
+                small = column.astype(np.int16)
+        if small is not None and np.array_equal(small, column):  # no NaN, fraction, large
+            order[j] = np.argsort(small, kind="stable")
+        else:
+            order[j] = np.argsort(column, kind="stable")
     return order
 
 
@@ -505,6 +519,25 @@ def _partition(piece, goes_left, buffer):
             n_right += 1
     piece[n_left:] = buffer[:n_right]
     return n_left
+
+
+@jit
+def _partition_orders(order, start, stop, goes_left, buffer):
+    """:func:`_partition` of every feature's piece ``order[j, start:stop]``, in one call
+    (a call with array arguments costs more than partitioning a small piece)."""
+    for j in range(order.shape[0]):
+        n_left = 0
+        n_right = 0
+        for i in range(start, stop):
+            row = order[j, i]
+            if goes_left[row]:
+                order[j, start + n_left] = row
+                n_left += 1
+            else:
+                buffer[n_right] = row
+                n_right += 1
+        for i in range(n_right):
+            order[j, start + n_left + i] = buffer[i]
 
 
 @jit
@@ -816,8 +849,7 @@ def _grow_nodes(
         # the subtree sorts at each node by insertion (the same pieces: _switch_size).
         ordered = ordered and max(n_left, size - n_left) > switch
         if ordered:
-            for jj in range(d):
-                _partition(order[jj, start:stop], goes_left, buffer)
+            _partition_orders(order, start, stop, goes_left, buffer)
         # Rule 2: the children's bounds, from their own values (before clipping).
         left_lower, left_upper, right_lower, right_upper = lower, upper, lower, upper
         if constrained and cst[f] != 0:
