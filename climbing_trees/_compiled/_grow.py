@@ -524,25 +524,6 @@ def _partition(piece, goes_left, buffer):
 
 
 @jit
-def _partition_orders(order, start, stop, goes_left, buffer):
-    """:func:`_partition` of every feature's piece ``order[j, start:stop]``, in one call
-    (a call with array arguments costs more than partitioning a small piece)."""
-    for j in range(order.shape[0]):
-        n_left = 0
-        n_right = 0
-        for i in range(start, stop):
-            row = order[j, i]
-            if goes_left[row]:
-                order[j, start + n_left] = row
-                n_left += 1
-            else:
-                buffer[n_right] = row
-                n_right += 1
-        for i in range(n_right):
-            order[j, start + n_left + i] = buffer[i]
-
-
-@jit
 def _summarise(rows, criterion, classes, cls, offsets, Y, w, unit, phi, n_out, total, value):
     """A node's weight, impurity, purity, score constants and value (into ``value``).
 
@@ -817,12 +798,12 @@ def _grow_nodes(
             n_presents[n_searched] = n_present
             n_searched += 1
         if n_searched > 0:  # one call for all the features (see scan_sorted)
-            pieces = order[:, start:stop] if ordered else srows[:, :size]
+            pieces, offset = (order, start) if ordered else (srows, 0)
             near, n_near, best = scan_sorted(
-                pieces, piece_of, searched, n_presents, n_searched, Xf, rs, cs, w, unit,
-                classes, cls, offsets, phi, n_out, criterion, total, node_weight,
-                node_impurity, constant, scale, slack, msl, q, q_node, low, acc, extra, n,
-                near, n_near, best, cst, lower, upper, vy, vy_total,
+                pieces, offset, size, piece_of, searched, n_presents, n_searched, Xf, rs,
+                cs, w, unit, classes, cls, offsets, phi, n_out, criterion, total,
+                node_weight, node_impurity, constant, scale, slack, msl, q, q_node, low,
+                acc, extra, n, near, n_near, best, cst, lower, upper, vy, vy_total,
             )  # fmt: skip
         if classes and n_near > 0:  # the numbers grow_tree compares (see _choice)
             best = near_rescore(
@@ -851,7 +832,8 @@ def _grow_nodes(
         # the subtree sorts at each node by insertion (the same pieces: _switch_size).
         ordered = ordered and max(n_left, size - n_left) > switch
         if ordered:
-            _partition_orders(order, start, stop, goes_left, buffer)
+            for jj in range(d):
+                _partition(order[jj, start:stop], goes_left, buffer)
         # Rule 2: the children's bounds, from their own values (before clipping).
         left_lower, left_upper, right_lower, right_upper = lower, upper, lower, upper
         if constrained and cst[f] != 0:

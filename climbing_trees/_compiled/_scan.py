@@ -45,14 +45,16 @@ def add_row(acc, row, weight, classes, cls, offsets, phi, n_out):
 
 @jit
 def scan_sorted(
-    pieces, piece_of, features, n_presents, n_searched, Xf, rs, cs, w, unit, classes, cls,
-    offsets, phi, n_out, criterion, total, node_weight, impurity, constant, scale, slack, msl,
-    q, q_node, low, acc, extra, n_all, near, count, best, cst, lower, upper, vy, vy_total,
+    pieces, offset, size, piece_of, features, n_presents, n_searched, Xf, rs, cs, w, unit,
+    classes, cls, offsets, phi, n_out, criterion, total, node_weight, impurity, constant,
+    scale, slack, msl, q, q_node, low, acc, extra, n_all, near, count, best, cst, lower,
+    upper, vy, vy_total,
 ):  # fmt: skip
     """Offer every candidate of the features a node searches, its rows sorted by each.
 
     For the ``f``-th of the ``n_searched`` features, ``j = features[f]``, the
-    node's rows sorted by ``X[:, j]`` are ``srows = pieces[piece_of[f]]``:
+    node's ``size`` rows sorted by ``X[:, j]`` are
+    ``srows = pieces[piece_of[f], offset : offset + size]``:
     ``srows[:n_presents[f]]`` sorted by it (ties in index order), the rest
     missing it.  A feature's candidates are numbered in the tie-break order
     from ``j * 2 * (n_all + 1)`` (``n_all``: the fit's rows).  ``unit``: every
@@ -77,7 +79,7 @@ def scan_sorted(
     """
     for f in range(n_searched):
         j = features[f]
-        srows = pieces[piece_of[f]]
+        srows = pieces[piece_of[f], offset : offset + size]  # contiguous
         n_present = n_presents[f]
         key_base = j * 2 * (n_all + 1)
         c_j = cst[j]
