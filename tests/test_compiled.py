@@ -137,6 +137,30 @@ def test_same_tree_with_random_draws(seed, criterion, splitter, max_features):
         assert_equivalent(same, fast)
 
 
+@pytest.mark.parametrize("criterion", ["gini", "squared_error"])
+def test_presorted_fit_sorting_small_subtrees_grows_the_same_tree(criterion):
+    # With features drawn, the orders stop being partitioned where both children
+    # have at most INSERTION_RUN rows; their subtrees sort by insertion (stably),
+    # on ties, NaN and float weights, the oracle's tree.
+    from climbing_trees._compiled._grow import INSERTION_RUN, _switch_size
+
+    rng = np.random.default_rng(17)
+    n, d = 700, 6
+    X = rng.integers(0, 6, size=(n, d)).astype(float)
+    X[rng.random(X.shape) < 0.1] = np.nan
+    Y = (rng.integers(0, 4, size=(n, 1)).astype(float) if criterion == "squared_error"
+         else ct.one_hot(rng.integers(0, 3, size=n), 3))  # fmt: skip
+    w = rng.uniform(0.1, 3.0, size=n)
+    randomness = RandomSplits(2, "best", 23)
+    assert _switch_size(d, randomness) == INSERTION_RUN and _switch_size(d, None) == 0
+    fast = both(X, Y, w, criterion, random_splits=randomness)
+    assert np.sum(fast.n_node_samples <= INSERTION_RUN) > 50  # subtrees that sorted
+    for presort in (True, False):
+        same = grow_tree_compiled(X, Y, w, criterion=criterion, random_splits=randomness,
+                                  presort=presort)  # fmt: skip
+        assert_equivalent(same, fast)
+
+
 def test_float32_narrow_features_are_constant_under_draws():
     rng = np.random.default_rng(3)
     X = np.column_stack([1.0 + rng.integers(0, 2, 60) * 2e-8, rng.normal(size=60)])
@@ -213,6 +237,22 @@ def test_sort_pairs_sorts_values_with_their_rows(seed):
     np.testing.assert_array_equal(values, np.sort(original))
     np.testing.assert_array_equal(original[rows], values)  # each value kept its row
     assert sorted(rows.tolist()) == list(range(n))
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_presorted_orders_are_a_stable_argsort(seed):
+    # Columns of small integers are sorted as int16 (by radix): the same order.
+    from climbing_trees._compiled._grow import _presorted
+
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(1, 300))
+    X = rng.integers(-5, 5, size=(n, 4)).astype(float)
+    X[:, 1] = rng.integers(-40_000, 40_000, size=n)  # beyond int16
+    X[:, 2] += 0.5 * (rng.random(n) < 0.02)  # now and then a fraction
+    X[rng.random((n, 4)) < 0.1 * (seed % 3)] = [np.nan, np.inf, -0.0, 0.0][seed % 4]
+    X = np.asfortranarray(X) if seed % 2 else X
+    stable = np.stack([np.argsort(X[:, j], kind="stable") for j in range(4)])
+    np.testing.assert_array_equal(_presorted(X), stable)
 
 
 def test_presorts_chooses_by_the_share_of_features_drawn():

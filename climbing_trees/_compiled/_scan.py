@@ -53,22 +53,31 @@ def add_row(acc, row, weight, classes, cls, offsets, phi, n_out):
 
 @jit
 def scan_sorted(
-    srows, n_present, j, Xf, rs, cs, w, unit, classes, cls, offsets, phi, n_out, criterion,
-    total, node_weight, impurity, constant, scale, slack, msl, q, q_node, low, acc, extra,
-    key_base, near, count, best, cst, lower, upper, vy, vy_total,
+    pieces, offset, size, piece_of, features, n_presents, n_searched, Xf, rs, cs, w, unit,
+    classes, cls, offsets, phi, n_out, criterion, total, node_weight, impurity, constant,
+    scale, slack, msl, q, q_node, low, acc, extra, n_all, near, count, best, cst, lower,
+    upper, vy, vy_total,
 ):  # fmt: skip
-    """Offer every candidate of feature ``j`` at a node whose rows, sorted, are ``srows``.
+    """Offer every candidate of the features a node searches, its rows sorted by each.
 
-    ``srows[:n_present]`` are sorted by ``X[:, j]`` (ties in index order),
-    ``srows[n_present:]`` miss it.  ``key_base`` numbers the feature's
-    candidates in the tie-break order.  ``unit``: every weight is 1 (not
-    read).  Returns the near list, its length and the lowest score seen.
+    For the ``f``-th of the ``n_searched`` features, ``j = features[f]``, the
+    node's ``size`` rows sorted by ``X[:, j]`` are
+    ``srows = pieces[piece_of[f], offset : offset + size]``:
+    ``srows[:n_presents[f]]`` sorted by it (ties in index order), the rest
+    missing it.  A feature's candidates are numbered in the tie-break order
+    from ``j * 2 * (n_all + 1)`` (``n_all``: the fit's rows).  ``unit``: every
+    weight is 1 (not read).  Returns the near list, its length and the lowest
+    score seen.
 
-    The loop calls no function with array arguments (each such call costs
-    more than a candidate): the statistics and gains (:func:`._scores.gain`'s
-    loop) are written out here, with scalar helpers only.
+    One call searches all of a node's features: each call of a compiled
+    function with array arguments counts a reference to each array in and
+    out (atomic operations, about 0.3 us a call here), which cost more than
+    the scan itself in the many small nodes of a deep tree.  The loop calls
+    no function with array arguments (each such call costs more than a
+    candidate): the statistics and gains (:func:`._scores.gain`'s loop) are
+    written out here, with scalar helpers only.
 
-    Monotonic constraints (:mod:`climbing_trees._monotonic`): where ``cst``
+    Monotonic constraints (:mod:`climbing_trees._monotonic`): where ``cst[j]``
     (the feature's constraint, the builders' sign) is not 0, the scan also
     sums ``vy`` (each row's ``w y``, ``y`` the first value column), and a
     candidate whose children's values (``vy`` sums over weights; the right
@@ -76,124 +85,130 @@ def scan_sorted(
     bounds ``[lower, upper]`` is skipped (:func:`._rules.allowed_split`),
     before it is scored, as scikit-learn's splitter skips it.
     """
-    n = srows.shape[0]
-    n_missing = n - n_present
-    m = acc.shape[0]
-    for c in range(m):
-        acc[c] = 0.0
-        extra[c] = 0.0
-    w_missing = 0.0
-    q_missing = 0.0
-    vy_missing = 0.0
-    for i in range(n_present, n):
-        row = srows[i]
-        w_missing += w[row]
-        q_missing += q[row]
-        if cst != 0:
-            vy_missing += vy[row]
-        add_row(extra, row, w[row], classes, cls, offsets, phi, n_out)
-    lo_right, hi_right = bounds(n_present, n_missing, msl, False)
-    lo_left, hi_left = bounds(n_present, n_missing, msl, True)
-    last = max(hi_right, hi_left)
-    first = min(lo_right, lo_left)
-    floor = gate(best, impurity, constant, scale, slack)
-    single_class = classes and n_out == 1
-    poisson = criterion == POISSON
-    entropy = criterion == ENTROPY
-    w_left = 0.0
-    q_left = 0.0
-    vy_left = 0.0
-    q_unit = q[srows[0]]  # every row's fixed-point weight, when the weights are unit
-    x_next = Xf[srows[0] * rs + j * cs] if n_present > 0 else np.nan
-    for i in range(last + 1):
-        row = srows[i]
-        weight = 1.0 if unit else w[row]
-        w_left += weight
-        q_left += q_unit if unit else q[row]
-        if cst != 0:
-            vy_left += vy[row]
-        if single_class:
-            acc[cls[row, 0]] += weight
-        elif classes:
-            for o in range(n_out):
-                acc[offsets[o] + cls[row, o]] += weight
-        else:
-            for c in range(m):
-                acc[c] += phi[row, c]
-        x = x_next
-        if i + 1 < n_present:
-            x_next = Xf[srows[i + 1] * rs + j * cs]
-            distinct = x < x_next
-        else:
-            distinct = False
-        if i < first:
-            continue
-        for side in range(2):  # missing rows right, then left
-            if side == 0:
-                if not (lo_right <= i <= hi_right and (distinct or i == n_present - 1)):
-                    continue
-                w_side = w_left
-                q_side = q_left
-                share = 0.0
-            else:
-                if not (distinct and lo_left <= i <= hi_left):
-                    continue
-                w_side = w_left + w_missing
-                q_side = q_left + q_missing
-                share = 1.0
-            w_right = node_weight - w_side
-            if refused_side(q_side, q_node - q_side, low) or not w_right > 0.0:
-                continue  # (a float side weight at or below 0: grow_tree's NaN score)
-            if cst != 0:
-                v_side = vy_left + share * vy_missing
-                value_left = v_side / w_side
-                value_right = (vy_total - v_side) / w_right
-                if not allowed_split(cst, value_left, value_right, lower, upper):
-                    continue
-            g = 0.0
-            if poisson:
+    for f in range(n_searched):
+        j = features[f]
+        srows = pieces[piece_of[f], offset : offset + size]  # contiguous
+        n_present = n_presents[f]
+        key_base = j * 2 * (n_all + 1)
+        c_j = cst[j]
+        n = srows.shape[0]
+        n_missing = n - n_present
+        m = acc.shape[0]
+        for c in range(m):
+            acc[c] = 0.0
+            extra[c] = 0.0
+        w_missing = 0.0
+        q_missing = 0.0
+        vy_missing = 0.0
+        for i in range(n_present, n):
+            row = srows[i]
+            w_missing += w[row]
+            q_missing += q[row]
+            if c_j != 0:
+                vy_missing += vy[row]
+            add_row(extra, row, w[row], classes, cls, offsets, phi, n_out)
+        lo_right, hi_right = bounds(n_present, n_missing, msl, False)
+        lo_left, hi_left = bounds(n_present, n_missing, msl, True)
+        last = max(hi_right, hi_left)
+        first = min(lo_right, lo_left)
+        floor = gate(best, impurity, constant, scale, slack)
+        single_class = classes and n_out == 1
+        poisson = criterion == POISSON
+        entropy = criterion == ENTROPY
+        w_left = 0.0
+        q_left = 0.0
+        vy_left = 0.0
+        q_unit = q[srows[0]]  # every row's fixed-point weight, when the weights are unit
+        x_next = Xf[srows[0] * rs + j * cs] if n_present > 0 else np.nan
+        for i in range(last + 1):
+            row = srows[i]
+            weight = 1.0 if unit else w[row]
+            w_left += weight
+            q_left += q_unit if unit else q[row]
+            if c_j != 0:
+                vy_left += vy[row]
+            if single_class:
+                acc[cls[row, 0]] += weight
+            elif classes:
                 for o in range(n_out):
-                    s_left = acc[o] + share * extra[o]
-                    t_left = acc[n_out + o] + share * extra[n_out + o]
-                    p_left = acc[2 * n_out + o] + share * extra[2 * n_out + o]
-                    part = poisson_side(w_side, s_left, t_left, p_left) + poisson_side(
-                        w_right, total[o] - s_left, total[n_out + o] - t_left,
-                        total[2 * n_out + o] - p_left,
-                    )  # fmt: skip
-                    if not np.isfinite(part):
-                        g = -np.inf
-                        break
-                    g -= part
-            elif entropy:
-                for c in range(m):
-                    left = acc[c] + share * extra[c]
-                    g += xlogx(left) + xlogx(total[c] - left)
-                g -= n_out * (xlogx(w_side) + xlogx(w_right))
+                    acc[offsets[o] + cls[row, o]] += weight
             else:
-                sq_left = 0.0
-                sq_right = 0.0
                 for c in range(m):
-                    left = acc[c] + share * extra[c]
-                    right = total[c] - left
-                    sq_left += left * left
-                    sq_right += right * right
-                g = sq_left / w_side + sq_right / w_right
-            if g < floor:
+                    acc[c] += phi[row, c]
+            x = x_next
+            if i + 1 < n_present:
+                x_next = Xf[srows[i + 1] * rs + j * cs]
+                distinct = x < x_next
+            else:
+                distinct = False
+            if i < first:
                 continue
-            score = (constant - g) / scale
-            if side == 0:
-                threshold = midpoint(x, x_next) if distinct else np.inf
-                goes = missing_left_of(n_missing, False, i + 1, n)
-                key, n_left = key_base + i, i + 1
-            else:
-                threshold = midpoint(x, x_next)
-                goes = True
-                key, n_left = key_base + n + i, i + 1 + n_missing
-            near, count, best = near_add(
-                near, count, best, impurity, slack, score, key, threshold, j, goes,
-                n_left, w_side, acc, extra, share,
-            )  # fmt: skip
-            floor = gate(best, impurity, constant, scale, slack)
+            for side in range(2):  # missing rows right, then left
+                if side == 0:
+                    if not (lo_right <= i <= hi_right and (distinct or i == n_present - 1)):
+                        continue
+                    w_side = w_left
+                    q_side = q_left
+                    share = 0.0
+                else:
+                    if not (distinct and lo_left <= i <= hi_left):
+                        continue
+                    w_side = w_left + w_missing
+                    q_side = q_left + q_missing
+                    share = 1.0
+                w_right = node_weight - w_side
+                if refused_side(q_side, q_node - q_side, low) or not w_right > 0.0:
+                    continue  # (a float side weight at or below 0: grow_tree's NaN score)
+                if c_j != 0:
+                    v_side = vy_left + share * vy_missing
+                    value_left = v_side / w_side
+                    value_right = (vy_total - v_side) / w_right
+                    if not allowed_split(c_j, value_left, value_right, lower, upper):
+                        continue
+                g = 0.0
+                if poisson:
+                    for o in range(n_out):
+                        s_left = acc[o] + share * extra[o]
+                        t_left = acc[n_out + o] + share * extra[n_out + o]
+                        p_left = acc[2 * n_out + o] + share * extra[2 * n_out + o]
+                        part = poisson_side(w_side, s_left, t_left, p_left) + poisson_side(
+                            w_right, total[o] - s_left, total[n_out + o] - t_left,
+                            total[2 * n_out + o] - p_left,
+                        )  # fmt: skip
+                        if not np.isfinite(part):
+                            g = -np.inf
+                            break
+                        g -= part
+                elif entropy:
+                    for c in range(m):
+                        left = acc[c] + share * extra[c]
+                        g += xlogx(left) + xlogx(total[c] - left)
+                    g -= n_out * (xlogx(w_side) + xlogx(w_right))
+                else:
+                    sq_left = 0.0
+                    sq_right = 0.0
+                    for c in range(m):
+                        left = acc[c] + share * extra[c]
+                        right = total[c] - left
+                        sq_left += left * left
+                        sq_right += right * right
+                    g = sq_left / w_side + sq_right / w_right
+                if g < floor:
+                    continue
+                score = (constant - g) / scale
+                if side == 0:
+                    threshold = midpoint(x, x_next) if distinct else np.inf
+                    goes = missing_left_of(n_missing, False, i + 1, n)
+                    key, n_left = key_base + i, i + 1
+                else:
+                    threshold = midpoint(x, x_next)
+                    goes = True
+                    key, n_left = key_base + n + i, i + 1 + n_missing
+                near, count, best = near_add(
+                    near, count, best, impurity, slack, score, key, threshold, j, goes,
+                    n_left, w_side, acc, extra, share,
+                )  # fmt: skip
+                floor = gate(best, impurity, constant, scale, slack)
     return near, count, best
 
 
