@@ -24,7 +24,16 @@ import sys
 from pathlib import Path
 
 import numpy as np
-from levelwise_corpus import KINDS, features, layout, targets, tree_hashes, weights
+from levelwise_corpus import (
+    KINDS,
+    features,
+    hashes_of,
+    layout,
+    stacked_targets,
+    targets,
+    tree_hashes,
+    weights,
+)
 from levelwise_corpus import main as corpus_main
 
 import climbing_trees as ct
@@ -63,13 +72,7 @@ def direct_problem(seed: int):
     n_outputs = 1 if constrained or rng.random() < 0.8 else 2
     n_classes = 2 if constrained else int(rng.integers(2, 5))
     ys = [targets(rng, n, criterion, kind != "normal", n_classes) for _ in range(n_outputs)]
-    if classifier:
-        blocks = [ct.one_hot(y, max(int(y.max()) + 1, 2 if constrained else 1)) for y in ys]
-        Y = np.hstack(blocks)
-        widths = [b.shape[1] for b in blocks]
-    else:
-        Y = np.column_stack(ys)
-        widths = [1] * n_outputs
+    Y, widths = stacked_targets(ys, classifier, 2 if constrained else 1)
     w = weights(rng, n, ["unit", "float", "zeros"][seed % 3])
     kwargs = dict(STOPPING[int(rng.integers(len(STOPPING)))])
     kwargs["criterion"] = output_criterion(criterion, widths)
@@ -172,8 +175,7 @@ def problems() -> dict:
 
 
 def hashes(names=None) -> dict:
-    grow = problems()
-    return {name: grow[name]() for name in (names or grow)}
+    return hashes_of(problems(), names)
 
 
 def main(argv) -> int:

@@ -24,7 +24,15 @@ import sys
 from pathlib import Path
 
 import numpy as np
-from levelwise_corpus import KINDS, array_hash, features, targets, tree_hashes, weights
+from levelwise_corpus import (
+    KINDS,
+    array_hash,
+    features,
+    hashes_of,
+    targets,
+    tree_hashes,
+    weights,
+)
 from levelwise_corpus import main as corpus_main
 
 import climbing_trees as ct
@@ -127,8 +135,7 @@ def problems() -> dict:
 
 
 def hashes(names=None) -> dict:
-    grow = problems()
-    return {name: grow[name]() for name in (names or grow)}
+    return hashes_of(problems(), names)
 
 
 def main(argv) -> int:

@@ -106,6 +106,21 @@ def features(rng, n: int, d: int, kind: str, n_cat: int, n_levels: int):
     return X, is_categorical
 
 
+def stacked_targets(ys, classifier: bool, least: int = 1):
+    """The outputs ``ys`` as the builders take them: one-hot blocks of at least ``least``
+    classes each (classifiers) or one column each; and each output's width."""
+    if classifier:
+        blocks = [ct.one_hot(y, max(int(y.max()) + 1, least)) for y in ys]
+        return np.hstack(blocks), [b.shape[1] for b in blocks]
+    return np.column_stack(ys), [1] * len(ys)
+
+
+def hashes_of(problems: dict, names=None) -> dict:
+    """Each problem's hashes (``problems``: name to a function returning them), all
+    problems or those named."""
+    return {name: problems[name]() for name in (names or problems)}
+
+
 def weights(rng, n: int, kind: str):
     if kind == "unit":
         return np.ones(n)
@@ -133,13 +148,7 @@ def direct_problem(seed: int):
     n_outputs = 2 if rng.random() < 0.2 else 1
     n_classes = int(rng.integers(2, 10 if seed % 5 == 0 else 5))
     ys = [targets(rng, n, criterion, kind != "normal", n_classes) for _ in range(n_outputs)]
-    if criterion in CLASSIFICATION:
-        blocks = [ct.one_hot(y, int(y.max()) + 1) for y in ys]
-        Y = np.hstack(blocks)
-        widths = [b.shape[1] for b in blocks]
-    else:
-        Y = np.column_stack(ys)
-        widths = [1] * n_outputs
+    Y, widths = stacked_targets(ys, criterion in CLASSIFICATION)
     w = weights(rng, n, ["unit", "float", "zeros"][seed % 3])
     kwargs = dict(STOPPING[int(rng.integers(len(STOPPING)))])
     kwargs["criterion"] = output_criterion(criterion, widths)
