@@ -98,7 +98,8 @@ draw, and whether one is missing.  Each worker returns these over its rows
 (:meth:`_Shard.ranges`), and the client combines them by ``fmin``, ``fmax``
 and ``or`` (:meth:`RemoteRows.needed_ranges`): a minimum of floats is one of
 them, in any order, so the draws, and the tree, are the in-memory ones.  One
-round a level more; the client keeps no copy of ``X`` by feature.
+round a level more (two where a node's first draws are all constant and it
+draws again); the client keeps no copy of ``X`` by feature.
 
 Forests (:func:`forest_data`), two routes, by the size of ``X`` against
 :data:`FOREST_SHARE` of the smallest worker's memory limit.  ``X`` that fits
@@ -243,7 +244,9 @@ class _Shard:
         rows (the same array, not a copy: :meth:`keep` replaces it, never writes
         it), for another fit on them (a forest's next tree); its own calls, bins
         and nodes."""
-        shard = _Shard(self.X)
+        shared = self.X.view()
+        shared.flags.writeable = False  # a write into the shared rows fails loudly
+        shard = _Shard(shared)
         shard.num = self.num
         _register(fit_id, s, shard)
         return self.X.shape[0]
@@ -1162,15 +1165,22 @@ def forest_report(rows: DaskRows, trees: list) -> dict:
     """A forest's ``fit_report_`` over the cluster: the set-up's report (``setup``: the
     load, the categorical levels, a fork round per tree) and each tree's
     (``tree_reports``), their totals (rounds, bytes both ways), the seconds of
-    the trees' levels (``tree_seconds``) and of the whole growth (``seconds``)."""
+    the trees' levels (``tree_seconds``) and of the whole growth (``seconds``),
+    and the out-of-bag round's (``oob``: None without ``oob_score``; its
+    bytes and round are in the totals)."""
     setup = rows.cluster.report
     reports = [tree.fit_report_ for tree in trees]
     total = {key: setup[key] + sum(r[key] for r in reports)
              for key in ("rounds", "setup_rounds", "bytes", "sent_bytes")}  # fmt: skip
     seconds = sum(level["seconds"] for r in reports for level in r["levels"])
+    oob = getattr(rows, "oob_report", None)
+    if oob is not None:  # the out-of-bag round (oob_sums)
+        total["rounds"] += 1
+        total["bytes"] += oob["bytes"]
+        total["sent_bytes"] += oob["sent_bytes"]
     return {"workers": setup["workers"], "trees": len(trees), **total,
             "graph_bytes": setup["graph_bytes"], "tree_seconds": seconds,
-            "seconds": rows.seconds,
+            "seconds": rows.seconds, "oob": oob,
             "setup": setup, "tree_reports": reports}  # fmt: skip
 
 
@@ -1181,27 +1191,46 @@ def oob_sums(forest, trees: list, rows: DaskRows, shape, out_of_bag):
     of them), and only the sums and votes (``shape``: the votes', rows by
     outputs) come back; per row the trees add in tree order, as in memory.
 
-    The client sends each block one bit a row and tree (which trees' bags left
-    the row out) and the trees once."""
+    The blocks are computed from ``X``'s graph once more (the loaded shards
+    are gone by then, and their categorical columns hold codes), so an ``X``
+    whose graph carries its values sends them again.  The client sends each
+    block one bit a row and tree (which trees' bags left the row out), made
+    a tree at a time, and the trees once.  What crossed is ``rows.oob_report``
+    (:func:`forest_report` adds it to the forest's)."""
+    from sklearn.base import clone
+
+    start = time.perf_counter()
     client = rows.client
-    n = shape[0]
-    bags = np.zeros((len(trees), n), dtype=bool)
+    sizes = rows.X.chunks[0]
+    starts = np.concatenate([[0], np.cumsum(sizes)[:-1]])
+    bits = [[] for _ in sizes]  # per block, each tree's packed bits
+    mask = np.zeros(shape[0], dtype=bool)
     for i in range(len(trees)):
-        bags[i, out_of_bag(i)] = True
+        mask[:] = False
+        mask[out_of_bag(i)] = True
+        for b, (first, size) in enumerate(zip(starts, sizes, strict=True)):
+            bits[b].append(np.packbits(mask[first : first + size]))
+    bits = [np.stack(block) for block in bits]
     source = rows.source
     blocks = source.to_delayed() if is_dask_frame(source) else rows.X.to_delayed().ravel()
-    ends = np.cumsum(rows.X.chunks[0])
-    [shared] = client.scatter([(forest, trees)], hash=False)
+    payload = (clone(forest), trees)  # the trees once (not the forest's earlier fit)
+    sent = len(pickle.dumps(payload, protocol=5)) + sum(b.nbytes for b in bits)
+    sent += _graph_bytes(source)
+    [shared] = client.scatter([payload], hash=False)
     futures = client.compute(list(blocks))
     tasks = [
-        client.submit(_oob_block, shared, block, np.packbits(bags[:, end - size : end], axis=1),
-                      (size, *shape[1:]), pure=False)  # fmt: skip
-        for block, end, size in zip(futures, ends, rows.X.chunks[0], strict=True)
+        client.submit(_oob_block, shared, block, packed, (size, *shape[1:]), pure=False)
+        for block, packed, size in zip(futures, bits, sizes, strict=True)
     ]
     try:
         parts = client.gather(tasks)
     finally:
         client.cancel([*tasks, *futures, shared])
+    rows.oob_report = {
+        "sent_bytes": sent,
+        "bytes": sum(_nbytes(v) + (0 if t is None else _nbytes(t)) for t, v in parts),
+        "seconds": time.perf_counter() - start,
+    }
     votes = np.concatenate([v for _, v in parts])
     made = [t for t, _ in parts if t is not None]
     if not made:

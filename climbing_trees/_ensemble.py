@@ -509,7 +509,8 @@ class _Forest(_MissingValuesTag, BaseEstimator):
         self.estimators_, self._sampling = trees, sampling
         self.estimator_ = self._tree_class(**tree_params)
         self.__dict__.update(oob)
-        self.__dict__.pop("fit_report_", None)
+        if n_more > 0:  # an earlier fit's report no longer describes the forest
+            self.__dict__.pop("fit_report_", None)
         if rows is not None and grown:  # what crossed the network
             self.fit_report_ = forest_report(rows, grown)
         _adopt_columns(self, trees[0])

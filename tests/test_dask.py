@@ -480,9 +480,16 @@ def test_a_forest_over_the_cluster_is_the_in_memory_forest(
     _assert_same_forest(on_dask, memory)
     report = on_dask.fit_report_
     assert report["trees"] == len(report["tree_reports"]) == 4
-    assert report["rounds"] == report["setup"]["rounds"] + sum(
+    oob = report["oob"]  # the out-of-bag round: None without oob_score
+    assert (oob is None) == (not options.get("oob_score"))
+    assert report["rounds"] == report["setup"]["rounds"] + (oob is not None) + sum(
         r["rounds"] for r in report["tree_reports"]
     )
+    if oob is not None:  # X's blocks, computed again from the graph that carries X
+        assert oob["sent_bytes"] > X.nbytes and oob["bytes"] > 0
+        assert report["sent_bytes"] == report["setup"]["sent_bytes"] + oob["sent_bytes"] + sum(
+            r["sent_bytes"] for r in report["tree_reports"]
+        )
     assert report["setup"]["setup_rounds"] == 1 + 4  # the load, then a fork per tree
     assert report["seconds"] > 0
     assert _no_shard_left(client)
@@ -502,9 +509,11 @@ def test_warm_start_over_the_cluster(client, monkeypatch):
     _assert_same_forest(forest, memory)
     assert forest.fit_report_["trees"] == 2  # this fit's trees
     monkeypatch.setattr(_dask, "_shards", lambda *a, **k: pytest.fail("loaded"))
+    report = forest.fit_report_
     with pytest.warns(UserWarning, match="without increasing n_estimators"):
         forest.fit(Xd, y, w)
     _assert_same_forest(forest, memory)
+    assert forest.fit_report_ is report  # nothing changed: the report stays
 
 
 @settings(max_examples=4, deadline=None, suppress_health_check=FIXTURE)
