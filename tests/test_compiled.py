@@ -217,11 +217,22 @@ def test_refused_options_raise_with_the_reason():
     assert compiled_refusal("gini", missing_values="surrogate") is not None
 
 
-def test_labels_that_are_not_one_hot_are_refused():
+@pytest.mark.parametrize(
+    "first_row",
+    [[0.5, 0.5, 0.0], [1.0, 1e-17, -1e-17], [0.0, 0.0, 0.0], [1.0, 1.0, -1.0], [np.nan, 1.0, 0.0]],
+    ids=["halves", "sums to one", "no class", "two ones", "NaN"],
+)
+def test_labels_that_are_not_one_hot_are_refused(first_row):
+    # One 1.0 and zeros elsewhere, in every output's block; a row whose entries only
+    # sum to 1 with a largest entry of 1 is not one-hot.
     X = np.arange(4.0)[:, None]
-    Y = np.array([[0.5, 0.5], [1.0, 0.0], [0.0, 1.0], [1.0, 0.0]])
+    Y = np.array([first_row, [1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]])
     with pytest.raises(ValueError, match="one-hot"):
         grow_tree_compiled(X, Y, np.ones(4), criterion="gini")
+    second = np.array([first_row[:2], [1.0, 0.0], [0.0, 1.0], [1.0, 0.0]])
+    Y2 = np.hstack([np.eye(3)[[0, 1, 2, 0]], second])  # the second output's block
+    with pytest.raises(ValueError, match="one-hot"):
+        grow_tree_compiled(X, Y2, np.ones(4), criterion=output_criterion("gini", [3, 2]))
 
 
 @pytest.mark.parametrize("seed", range(6))

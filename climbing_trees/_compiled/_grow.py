@@ -272,18 +272,33 @@ def _switch_size(d: int, random_splits: RandomSplits | None) -> int:
 
 def _class_codes(Y: np.ndarray, offsets: np.ndarray) -> np.ndarray:
     """Each row's class in each output's block of one-hot ``Y``; an error if not one-hot."""
-    n_out = len(offsets) - 1
-    cls = np.empty((len(Y), n_out), dtype=np.int32)
-    for o in range(n_out):
-        block = Y[:, offsets[o] : offsets[o + 1]]
-        codes = block.argmax(axis=1)
-        if not (np.all(block.sum(axis=1) == 1.0) and np.all(block.max(axis=1) == 1.0)):
-            raise ValueError(
-                "grow_tree_compiled needs one-hot labels for classification (one 1.0 per "
-                "row in each output's columns); grow this tree with grow_tree instead."
-            )
-        cls[:, o] = codes
+    cls = np.empty((len(Y), len(offsets) - 1), dtype=np.int32)
+    if not _one_hot_codes(Y, offsets, cls):
+        raise ValueError(
+            "grow_tree_compiled needs one-hot labels for classification (one 1.0 per "
+            "row in each output's columns); grow this tree with grow_tree instead."
+        )
     return cls
+
+
+@jit
+def _one_hot_codes(Y, offsets, cls):
+    """Write each row's class in each output's block of ``Y`` into ``cls``; False
+    unless every block of every row holds one 1.0 and zeros elsewhere (a forest
+    checks its labels once per tree: one pass, no temporary arrays)."""
+    for i in range(Y.shape[0]):
+        for o in range(offsets.shape[0] - 1):
+            code = -1
+            for c in range(offsets[o], offsets[o + 1]):
+                y = Y[i, c]
+                if y == 1.0 and code < 0:
+                    code = c - offsets[o]
+                elif y != 0.0:
+                    return False
+            if code < 0:
+                return False
+            cls[i, o] = code
+    return True
 
 
 def _poisson_statistics(Y: np.ndarray, w: np.ndarray) -> np.ndarray:
