@@ -407,8 +407,9 @@ def test_same_tree_with_absolute_error(seed, weights, ties):
     assert_equivalent(fast, slow)
 
 
-def test_absolute_error_estimator_uses_the_levelwise_builder(diabetes, monkeypatch):
-    """The estimator grows absolute-error trees level by level: the depth-first tree."""
+def test_absolute_error_estimator_grows_without_grow_tree(diabetes, monkeypatch):
+    """The estimator grows absolute-error trees with a fast builder (the compiled one,
+    see tests/test_builder_choice.py): the depth-first tree, without grow_tree."""
     X, y = diabetes
     model = ct.DecisionTreeRegressor(criterion="absolute_error", max_depth=5)
     model.fit(X, y)
