@@ -30,10 +30,15 @@ compared numbers are then those every other builder compares.
 
 from __future__ import annotations
 
+import numba
 import numpy as np
 
 from ._rules import jit, tie_tolerance
 from ._scores import class_children_score
+
+#: For the functions of a node that allocate nothing and keep no view: compiled
+#: without numba's reference counts (see ``._grow._counted_once``).
+_counted_once = numba.njit(cache=True, nogil=True, _nrt=False)
 
 SCORE, KEY, THRESHOLD, FEATURE, MISSING_LEFT, N_LEFT, W_LEFT = 0, 1, 2, 3, 4, 5, 6
 N_FIELDS = 7  # then the left side's statistics
@@ -101,7 +106,7 @@ def near_add(
     return near, count + 1, best
 
 
-@jit
+@_counted_once
 def near_rescore(near, count, total, node_weight, offsets, n_out, criterion, right):
     """Score every entry again from its statistics as ``children_score`` does (classes).
 
@@ -118,7 +123,7 @@ def near_rescore(near, count, total, node_weight, offsets, n_out, criterion, rig
     return best
 
 
-@jit
+@_counted_once
 def near_winner(near, count, best, reference):
     """Row of the winner in the list (the tie rule), or -1 when it is empty."""
     if count == 0:

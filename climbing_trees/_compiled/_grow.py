@@ -498,7 +498,7 @@ def _sort_pairs(values, rows, start, stop):
             values[b], rows[b] = v, r
 
 
-@jit
+@_counted_once
 def _partition(piece, goes_left, buffer):
     """Stable partition of ``piece`` (row ids): rows going left first; returns their count."""
     n_left = 0
@@ -511,7 +511,8 @@ def _partition(piece, goes_left, buffer):
         else:
             buffer[n_right] = row
             n_right += 1
-    piece[n_left:] = buffer[:n_right]
+    for i in range(n_right):  # a loop: a slice assignment may allocate (NRT)
+        piece[n_left + i] = buffer[i]
     return n_left
 
 
@@ -536,7 +537,7 @@ def _partition_kept(piece, values, slot, t, missing_left, buffer):
     return n_left
 
 
-@jit
+@_counted_once
 def _summarise(rows, criterion, classes, cls, offsets, Y, w, unit, phi, n_out, total, value):
     """A node's weight, impurity, purity, score constants and value (into ``value``).
 
@@ -618,7 +619,7 @@ def _summarise(rows, criterion, classes, cls, offsets, Y, w, unit, phi, n_out, t
     return node_weight, impurity, pure, constant, scale
 
 
-@jit
+@_counted_once
 def _mean(rows, vy, w, unit):
     """The value (first column) of a node of ``rows``, as :func:`_summarise` computes
     it: ``w y`` summed in index order, over the weight."""
