@@ -812,11 +812,14 @@ def _grow_nodes(
             n_searched += 1
         if n_searched > 0:  # one call for all the features (see scan_sorted)
             pieces, offset = (order, start) if ordered else (srows, 0)
+            scalars = (
+                node_weight, node_impurity, constant, scale, slack, q_node, low, lower,
+                upper, vy_total,
+            )  # fmt: skip
             near, n_near, best = scan_sorted(
                 pieces, offset, size, piece_of, searched, n_presents, n_searched, Xf, rs,
-                cs, w, unit, classes, cls, offsets, phi, n_out, criterion, total,
-                node_weight, node_impurity, constant, scale, slack, msl, q, q_node, low,
-                acc, extra, n, near, n_near, best, cst, lower, upper, vy, vy_total,
+                cs, w, unit, classes, cls, offsets, phi, criterion, total, scalars, msl, q,
+                acc, extra, near, n_near, best, cst, vy,
             )  # fmt: skip
         if classes and n_near > 0:  # the numbers grow_tree compares (see _choice)
             best = near_rescore(

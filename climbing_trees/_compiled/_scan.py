@@ -54,9 +54,8 @@ def add_row(acc, row, weight, classes, cls, offsets, phi, n_out):
 @jit
 def scan_sorted(
     pieces, offset, size, piece_of, features, n_presents, n_searched, Xf, rs, cs, w, unit,
-    classes, cls, offsets, phi, n_out, criterion, total, node_weight, impurity, constant,
-    scale, slack, msl, q, q_node, low, acc, extra, n_all, near, count, best, cst, lower,
-    upper, vy, vy_total,
+    classes, cls, offsets, phi, criterion, total, node, msl, q, acc, extra, near, count,
+    best, cst, vy,
 ):  # fmt: skip
     """Offer every candidate of the features a node searches, its rows sorted by each.
 
@@ -67,7 +66,9 @@ def scan_sorted(
     missing it.  A feature's candidates are numbered in the tie-break order
     from ``j * 2 * (n_all + 1)`` (``n_all``: the fit's rows).  ``unit``: every
     weight is 1 (not read).  Returns the near list, its length and the lowest
-    score seen.
+    score seen.  ``node`` holds the node's scalars: ``(node_weight, impurity,
+    constant, scale, slack, q_node, low, lower, upper, vy_total)``; the
+    outputs are ``len(offsets) - 1`` and the fit's rows ``len(w)``.
 
     One call searches all of a node's features: each call of a compiled
     function with array arguments counts a reference to each array in and
@@ -84,7 +85,14 @@ def scan_sorted(
     side's from the node's ``vy_total``) break the order or the node's
     bounds ``[lower, upper]`` is skipped (:func:`._rules.allowed_split`),
     before it is scored, as scikit-learn's splitter skips it.
+
+    The call takes 28 arguments: a call of more than 30 packs them in a
+    tuple, whose arrays are counted once more; the node's scalars come as
+    one tuple (no reference counts).
     """
+    node_weight, impurity, constant, scale, slack, q_node, low, lower, upper, vy_total = node
+    n_out = offsets.shape[0] - 1
+    n_all = w.shape[0]
     for f in range(n_searched):
         j = features[f]
         srows = pieces[piece_of[f], offset : offset + size]  # contiguous
