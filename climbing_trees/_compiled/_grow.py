@@ -418,10 +418,10 @@ def _draw(
     return constants
 
 
-@jit
-def _sorted_rows(rows, j, Xf, rs, cs, out, values):
+@_counted_once
+def _sorted_rows(rows, j, Xf, rs, cs, out, values, stack):
     """``rows`` with feature ``j`` present, sorted by it (ties in index order), then
-    the missing ones; returns how many are present."""
+    the missing ones; returns how many are present.  ``stack``: :func:`_sort_pairs`'s."""
     n = rows.shape[0]
     n_present = 0
     n_missing = 0
@@ -440,12 +440,12 @@ def _sorted_rows(rows, j, Xf, rs, cs, out, values):
         out[lo], out[hi] = out[hi], out[lo]
         lo += 1
         hi -= 1
-    _sort_pairs(values, out, 0, n_present)
+    _sort_pairs(values, out, 0, n_present, stack)
     return n_present
 
 
-@jit
-def _sort_pairs(values, rows, start, stop):
+@_counted_once
+def _sort_pairs(values, rows, start, stop, stack):
     """Sort ``values[start:stop]`` with ``rows`` alongside, in place.
 
     Quicksort with three-way partitions (runs of equal values, common in
@@ -455,9 +455,10 @@ def _sort_pairs(values, rows, start, stop):
     Above that, equal values may leave their
     index order: only the order of additions of tied rows changes, by
     rounding, which the tie rule's tolerance absorbs (the tests compare
-    these trees with the presorted ones and grow_tree's).
+    these trees with the presorted ones and grow_tree's).  ``stack``: room for
+    the pending parts, ``(64, 2)`` intp (64 exceeds the depth, at most
+    log2 of the rows), passed in: no allocation and no reference counts.
     """
-    stack = np.empty((64, 2), dtype=np.intp)
     stack[0, 0], stack[0, 1] = start, stop
     top = 1
     while top > 0:
@@ -672,6 +673,7 @@ def _grow_nodes(
     # (at most min(max_features, d) features: a node searches no more).
     sorting = not presorted or switch > 0
     srows = np.empty((min(max_features, d) if sorting else 1, n if sorting else 1), dtype=np.int32)
+    sort_stack = np.empty((64, 2), dtype=np.intp)  # _sort_pairs' pending parts
     searched = np.empty(d, dtype=np.intp)  # the features scanned at a node, their pieces
     piece_of = np.empty(d, dtype=np.intp)
     n_presents = np.empty(d, dtype=np.intp)
@@ -793,7 +795,7 @@ def _grow_nodes(
                     n_present -= 1
             else:
                 piece = srows[n_searched, :size]
-                n_present = _sorted_rows(here, j, Xf, rs, cs, piece, values)
+                n_present = _sorted_rows(here, j, Xf, rs, cs, piece, values, sort_stack)
             if n_present == 0:
                 continue
             first_x = Xf[piece[0] * rs + j * cs]
