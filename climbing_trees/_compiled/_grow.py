@@ -695,6 +695,8 @@ def _grow_nodes(
     t_drawn = np.empty(d)  # the random splitter's thresholds and missing sides
     s_drawn = np.zeros(d, dtype=np.bool_)
     near = near_empty(n_stats)
+    if random_splitter and near.shape[0] < d:  # a row per feature (drawn_thresholds)
+        near = np.empty((d, near.shape[1]))
     right_stats = np.empty(n_stats)
     # The stack: start, stop, depth, parent, is-left, key.
     stack_size = n + 2 if max_depth < 0 else min(n, max_depth) + 2
@@ -779,7 +781,7 @@ def _grow_nodes(
                     # right (every present row goes left of the threshold lo).  Drawn
                     # only where a row misses the feature: elsewhere no row reads it.
                     s_drawn[j] = has_missing[j] and uniform(key, MISSING, j) < 0.5 and lo[j] < hi[j]
-            near, n_near, best = drawn_thresholds(
+            n_near, best = drawn_thresholds(
                 here, mask, t_drawn, s_drawn, has_missing, kept, slot_of, w, unit, cls, offsets,
                 phi, criterion, total, node_weight, node_impurity, constant, scale, msl, q,
                 q_node, low, acc, extra, near, cst, lower, upper, vy,

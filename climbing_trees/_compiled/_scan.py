@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._choice import gate, near_add
+from ._choice import _counted_once, gate, near_grown, near_put
 from ._rules import (
     allowed_split,
     bounds,
@@ -212,7 +212,9 @@ def scan_sorted(
                     threshold = midpoint(x, x_next)
                     goes = True
                     key, n_left = key_base + n + i, i + 1 + n_missing
-                near, count, best = near_add(
+                if count == near.shape[0]:  # near_add's growth, then its put (uncounted)
+                    near = near_grown(near)
+                count, best = near_put(
                     near, count, best, impurity, slack, score, key, threshold, j, goes,
                     n_left, w_side, acc, extra, share,
                 )  # fmt: skip
@@ -243,7 +245,7 @@ def _side_values(rows, values, s, t, side, vy, w):
     return v_left / w_left, v_right / w_right
 
 
-@jit
+@_counted_once
 def drawn_thresholds(
     rows, mask, thresholds, sides, has_missing, values, slot_of, w, unit, cls, offsets, phi,
     criterion, total, node_weight, impurity, constant, scale, msl, q, q_node, low, acc, extra,
@@ -270,14 +272,17 @@ def drawn_thresholds(
     monotonic constraint (``cst[j]``, the builders' sign), where the
     children's values break it or the node's bounds ``[lower, upper]``
     (:func:`._rules.allowed_split`; the values from :func:`_side_values`).
-    ``near`` is the node's empty near list; returns it, its length and the
-    lowest score.
+    ``near`` is the node's empty near list, with a row for each feature
+    (a node offers at most one candidate per feature: :func:`._choice.near_put`
+    never runs out of room); returns its length and the lowest score.
 
     Measured, the loops are written out here and the arguments are kept to
     at most 30: each array passed to a compiled function costs two atomic
     reference counts, and a call of more than 30 arguments (Python's
     ``CALL_FUNCTION_EX``) packs them in a tuple, which counts every array
     again; a call per feature (a sum, a gain) cost more than a small node.
+    It allocates nothing and keeps no view, so it is compiled without
+    reference counts (``_nrt=False``).
     """
     n = rows.shape[0]
     m = acc.shape[0]
@@ -403,7 +408,7 @@ def drawn_thresholds(
         if np.isfinite(best) and not score <= best + 2.0 * (tie_tolerance(impurity, best) + slack):
             continue  # near_add's own test, without its call
         goes = missing_left_of(1 if has_missing[j] else 0, side, nl, n)
-        near, count, best = near_add(
+        count, best = near_put(
             near, count, best, impurity, slack, score, j, t, j, goes, nl, wl, acc, extra, 0.0,
         )  # fmt: skip
-    return near, count, best
+    return count, best
