@@ -244,7 +244,7 @@ def test_sort_pairs_sorts_values_with_their_rows(seed):
     values = rng.integers(0, [3, 50, 10**9][seed % 3], size=n).astype(float)
     rows = np.arange(n, dtype=np.int32)
     original = values.copy()
-    _sort_pairs(values, rows, 0, n)
+    _sort_pairs(values, rows, 0, n, np.empty((64, 2), dtype=np.intp))
     np.testing.assert_array_equal(values, np.sort(original))
     np.testing.assert_array_equal(original[rows], values)  # each value kept its row
     assert sorted(rows.tolist()) == list(range(n))

@@ -30,10 +30,15 @@ compared numbers are then those every other builder compares.
 
 from __future__ import annotations
 
+import numba
 import numpy as np
 
 from ._rules import jit, tie_tolerance
 from ._scores import class_children_score
+
+#: For the functions of a node that allocate nothing and keep no view: compiled
+#: without numba's reference counts (see ``._grow._counted_once``).
+_counted_once = numba.njit(cache=True, nogil=True, _nrt=False)
 
 SCORE, KEY, THRESHOLD, FEATURE, MISSING_LEFT, N_LEFT, W_LEFT = 0, 1, 2, 3, 4, 5, 6
 N_FIELDS = 7  # then the left side's statistics
@@ -66,29 +71,53 @@ def near_add(
 ):  # fmt: skip
     """Offer a candidate; returns the list, its length and the lowest score seen.
 
+    :func:`near_put`, on a list made twice as long when it is full.
+    """
+    if count == near.shape[0]:
+        near = near_grown(near)
+    count, best = near_put(
+        near, count, best, reference, slack, score, key, threshold, feature, missing_left,
+        n_left, w_left, acc, extra, share,
+    )  # fmt: skip
+    return near, count, best
+
+
+@jit
+def near_grown(near):
+    """The list copied into one twice as long (when full)."""
+    bigger = np.empty((2 * near.shape[0], near.shape[1]))
+    bigger[: near.shape[0]] = near
+    return bigger
+
+
+@_counted_once
+def near_put(
+    near, count, best, reference, slack, score, key, threshold, feature, missing_left,
+    n_left, w_left, acc, extra, share,
+):  # fmt: skip
+    """Offer a candidate to a list with room for it; returns its length and the lowest score.
+
     The candidate enters when within twice the tolerance plus twice
     ``slack`` of the lowest score; a new lowest score drops the entries now
     beyond that.  Its left side (``acc + share * extra``, weight ``w_left``)
-    is kept with it.
+    is kept with it.  The list must have a free row (``count <
+    len(near)``): :func:`near_add` makes one.
     """
     if not np.isfinite(score):  # refused (an infinite or undefined impurity)
-        return near, count, best
+        return count, best
     margin = 2.0 * (tie_tolerance(reference, best) + slack)
     if not (score <= best + margin) and np.isfinite(best):
-        return near, count, best
+        return count, best
     if score < best or not np.isfinite(best):
         best = score
         limit = best + 2.0 * (tie_tolerance(reference, best) + slack)
         kept = 0
         for i in range(count):
             if near[i, SCORE] <= limit:
-                near[kept] = near[i]
+                for c in range(near.shape[1]):
+                    near[kept, c] = near[i, c]
                 kept += 1
         count = kept
-    if count == near.shape[0]:
-        bigger = np.empty((2 * count, near.shape[1]))
-        bigger[:count] = near
-        near = bigger
     near[count, SCORE] = score
     near[count, KEY] = key
     near[count, THRESHOLD] = threshold
@@ -98,10 +127,10 @@ def near_add(
     near[count, W_LEFT] = w_left
     for c in range(near.shape[1] - N_FIELDS):
         near[count, N_FIELDS + c] = acc[c] + share * extra[c]
-    return near, count + 1, best
+    return count + 1, best
 
 
-@jit
+@_counted_once
 def near_rescore(near, count, total, node_weight, offsets, n_out, criterion, right):
     """Score every entry again from its statistics as ``children_score`` does (classes).
 
@@ -118,7 +147,7 @@ def near_rescore(near, count, total, node_weight, offsets, n_out, criterion, rig
     return best
 
 
-@jit
+@_counted_once
 def near_winner(near, count, best, reference):
     """Row of the winner in the list (the tie rule), or -1 when it is empty."""
     if count == 0:

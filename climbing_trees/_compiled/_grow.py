@@ -433,10 +433,10 @@ def _draw(
     return constants
 
 
-@jit
-def _sorted_rows(rows, j, Xf, rs, cs, out, values):
+@_counted_once
+def _sorted_rows(rows, j, Xf, rs, cs, out, values, stack):
     """``rows`` with feature ``j`` present, sorted by it (ties in index order), then
-    the missing ones; returns how many are present."""
+    the missing ones; returns how many are present.  ``stack``: :func:`_sort_pairs`'s."""
     n = rows.shape[0]
     n_present = 0
     n_missing = 0
@@ -455,12 +455,12 @@ def _sorted_rows(rows, j, Xf, rs, cs, out, values):
         out[lo], out[hi] = out[hi], out[lo]
         lo += 1
         hi -= 1
-    _sort_pairs(values, out, 0, n_present)
+    _sort_pairs(values, out, 0, n_present, stack)
     return n_present
 
 
-@jit
-def _sort_pairs(values, rows, start, stop):
+@_counted_once
+def _sort_pairs(values, rows, start, stop, stack):
     """Sort ``values[start:stop]`` with ``rows`` alongside, in place.
 
     Quicksort with three-way partitions (runs of equal values, common in
@@ -470,9 +470,10 @@ def _sort_pairs(values, rows, start, stop):
     Above that, equal values may leave their
     index order: only the order of additions of tied rows changes, by
     rounding, which the tie rule's tolerance absorbs (the tests compare
-    these trees with the presorted ones and grow_tree's).
+    these trees with the presorted ones and grow_tree's).  ``stack``: room for
+    the pending parts, ``(64, 2)`` intp (64 exceeds the depth, at most
+    log2 of the rows), passed in: no allocation and no reference counts.
     """
-    stack = np.empty((64, 2), dtype=np.intp)
     stack[0, 0], stack[0, 1] = start, stop
     top = 1
     while top > 0:
@@ -513,7 +514,7 @@ def _sort_pairs(values, rows, start, stop):
             values[b], rows[b] = v, r
 
 
-@jit
+@_counted_once
 def _partition(piece, goes_left, buffer):
     """Stable partition of ``piece`` (row ids): rows going left first; returns their count."""
     n_left = 0
@@ -526,7 +527,8 @@ def _partition(piece, goes_left, buffer):
         else:
             buffer[n_right] = row
             n_right += 1
-    piece[n_left:] = buffer[:n_right]
+    for i in range(n_right):  # a loop: a slice assignment may allocate (NRT)
+        piece[n_left + i] = buffer[i]
     return n_left
 
 
@@ -551,7 +553,7 @@ def _partition_kept(piece, values, slot, t, missing_left, buffer):
     return n_left
 
 
-@jit
+@_counted_once
 def _summarise(rows, criterion, classes, cls, offsets, Y, w, unit, phi, n_out, total, value):
     """A node's weight, impurity, purity, score constants and value (into ``value``).
 
@@ -633,7 +635,7 @@ def _summarise(rows, criterion, classes, cls, offsets, Y, w, unit, phi, n_out, t
     return node_weight, impurity, pure, constant, scale
 
 
-@jit
+@_counted_once
 def _mean(rows, vy, w, unit):
     """The value (first column) of a node of ``rows``, as :func:`_summarise` computes
     it: ``w y`` summed in index order, over the weight."""
@@ -686,6 +688,7 @@ def _grow_nodes(
     # (at most min(max_features, d) features: a node searches no more).
     sorting = not presorted or switch > 0
     srows = np.empty((min(max_features, d) if sorting else 1, n if sorting else 1), dtype=np.int32)
+    sort_stack = np.empty((64, 2), dtype=np.intp)  # _sort_pairs' pending parts
     searched = np.empty(d, dtype=np.intp)  # the features scanned at a node, their pieces
     piece_of = np.empty(d, dtype=np.intp)
     n_presents = np.empty(d, dtype=np.intp)
@@ -707,6 +710,8 @@ def _grow_nodes(
     t_drawn = np.empty(d)  # the random splitter's thresholds and missing sides
     s_drawn = np.zeros(d, dtype=np.bool_)
     near = near_empty(n_stats)
+    if random_splitter and near.shape[0] < d:  # a row per feature (drawn_thresholds)
+        near = np.empty((d, near.shape[1]))
     right_stats = np.empty(n_stats)
     # The stack: start, stop, depth, parent, is-left, key.
     stack_size = n + 2 if max_depth < 0 else min(n, max_depth) + 2
@@ -791,7 +796,7 @@ def _grow_nodes(
                     # right (every present row goes left of the threshold lo).  Drawn
                     # only where a row misses the feature: elsewhere no row reads it.
                     s_drawn[j] = has_missing[j] and uniform(key, MISSING, j) < 0.5 and lo[j] < hi[j]
-            near, n_near, best = drawn_thresholds(
+            n_near, best = drawn_thresholds(
                 here, mask, t_drawn, s_drawn, has_missing, kept, slot_of, w, unit, cls, offsets,
                 phi, criterion, total, node_weight, node_impurity, constant, scale, msl, q,
                 q_node, low, acc, extra, near, cst, lower, upper, vy,
@@ -807,7 +812,7 @@ def _grow_nodes(
                     n_present -= 1
             else:
                 piece = srows[n_searched, :size]
-                n_present = _sorted_rows(here, j, Xf, rs, cs, piece, values)
+                n_present = _sorted_rows(here, j, Xf, rs, cs, piece, values, sort_stack)
             if n_present == 0:
                 continue
             first_x = Xf[piece[0] * rs + j * cs]
@@ -826,11 +831,14 @@ def _grow_nodes(
             n_searched += 1
         if n_searched > 0:  # one call for all the features (see scan_sorted)
             pieces, offset = (order, start) if ordered else (srows, 0)
+            scalars = (
+                node_weight, node_impurity, constant, scale, slack, q_node, low, lower,
+                upper, vy_total,
+            )  # fmt: skip
             near, n_near, best = scan_sorted(
                 pieces, offset, size, piece_of, searched, n_presents, n_searched, Xf, rs,
-                cs, w, unit, classes, cls, offsets, phi, n_out, criterion, total,
-                node_weight, node_impurity, constant, scale, slack, msl, q, q_node, low,
-                acc, extra, n, near, n_near, best, cst, lower, upper, vy, vy_total,
+                cs, w, unit, classes, cls, offsets, phi, criterion, total, scalars, msl, q,
+                acc, extra, near, n_near, best, cst, vy,
             )  # fmt: skip
         if classes and n_near > 0:  # the numbers grow_tree compares (see _choice)
             best = near_rescore(

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._choice import gate, near_add
+from ._choice import _counted_once, gate, near_grown, near_put
 from ._rules import (
     allowed_split,
     bounds,
@@ -54,9 +54,8 @@ def add_row(acc, row, weight, classes, cls, offsets, phi, n_out):
 @jit
 def scan_sorted(
     pieces, offset, size, piece_of, features, n_presents, n_searched, Xf, rs, cs, w, unit,
-    classes, cls, offsets, phi, n_out, criterion, total, node_weight, impurity, constant,
-    scale, slack, msl, q, q_node, low, acc, extra, n_all, near, count, best, cst, lower,
-    upper, vy, vy_total,
+    classes, cls, offsets, phi, criterion, total, node, msl, q, acc, extra, near, count,
+    best, cst, vy,
 ):  # fmt: skip
     """Offer every candidate of the features a node searches, its rows sorted by each.
 
@@ -67,7 +66,9 @@ def scan_sorted(
     missing it.  A feature's candidates are numbered in the tie-break order
     from ``j * 2 * (n_all + 1)`` (``n_all``: the fit's rows).  ``unit``: every
     weight is 1 (not read).  Returns the near list, its length and the lowest
-    score seen.
+    score seen.  ``node`` holds the node's scalars: ``(node_weight, impurity,
+    constant, scale, slack, q_node, low, lower, upper, vy_total)``; the
+    outputs are ``len(offsets) - 1`` and the fit's rows ``len(w)``.
 
     One call searches all of a node's features: each call of a compiled
     function with array arguments counts a reference to each array in and
@@ -84,7 +85,14 @@ def scan_sorted(
     side's from the node's ``vy_total``) break the order or the node's
     bounds ``[lower, upper]`` is skipped (:func:`._rules.allowed_split`),
     before it is scored, as scikit-learn's splitter skips it.
+
+    The call takes 28 arguments: a call of more than 30 packs them in a
+    tuple, whose arrays are counted once more; the node's scalars come as
+    one tuple (no reference counts).
     """
+    node_weight, impurity, constant, scale, slack, q_node, low, lower, upper, vy_total = node
+    n_out = offsets.shape[0] - 1
+    n_all = w.shape[0]
     for f in range(n_searched):
         j = features[f]
         srows = pieces[piece_of[f], offset : offset + size]  # contiguous
@@ -204,7 +212,9 @@ def scan_sorted(
                     threshold = midpoint(x, x_next)
                     goes = True
                     key, n_left = key_base + n + i, i + 1 + n_missing
-                near, count, best = near_add(
+                if count == near.shape[0]:  # near_add's growth, then its put (uncounted)
+                    near = near_grown(near)
+                count, best = near_put(
                     near, count, best, impurity, slack, score, key, threshold, j, goes,
                     n_left, w_side, acc, extra, share,
                 )  # fmt: skip
@@ -235,7 +245,7 @@ def _side_values(rows, values, s, t, side, vy, w):
     return v_left / w_left, v_right / w_right
 
 
-@jit
+@_counted_once
 def drawn_thresholds(
     rows, mask, thresholds, sides, has_missing, values, slot_of, w, unit, cls, offsets, phi,
     criterion, total, node_weight, impurity, constant, scale, msl, q, q_node, low, acc, extra,
@@ -262,14 +272,17 @@ def drawn_thresholds(
     monotonic constraint (``cst[j]``, the builders' sign), where the
     children's values break it or the node's bounds ``[lower, upper]``
     (:func:`._rules.allowed_split`; the values from :func:`_side_values`).
-    ``near`` is the node's empty near list; returns it, its length and the
-    lowest score.
+    ``near`` is the node's empty near list, with a row for each feature
+    (a node offers at most one candidate per feature: :func:`._choice.near_put`
+    never runs out of room); returns its length and the lowest score.
 
     Measured, the loops are written out here and the arguments are kept to
     at most 30: each array passed to a compiled function costs two atomic
     reference counts, and a call of more than 30 arguments (Python's
     ``CALL_FUNCTION_EX``) packs them in a tuple, which counts every array
     again; a call per feature (a sum, a gain) cost more than a small node.
+    It allocates nothing and keeps no view, so it is compiled without
+    reference counts (``_nrt=False``).
     """
     n = rows.shape[0]
     m = acc.shape[0]
@@ -395,7 +408,7 @@ def drawn_thresholds(
         if np.isfinite(best) and not score <= best + 2.0 * (tie_tolerance(impurity, best) + slack):
             continue  # near_add's own test, without its call
         goes = missing_left_of(1 if has_missing[j] else 0, side, nl, n)
-        near, count, best = near_add(
+        count, best = near_put(
             near, count, best, impurity, slack, score, j, t, j, goes, nl, wl, acc, extra, 0.0,
         )  # fmt: skip
-    return near, count, best
+    return count, best
