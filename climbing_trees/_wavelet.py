@@ -412,8 +412,10 @@ def node_medians(y_sorted, w_sorted, starts, sizes):
         cumulative = np.cumsum(w_sorted[rows], axis=1)
         half = 0.5 * cumulative[:, -1:]
         k = np.argmax(cumulative >= half, axis=1)  # the first to reach half
-        above = cumulative > half
-        after = np.where(above.any(axis=1), np.argmax(above, axis=1), size - 1)
+        # The next row of positive weight after k (a weight absorbed by rounding
+        # leaves the running sum at half: "above half" would pass it over).
+        later = (w_sorted[rows] > 0) & (np.arange(size) > k[:, None])
+        after = np.where(later.any(axis=1), np.argmax(later, axis=1), k)
         at = np.arange(len(group))
         even = (cumulative[at, k] == half[:, 0]) & (after > k)
         y_k, y_after = y_sorted[rows[at, k]], y_sorted[rows[at, after]]

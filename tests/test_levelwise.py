@@ -437,6 +437,35 @@ def test_absolute_error_medians_with_decimal_weights_agree(seed):
     assert_equivalent(fast, slow)
 
 
+def test_a_median_at_an_exact_half_takes_the_next_row_of_positive_weight():
+    """A weight absorbed by rounding (1e-17 after 1.0) keeps the running weight at
+    half: the median is still the midpoint with the next row of positive weight,
+    in every builder, as weighted_median says (y = 0, 1, 2; w = 1, 1e-17, 1)."""
+    y, w = np.array([0.0, 1.0, 2.0]), np.array([1.0, 1e-17, 1.0])
+    assert ct.weighted_median(y, w) == 0.5
+    X, Y = np.zeros((3, 1)), y.reshape(-1, 1)
+    for grow in (ct.grow_tree, ct.grow_tree_levelwise, ct.grow_tree_compiled):
+        tree = grow(X, Y, w, criterion="absolute_error")
+        assert tree.value[0, 0, 0] == 0.5, grow.__name__
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_absolute_error_medians_with_absorbed_weights_agree(seed):
+    """Weights 1e-200 and 1e200 (their ratio beyond 2**53: the small ones are
+    absorbed in every running sum): the leaf medians of the level-wise and the
+    compiled builders are grow_tree's."""
+    rng = np.random.default_rng(seed)
+    n = 300
+    X = rng.integers(0, 6, size=(n, 2)).astype(float)
+    Y = rng.integers(0, 4, size=(n, 1)).astype(float)
+    w = rng.choice([1e-200, 1e200], size=n)
+    slow = ct.grow_tree(X, Y, w, criterion="absolute_error", max_depth=4)
+    for grow in (ct.grow_tree_levelwise, ct.grow_tree_compiled):
+        fast = grow(X, Y, w, criterion="absolute_error", max_depth=4)
+        np.testing.assert_array_equal(fast.value, slow.value, err_msg=grow.__name__)
+        assert_equivalent(fast, slow)
+
+
 @pytest.mark.parametrize("chunk", [None, 40])
 @pytest.mark.parametrize("criterion", ["gini", "squared_error"])
 @pytest.mark.parametrize("seed", range(4))

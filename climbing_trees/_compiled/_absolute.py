@@ -104,7 +104,7 @@ def absolute_summary(rows, Y, w, unit, n_out, value, ys, work):
             ranks[row, o] = r
             total += w[row]
             cumulative[r] = total
-        median = weighted_median_sorted(ys, by_y, cumulative, n)
+        median = weighted_median_sorted(ys, by_y, cumulative, n, rows, w)
         value[o] = median
         middle = ys[by_y[n // 2]]
         e = 0.0
@@ -117,22 +117,22 @@ def absolute_summary(rows, Y, w, unit, n_out, value, ys, work):
 
 
 @jit
-def weighted_median_sorted(ys, by_y, cumulative, n):
+def weighted_median_sorted(ys, by_y, cumulative, n, rows, w):
     """:func:`climbing_trees._wavelet.node_medians` for one node: ``ys[by_y]`` sorted,
-    ``cumulative`` their running weights.  The first value whose running weight
-    reaches half the total; at exactly half, the midpoint with the next value
-    of positive weight (the last one if none is above half)."""
+    ``cumulative`` their running weights, ``w[rows[by_y[r]]]`` their weights.  The
+    first value whose running weight reaches half the total; at exactly half, the
+    midpoint with the next value of positive weight (that value itself if none
+    follows), as :func:`climbing_trees._criteria.weighted_median`.  The next
+    positive weight, not the next running weight above half: a weight absorbed
+    by rounding (``1e-17`` after ``1.0``) leaves the running weight at half."""
     half = 0.5 * cumulative[n - 1]
     k = 0
     while cumulative[k] < half:
         k += 1
-    after = n - 1
-    for r in range(n):
-        if cumulative[r] > half:
-            after = r
-            break
-    if cumulative[k] == half and after > k:
-        return (ys[by_y[k]] + ys[by_y[after]]) / 2
+    if cumulative[k] == half:
+        for r in range(k + 1, n):
+            if w[rows[by_y[r]]] > 0.0:
+                return (ys[by_y[k]] + ys[by_y[r]]) / 2
     return ys[by_y[k]]
 
 
