@@ -250,6 +250,47 @@ def test_sort_pairs_sorts_values_with_their_rows(seed):
     assert sorted(rows.tolist()) == list(range(n))
 
 
+def test_sorted_rows_are_a_stable_argsort():
+    # A node's rows by one feature, present values sorted with ties in index order,
+    # then the missing rows in index order: by counting where the values are
+    # integers spanning fewer values than rows, by _sort_pairs elsewhere (a
+    # fraction among integers, a tiny value that rounds to one, a wide span).
+    from climbing_trees._compiled._grow import INSERTION_RUN, _sorted_rows
+
+    tried = {True: 0, False: 0}
+    for seed in range(40):
+        rng = np.random.default_rng(seed)
+        n_all, d = int(rng.integers(1, 400)), 3
+        X = rng.integers(-7, [5, 20, 900][seed % 3], size=(n_all, d)).astype(float)
+        X[rng.random(X.shape) < [0.0, 0.1][seed % 2]] = np.nan
+        if seed % 5 == 3:
+            X[rng.integers(n_all), 1] = 0.5
+        if seed % 5 == 4:
+            X[rng.integers(n_all), 1] = 1e-20  # 1e-20 - (-7) rounds to 7
+        rows = np.sort(rng.choice(n_all, size=int(rng.integers(1, n_all + 1)), replace=False))
+        rows = rows.astype(np.int32)
+        for j in range(d):
+            flat, rs, cs = X.ravel(), d, 1
+            out = np.empty(len(rows), dtype=np.int32)
+            n_present = _sorted_rows(
+                rows, j, flat, rs, cs, out, np.empty(len(rows)), np.empty((64, 2), dtype=np.intp),
+                np.empty(len(rows) + 1, dtype=np.int32), np.empty(len(rows), dtype=np.int32),
+            )  # fmt: skip
+            x = X[rows, j]
+            present = x[~np.isnan(x)]
+            assert n_present == len(present)
+            np.testing.assert_array_equal(out[n_present:], rows[np.isnan(x)])
+            np.testing.assert_array_equal(X[out[:n_present], j], np.sort(present))
+            assert sorted(out.tolist()) == rows.tolist()
+            counted = (n_present > INSERTION_RUN and np.all(present == np.floor(present))
+                       and np.ptp(present) < n_present)  # fmt: skip
+            if counted or n_present <= INSERTION_RUN:  # stable: ties in index order
+                stable = rows[~np.isnan(x)][np.argsort(present, kind="stable")]
+                np.testing.assert_array_equal(out[:n_present], stable)
+            tried[counted] += 1
+    assert tried[True] > 10 and tried[False] > 10  # both sorts
+
+
 @pytest.mark.parametrize("seed", range(40))
 def test_presorted_orders_are_a_stable_argsort(seed):
     # Columns of small integers are sorted as int16 (by radix): the same order.

@@ -149,8 +149,8 @@ def scan_sorted(
                 distinct = x < x_next
             else:
                 distinct = False
-            if i < first:
-                continue
+            if i < first or not (distinct or i == n_present - 1):
+                continue  # (no candidate between equal values, rule 1)
             for side in range(2):  # missing rows right, then left
                 if side == 0:
                     if not (lo_right <= i <= hi_right and (distinct or i == n_present - 1)):
