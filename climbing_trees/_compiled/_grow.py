@@ -799,7 +799,7 @@ def _grow_nodes(
             n_near, best = drawn_thresholds(
                 here, mask, t_drawn, s_drawn, has_missing, kept, slot_of, w, unit, cls, offsets,
                 phi, criterion, total, node_weight, node_impurity, constant, scale, msl, q,
-                q_node, low, acc, extra, near, cst, lower, upper, vy,
+                q_node, low, acc, extra, near, cst, lower, upper, vy, buffer,
             )  # fmt: skip
         n_searched = 0
         for j in range(d):
