@@ -407,14 +407,14 @@ def _draw(
         lo_j = np.inf
         hi_j = -np.inf
         missing_j = False
+        # Without a branch: a NaN fails both comparisons, and an equal value
+        # keeps the first one seen (-0.0 or 0.0), as min and max do.
         for i in range(rows.shape[0]):
             x = Xf[rows[i] * rs + j * cs]
             values[slot, i] = x
-            if np.isnan(x):
-                missing_j = True
-            else:
-                lo_j = min(lo_j, x)
-                hi_j = max(hi_j, x)
+            missing_j |= np.isnan(x)
+            lo_j = x if x < lo_j else lo_j
+            hi_j = x if x > hi_j else hi_j
         if lo_j > hi_j:
             lo_j, hi_j = np.nan, np.nan
         lo[j], hi[j], missing[j] = lo_j, hi_j, missing_j
