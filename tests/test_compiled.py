@@ -179,6 +179,22 @@ def test_digits(criterion):
     both(X, Y, w, criterion, random_splits=RandomSplits(8, "random", 7))
 
 
+@pytest.mark.parametrize("n_classes", [2, 5, 16])
+def test_random_splitter_counts_classes_in_packed_fields_exactly(n_classes):
+    # With unit weights and one output of at most 16 classes, the random splitter
+    # counts each class sent left in a field of one integer (64 // n_classes bits,
+    # emptied every 2**bits - 1 rows: every 15 rows for 16 classes): the oracle's sums.
+    rng = np.random.default_rng(n_classes)
+    n = 900
+    X = rng.normal(size=(n, 4))
+    X[:, 3] = rng.integers(0, 3, n)  # ties
+    y = (X[:, 0] > 0) * rng.integers(0, n_classes, n)  # skewed: long runs of class 0
+    Y = ct.one_hot(y, n_classes)
+    for seed in range(3):
+        both(X, Y, np.ones(n), "gini", random_splits=RandomSplits(2, "random", seed))
+    both(X, Y, np.ones(n), "entropy", random_splits=RandomSplits(4, "random", 9))
+
+
 def test_iris_with_weights():
     X, y = load_iris(return_X_y=True)
     w = np.random.default_rng(0).integers(0, 4, len(y)).astype(float)

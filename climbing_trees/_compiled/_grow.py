@@ -408,14 +408,14 @@ def _draw(
         lo_j = np.inf
         hi_j = -np.inf
         missing_j = False
+        # Without a branch: a NaN fails both comparisons, and an equal value
+        # keeps the first one seen (-0.0 or 0.0), as min and max do.
         for i in range(rows.shape[0]):
             x = Xf[rows[i] * rs + j * cs]
             values[slot, i] = x
-            if np.isnan(x):
-                missing_j = True
-            else:
-                lo_j = min(lo_j, x)
-                hi_j = max(hi_j, x)
+            missing_j |= np.isnan(x)
+            lo_j = x if x < lo_j else lo_j
+            hi_j = x if x > hi_j else hi_j
         if lo_j > hi_j:
             lo_j, hi_j = np.nan, np.nan
         lo[j], hi[j], missing[j] = lo_j, hi_j, missing_j
@@ -579,15 +579,17 @@ def _partition_kept(piece, values, slot, t, missing_left, buffer):
     missing ones to ``missing_left``'s side; returns the count sent left."""
     n_left = 0
     n_right = 0
+    # Without a branch on the side (mispredicted half the time in a large node):
+    # each row is written to both places, and one count moves on.  piece[n_left]
+    # is a row already read (n_left <= i).
     for i in range(piece.shape[0]):
         row = piece[i]
         x = values[slot, i]
-        if missing_left if np.isnan(x) else x <= t:
-            piece[n_left] = row
-            n_left += 1
-        else:
-            buffer[n_right] = row
-            n_right += 1
+        left = 1 if (missing_left if np.isnan(x) else x <= t) else 0
+        piece[n_left] = row
+        buffer[n_right] = row
+        n_left += left
+        n_right += 1 - left
     for i in range(n_right):  # a loop: a slice assignment may allocate (NRT)
         piece[n_left + i] = buffer[i]
     return n_left
@@ -614,10 +616,28 @@ def _summarise(rows, criterion, classes, cls, offsets, Y, w, unit, phi, n_out, t
         for i in range(n):
             node_weight += w[rows[i]]
     if classes:
-        for i in range(n):
-            row = rows[i]
-            for o in range(n_out):
-                total[offsets[o] + cls[row, o]] += w[row]
+        if unit and n_out == 1 and 2 <= m <= 16:
+            # Each row adds 1 to its class's field of one integer (64 // m bits),
+            # emptied into total every 2**width - 1 rows: the counts are integers,
+            # the same sums as adding 1.0 per row (as ._scan.drawn_thresholds
+            # counts the rows sent left), without an addition to memory per row.
+            width = 64 // m
+            block = (1 << width) - 1 if width < 32 else n
+            field = (_ONE << np.uint64(width)) - _ONE
+            i = 0
+            while i < n:
+                stop = min(n, i + block)
+                word = np.uint64(0)
+                for ii in range(i, stop):
+                    word += _ONE << np.uint64(cls[rows[ii], 0] * width)
+                for c in range(m):
+                    total[c] += np.float64((word >> np.uint64(c * width)) & field)
+                i = stop
+        else:
+            for i in range(n):
+                row = rows[i]
+                for o in range(n_out):
+                    total[offsets[o] + cls[row, o]] += w[row]
         positive = 0
         for c in range(m):
             value[c] = total[c] / node_weight
@@ -841,7 +861,7 @@ def _grow_nodes(
             n_near, best = drawn_thresholds(
                 here, mask, t_drawn, s_drawn, has_missing, kept, slot_of, w, unit, cls, offsets,
                 phi, criterion, total, node_weight, node_impurity, constant, scale, msl, q,
-                q_node, low, acc, extra, near, cst, lower, upper, vy,
+                q_node, low, acc, extra, near, cst, lower, upper, vy, buffer,
             )  # fmt: skip
         n_searched = 0
         for j in range(d):
