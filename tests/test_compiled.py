@@ -400,3 +400,26 @@ def test_absolute_error_diabetes():
                   min_samples_leaf=16)  # fmt: skip
     w = np.random.default_rng(1).integers(0, 3, len(y)).astype(float)
     both_absolute(X, y[:, None], w, "absolute_error", min_samples_leaf=3, min_weight_leaf=5.0)
+
+
+def test_prefetch_row_is_a_hint_that_reads_nothing():
+    # The scan's cache hint compiles for its float and integer statistics, in
+    # either memory order, and changes no result, even for rows past the end.
+    import numba
+
+    from climbing_trees._compiled._prefetch import prefetch_row
+
+    @numba.njit
+    def summed(array, rows):
+        total = 0.0
+        for i in range(rows.shape[0]):
+            prefetch_row(array, rows[i] + 1000)  # beyond the last row: harmless
+            total += array[rows[i], 0]
+        return total
+
+    rows = np.array([3, 0, 2], dtype=np.int32)
+    phi = np.arange(8.0).reshape(4, 2)
+    cls = np.arange(8, dtype=np.int32).reshape(4, 2)
+    assert summed(phi, rows) == 6.0 + 0.0 + 4.0
+    assert summed(np.asfortranarray(phi), rows) == 10.0
+    assert summed(cls, rows) == 10.0

@@ -27,6 +27,7 @@ from __future__ import annotations
 import numpy as np
 
 from ._choice import _counted_once, gate, near_grown, near_put
+from ._prefetch import PREFETCH_AHEAD, PREFETCH_BYTES, prefetch_row
 from ._rules import (
     allowed_split,
     bounds,
@@ -99,6 +100,7 @@ def scan_sorted(
     n_out = offsets.shape[0] - 1
     n_all = w.shape[0]
     ranked = ranks.shape[1] > 1  # else a (1, 1) placeholder: compare the values
+    far = (cls.nbytes if classes else phi.nbytes) > PREFETCH_BYTES  # (._prefetch)
     for f in range(n_searched):
         j = features[f]
         srows = pieces[piece_of[f], offset : offset + size]  # contiguous
@@ -140,6 +142,11 @@ def scan_sorted(
             x_next = rank[offset] if ranked else Xf[srows[0] * rs + j * cs]
         for i in range(last + 1):
             row = srows[i]
+            if far and i + PREFETCH_AHEAD < n:  # the statistics of a row to come
+                if classes:
+                    prefetch_row(cls, srows[i + PREFETCH_AHEAD])
+                else:
+                    prefetch_row(phi, srows[i + PREFETCH_AHEAD])
             weight = 1.0 if unit else w[row]
             w_left += weight
             q_left += q_unit if unit else q[row]
