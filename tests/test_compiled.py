@@ -310,17 +310,47 @@ def test_sorted_rows_are_a_stable_argsort():
 @pytest.mark.parametrize("seed", range(40))
 def test_presorted_orders_are_a_stable_argsort(seed):
     # Columns of small integers are sorted as int16 (by radix): the same order.
+    # Beside it, the ranks of the sorted values among the distinct ones (-0.0 and
+    # 0.0 equal, as x < x_next compares them), where present.
     from climbing_trees._compiled._grow import _presorted
+    from climbing_trees._levelwise._orders import _in_place
 
     rng = np.random.default_rng(seed)
     n = int(rng.integers(1, 300))
-    X = rng.integers(-5, 5, size=(n, 4)).astype(float)
+    X = rng.integers(-5, 5, size=(n, 5)).astype(float)
     X[:, 1] = rng.integers(-40_000, 40_000, size=n)  # beyond int16
     X[:, 2] += 0.5 * (rng.random(n) < 0.02)  # now and then a fraction
-    X[rng.random((n, 4)) < 0.1 * (seed % 3)] = [np.nan, np.inf, -0.0, 0.0][seed % 4]
+    X[:, 4] = rng.normal(size=n) * 10.0 ** rng.integers(-300, 300, size=n)  # by radix
+    X[rng.random((n, 5)) < 0.1 * (seed % 3)] = [np.nan, np.inf, -0.0, 0.0, -np.inf][seed % 5]
+    X[rng.random((n, 5)) < 0.05 * (seed % 2)] = -np.nan  # NaN with its sign bit set
     X = np.asfortranarray(X) if seed % 2 else X
-    stable = np.stack([np.argsort(X[:, j], kind="stable") for j in range(4)])
-    np.testing.assert_array_equal(_presorted(X), stable)
+    stable = np.stack([np.argsort(X[:, j], kind="stable") for j in range(5)])
+    order, ranks = _presorted(X, *_in_place(X)[1:])
+    np.testing.assert_array_equal(order, stable)
+    for j in range(5):
+        values = X[order[j], j]
+        present = ~np.isnan(values)
+        distinct = np.unique(values[present])
+        expected = np.searchsorted(distinct, values[present])
+        np.testing.assert_array_equal(ranks[j, present], expected)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_partition_ranked_moves_the_ranks_with_their_rows(seed):
+    from climbing_trees._compiled._grow import _partition, _partition_ranked
+
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(1, 500))
+    piece = rng.permutation(n).astype(np.int32)
+    rank = rng.integers(0, 50, size=n).astype(np.int32)
+    rank_of = dict(zip(piece.tolist(), rank.tolist(), strict=True))
+    goes_left = rng.random(n) < [0.0, 0.3, 1.0][seed % 3]
+    expected = piece.copy()
+    n_left = _partition(expected, goes_left, np.empty(n, dtype=np.int32))
+    got = _partition_ranked(piece, rank, goes_left, np.empty((2, n), dtype=np.int32))
+    assert got == n_left == goes_left.sum()
+    np.testing.assert_array_equal(piece, expected)  # the same stable partition
+    assert rank.tolist() == [rank_of[row] for row in piece.tolist()]
 
 
 def test_presorts_chooses_by_the_share_of_features_drawn():
@@ -427,3 +457,26 @@ def test_absolute_error_diabetes():
                   min_samples_leaf=16)  # fmt: skip
     w = np.random.default_rng(1).integers(0, 3, len(y)).astype(float)
     both_absolute(X, y[:, None], w, "absolute_error", min_samples_leaf=3, min_weight_leaf=5.0)
+
+
+def test_prefetch_row_is_a_hint_that_reads_nothing():
+    # The scan's cache hint compiles for its float and integer statistics, in
+    # either memory order, and changes no result, even for rows past the end.
+    import numba
+
+    from climbing_trees._compiled._prefetch import prefetch_row
+
+    @numba.njit
+    def summed(array, rows):
+        total = 0.0
+        for i in range(rows.shape[0]):
+            prefetch_row(array, rows[i] + 1000)  # beyond the last row: harmless
+            total += array[rows[i], 0]
+        return total
+
+    rows = np.array([3, 0, 2], dtype=np.int32)
+    phi = np.arange(8.0).reshape(4, 2)
+    cls = np.arange(8, dtype=np.int32).reshape(4, 2)
+    assert summed(phi, rows) == 6.0 + 0.0 + 4.0
+    assert summed(np.asfortranarray(phi), rows) == 10.0
+    assert summed(cls, rows) == 10.0

@@ -28,6 +28,8 @@ The modules:
   numpy rule by a test.  The constant-feature test, the drawn missing side
   and purity are restated in ``_grow`` and ``_scan``, checked through whole
   trees against :func:`climbing_trees.grow_tree`.
+- ``_prefetch``: a cache hint (:func:`._prefetch.prefetch_row`) with which the
+  scan asks for the statistics of rows a few positions ahead.
 - ``_support``: which options this builder grows (:func:`compiled_refusal`).
 - ``_cache``: numba's on-disk cache, cleared at import when this package's
   sources or the rule modules they import from change

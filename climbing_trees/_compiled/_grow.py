@@ -202,9 +202,9 @@ def grow_tree_compiled(
             n_stats = k
     if presort is None:
         presort = presorts(n, d, random_splits)
-    order = np.zeros((1, 1), dtype=np.int32)
+    order = ranks = np.zeros((1, 1), dtype=np.int32)
     if presort and (random_splits is None or random_splits.splitter == "best"):
-        order = _presorted(X)
+        order, ranks = _presorted(X, Xf, row_step, column_step)
     else:
         presort = False
     randomness = random_splits is not None
@@ -214,7 +214,7 @@ def grow_tree_compiled(
         int(min_samples_leaf), q, fixed_leaf_weight(leaf), float(min_impurity_decrease),
         randomness, random_splits.max_features if randomness else d,
         randomness and random_splits.splitter == "random",
-        np.uint64(random_splits.key if randomness else 0), bool(presort), order,
+        np.uint64(random_splits.key if randomness else 0), bool(presort), order, ranks,
         _switch_size(d, random_splits),
         bool(np.all(w == 1.0)), constrained, cst, vy, absolute_workspace(n, k, absolute),
     )  # fmt: skip
@@ -312,16 +312,19 @@ def _poisson_statistics(Y: np.ndarray, w: np.ndarray) -> np.ndarray:
     return np.ascontiguousarray(np.hstack([wc * Y, wc * _xlogy(Y, Y), positive]))
 
 
-def _presorted(X: np.ndarray) -> np.ndarray:
-    """Every feature's rows by increasing value (stable, NaN last), ``(d, n)`` int32.
+def _presorted(X: np.ndarray, Xf, rs, cs) -> tuple[np.ndarray, np.ndarray]:
+    """Every feature's rows by increasing value (stable, NaN last), ``(d, n)`` int32,
+    and beside them the ranks of their values (:func:`_value_ranks`).
 
     A feature of small integers (pixels, counts, ratings) is sorted as int16,
     which numpy's stable sort orders by radix, in a few passes: the same
     order, as the values are the same (digits' 64 features: 1.1 ms against
-    3.3 ms).
+    3.3 ms).  Any other feature is sorted by :func:`_radix_order` (1,000,000
+    x 8 regression: 0.35 s against 1.1 s for numpy's stable argsort).
     """
     n, d = X.shape
     order = np.empty((d, n), dtype=np.int32)
+    ranks = np.empty((d, n), dtype=np.int32)
     for j in range(d):
         column = X[:, j]
         small = None
@@ -330,9 +333,106 @@ def _presorted(X: np.ndarray) -> np.ndarray:
                 small = column.astype(np.int16)
         if small is not None and np.array_equal(small, column):  # no NaN, fraction, large
             order[j] = np.argsort(small, kind="stable")
+            _value_ranks(order[j], Xf, rs, cs, j, ranks[j])
         else:
-            order[j] = np.argsort(column, kind="stable")
-    return order
+            _radix_order(Xf, rs, cs, j, order[j], ranks[j])
+    return order, ranks
+
+
+@_counted_once
+def _value_ranks(order, Xf, rs, cs, j, ranks):
+    """``ranks[i]``: how many distinct values of feature ``j`` lie below the value
+    of row ``order[i]`` (``order``: the rows sorted by it; NaN: its last present
+    value's rank, never read).
+
+    Partitioned with the orders, a node's piece of ``ranks[j]`` is the ranks of
+    its rows sorted by feature ``j``, in sequence: where two neighbours differ
+    (``x < x_next``, rule 1 of :mod:`climbing_trees._ties`) is where their ranks
+    do, and :func:`._scan.scan_sorted` reads them there instead of ``X``'s values,
+    one row here and one there (1,000,000 x 8 regression: a fifth less time).
+    """
+    n = order.shape[0]
+    rank = 0
+    previous = Xf[order[0] * rs + j * cs] if n > 0 else 0.0
+    for i in range(n):
+        x = Xf[order[i] * rs + j * cs]
+        if previous < x:
+            rank += 1
+        ranks[i] = rank
+        previous = x
+
+
+#: :func:`_radix_order` sorts by this many bits of the keys at a pass.
+RADIX_BITS = 11
+
+
+@jit
+def _radix_order(Xf, rs, cs, j, order, ranks):
+    """Feature ``j``'s rows by increasing value into ``order``, stable, NaN last (numpy's
+    stable argsort's order), and their values' ranks into ``ranks`` (:func:`_value_ranks`).
+
+    A least-significant-digit radix sort of 64-bit keys that order as the values
+    do: the bits of each value, the sign bit flipped for positive values and
+    every bit for negative ones; ``-0.0`` as ``0.0`` (equal: their rows stay in
+    index order, as numpy keeps them) and every NaN as the largest key.  Each
+    pass sorts stably by :data:`RADIX_BITS` of them, from the lowest; a pass
+    where every key has the same digit is skipped (float32 values have 29 zero
+    bits at the bottom).  Equal keys are equal values, so the ranks count the
+    changes of key along the sorted keys.
+    """
+    n = order.shape[0]
+    if n == 0:
+        return
+    keys = np.empty(n)
+    for i in range(n):
+        x = Xf[i * rs + j * cs]
+        keys[i] = 0.0 if x == 0.0 else x  # -0.0 as 0.0
+    bits = keys.view(np.uint64)
+    sign = np.uint64(1) << np.uint64(63)
+    for i in range(n):
+        b = bits[i]
+        if np.isnan(keys[i]):
+            bits[i] = ~np.uint64(0)
+        elif b & sign:
+            bits[i] = ~b
+        else:
+            bits[i] = b | sign
+    width = 1 << RADIX_BITS
+    mask = np.uint64(width - 1)
+    n_passes = (64 + RADIX_BITS - 1) // RADIX_BITS
+    counts = np.zeros((n_passes, width), dtype=np.int64)  # every pass's, in one read
+    for i in range(n):
+        b = bits[i]
+        for p in range(n_passes):
+            counts[p, (b >> np.uint64(p * RADIX_BITS)) & mask] += 1
+    rows = np.arange(n).astype(np.int32)
+    bits_to = np.empty(n, dtype=np.uint64)
+    rows_to = np.empty(n, dtype=np.int32)
+    for p in range(n_passes):
+        shift = np.uint64(p * RADIX_BITS)
+        count = counts[p]
+        if count[(bits[0] >> shift) & mask] == n:
+            continue  # one digit for every key: nothing moves
+        total = 0
+        for v in range(width):  # where each digit's keys start
+            c = count[v]
+            count[v] = total
+            total += c
+        for i in range(n):
+            b = bits[i]
+            v = (b >> shift) & mask
+            at = count[v]
+            count[v] = at + 1
+            bits_to[at] = b
+            rows_to[at] = rows[i]
+        bits, bits_to = bits_to, bits
+        rows, rows_to = rows_to, rows
+    rank = 0
+    for i in range(n):
+        if i > 0 and bits[i] != bits[i - 1]:
+            rank += 1
+        order[i] = rows[i]
+        ranks[i] = rank
 
 
 @_counted_once
@@ -573,6 +673,29 @@ def _partition(piece, goes_left, buffer):
 
 
 @_counted_once
+def _partition_ranked(piece, rank, goes_left, buffer):
+    """:func:`_partition` of a piece of an order (``piece``) and, alongside, of its
+    ranks (``rank``); ``buffer``: room for both, ``(2, n)`` int32."""
+    n_left = 0
+    n_right = 0
+    for i in range(piece.shape[0]):
+        row = piece[i]
+        r = rank[i]
+        if goes_left[row]:
+            piece[n_left] = row
+            rank[n_left] = r
+            n_left += 1
+        else:
+            buffer[0, n_right] = row
+            buffer[1, n_right] = r
+            n_right += 1
+    for i in range(n_right):
+        piece[n_left + i] = buffer[0, i]
+        rank[n_left + i] = buffer[1, i]
+    return n_left
+
+
+@_counted_once
 def _partition_kept(piece, values, slot, t, missing_left, buffer):
     """:func:`_partition` of ``piece`` by threshold ``t`` of the feature whose values
     (in the order of ``piece``) are ``values[slot]``: rows with ``x <= t`` left,
@@ -714,7 +837,8 @@ def _mean(rows, vy, w, unit):
 def _grow_nodes(
     Xf, rs, cs, n, d, criterion, n_out, classes, cls, offsets, Y, w, phi, n_stats,
     max_depth, min_samples_split, msl, q, low, mid, randomness, max_features,
-    random_splitter, root_key, presorted, order, switch, unit, constrained, cst, vy, absolute,
+    random_splitter, root_key, presorted, order, ranks, switch, unit, constrained, cst, vy,
+    absolute,
 ):  # fmt: skip
     """The depth-first loop; returns the tree's arrays (see the module docstring).
 
@@ -722,6 +846,8 @@ def _grow_nodes(
     sign), with ``vy`` each row's ``w y``; each stack entry then carries its
     node's bounds (rules 2 and 3 of :mod:`climbing_trees._monotonic`).
     ``absolute``: the work arrays of absolute error (:mod:`._absolute`).
+    ``order`` and ``ranks``: the presorted orders and their values' ranks
+    (:func:`_presorted`), partitioned together.
     """
     n_values = offsets[n_out] if classes else n_out
     capacity = 2 * (n // max(msl, 1)) - 1
@@ -744,6 +870,8 @@ def _grow_nodes(
     rows = np.arange(n).astype(np.int32)
     goes_left = np.zeros(n, dtype=np.bool_)
     buffer = np.empty(n, dtype=np.int32)
+    pair_buffer = np.empty((2, n if presorted else 1), dtype=np.int32)  # _partition_ranked's
+    unranked = np.zeros((1, 1), dtype=np.int32)  # scan_sorted's ranks where a node sorts
     # A node's rows sorted by each feature it searches, where it sorts them itself
     # (at most min(max_features, d) features: a node searches no more).
     sorting = not presorted or switch > 0
@@ -894,14 +1022,14 @@ def _grow_nodes(
             n_presents[n_searched] = n_present
             n_searched += 1
         if n_searched > 0:  # one call for all the features (see scan_sorted)
-            pieces, offset = (order, start) if ordered else (srows, 0)
+            pieces, piece_ranks, offset = (order, ranks, start) if ordered else (srows, unranked, 0)
             scalars = (
                 node_weight, node_impurity, constant, scale, slack, q_node, low, lower,
                 upper, vy_total,
             )  # fmt: skip
             near, n_near, best = scan_sorted(
-                pieces, offset, size, piece_of, searched, n_presents, n_searched, Xf, rs,
-                cs, w, unit, classes, cls, offsets, phi, criterion, total, scalars, msl, q,
+                pieces, piece_ranks, offset, size, piece_of, searched, n_presents, n_searched, Xf,
+                rs, cs, w, unit, classes, cls, offsets, phi, criterion, total, scalars, msl, q,
                 acc, extra, near, n_near, best, cst, vy,
             )  # fmt: skip
         if classes and n_near > 0:  # the numbers grow_tree compares (see _choice)
@@ -935,7 +1063,9 @@ def _grow_nodes(
         ordered = ordered and max(n_left, size - n_left) > switch
         if ordered:
             for jj in range(d):
-                _partition(order[jj, start:stop], goes_left, buffer)
+                _partition_ranked(
+                    order[jj, start:stop], ranks[jj, start:stop], goes_left, pair_buffer
+                )
         # Rule 2: the children's bounds, from their own values (before clipping).
         left_lower, left_upper, right_lower, right_upper = lower, upper, lower, upper
         if constrained and cst[f] != 0:

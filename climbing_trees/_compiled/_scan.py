@@ -27,6 +27,7 @@ from __future__ import annotations
 import numpy as np
 
 from ._choice import _counted_once, gate, near_grown, near_put
+from ._prefetch import PREFETCH_AHEAD, PREFETCH_BYTES, prefetch_row
 from ._rules import (
     allowed_split,
     bounds,
@@ -53,9 +54,9 @@ def add_row(acc, row, weight, classes, cls, offsets, phi, n_out):
 
 @jit
 def scan_sorted(
-    pieces, offset, size, piece_of, features, n_presents, n_searched, Xf, rs, cs, w, unit,
-    classes, cls, offsets, phi, criterion, total, node, msl, q, acc, extra, near, count,
-    best, cst, vy,
+    pieces, ranks, offset, size, piece_of, features, n_presents, n_searched, Xf, rs, cs, w,
+    unit, classes, cls, offsets, phi, criterion, total, node, msl, q, acc, extra, near,
+    count, best, cst, vy,
 ):  # fmt: skip
     """Offer every candidate of the features a node searches, its rows sorted by each.
 
@@ -63,7 +64,12 @@ def scan_sorted(
     node's ``size`` rows sorted by ``X[:, j]`` are
     ``srows = pieces[piece_of[f], offset : offset + size]``:
     ``srows[:n_presents[f]]`` sorted by it (ties in index order), the rest
-    missing it.  A feature's candidates are numbered in the tie-break order
+    missing it.  Where ``ranks`` has the shape of ``pieces`` (the presorted
+    orders), ``ranks[piece_of[f], offset + i]`` is the rank of the ``i``-th
+    row's value among the feature's distinct values, and the scan compares
+    those ranks, read in sequence, instead of the values, read from ``X``
+    one row here and one there; ``X`` is read only for the thresholds of
+    the candidates offered.  A feature's candidates are numbered in the tie-break order
     from ``j * 2 * (n_all + 1)`` (``n_all``: the fit's rows).  ``unit``: every
     weight is 1 (not read).  Returns the near list, its length and the lowest
     score seen.  ``node`` holds the node's scalars: ``(node_weight, impurity,
@@ -86,16 +92,19 @@ def scan_sorted(
     bounds ``[lower, upper]`` is skipped (:func:`._rules.allowed_split`),
     before it is scored, as scikit-learn's splitter skips it.
 
-    The call takes 28 arguments: a call of more than 30 packs them in a
+    The call takes 29 arguments: a call of more than 30 packs them in a
     tuple, whose arrays are counted once more; the node's scalars come as
     one tuple (no reference counts).
     """
     node_weight, impurity, constant, scale, slack, q_node, low, lower, upper, vy_total = node
     n_out = offsets.shape[0] - 1
     n_all = w.shape[0]
+    ranked = ranks.shape[1] > 1  # else a (1, 1) placeholder: compare the values
+    far = (cls.nbytes if classes else phi.nbytes) > PREFETCH_BYTES  # (._prefetch)
     for f in range(n_searched):
         j = features[f]
         srows = pieces[piece_of[f], offset : offset + size]  # contiguous
+        rank = ranks[piece_of[f] if ranked else 0]  # the same positions, when ranked
         n_present = n_presents[f]
         key_base = j * 2 * (n_all + 1)
         c_j = cst[j]
@@ -127,9 +136,17 @@ def scan_sorted(
         q_left = 0.0
         vy_left = 0.0
         q_unit = q[srows[0]]  # every row's fixed-point weight, when the weights are unit
-        x_next = Xf[srows[0] * rs + j * cs] if n_present > 0 else np.nan
+        # x: the value (or its rank) at position i; the thresholds read the values
+        x_next = np.nan
+        if n_present > 0:
+            x_next = rank[offset] if ranked else Xf[srows[0] * rs + j * cs]
         for i in range(last + 1):
             row = srows[i]
+            if far and i + PREFETCH_AHEAD < n:  # the statistics of a row to come
+                if classes:
+                    prefetch_row(cls, srows[i + PREFETCH_AHEAD])
+                else:
+                    prefetch_row(phi, srows[i + PREFETCH_AHEAD])
             weight = 1.0 if unit else w[row]
             w_left += weight
             q_left += q_unit if unit else q[row]
@@ -145,7 +162,7 @@ def scan_sorted(
                     acc[c] += phi[row, c]
             x = x_next
             if i + 1 < n_present:
-                x_next = Xf[srows[i + 1] * rs + j * cs]
+                x_next = rank[offset + i + 1] if ranked else Xf[srows[i + 1] * rs + j * cs]
                 distinct = x < x_next
             else:
                 distinct = False
@@ -204,12 +221,14 @@ def scan_sorted(
                 if g < floor:
                     continue
                 score = (constant - g) / scale
+                threshold = np.inf
+                if distinct:  # the values, read here (the loop may compare their ranks)
+                    x_here = Xf[row * rs + j * cs]
+                    threshold = midpoint(x_here, Xf[srows[i + 1] * rs + j * cs])
                 if side == 0:
-                    threshold = midpoint(x, x_next) if distinct else np.inf
                     goes = missing_left_of(n_missing, False, i + 1, n)
                     key, n_left = key_base + i, i + 1
                 else:
-                    threshold = midpoint(x, x_next)
                     goes = True
                     key, n_left = key_base + n + i, i + 1 + n_missing
                 if count == near.shape[0]:  # near_add's growth, then its put (uncounted)
