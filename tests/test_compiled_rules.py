@@ -221,3 +221,138 @@ def test_absolute_summary_equals_the_levelwise_summaries(seed):
     assert got_impurity == impurity[0]
     assert work[0].tolist() == ranks.tolist()
     assert work[1].tolist() == shifted.tolist()
+
+
+def _node_of(seed: int, criterion: str):
+    """A random node (every row of a small problem) as the compiled builder sees it:
+    its flat ``X``, statistics and summary (``_summarise``), for the search's inputs."""
+    from climbing_trees._compiled._grow import _class_codes, _poisson_statistics, _summarise
+    from climbing_trees._compiled._scores import CRITERION_CODES
+    from climbing_trees._exact_weights import fixed_leaf_weight, fixed_weights, leaf_minimum
+
+    rng = np.random.default_rng(seed)
+    n, d = int(rng.integers(4, 60)), 3
+    X = rng.integers(0, 6, size=(n, d)).astype(float)
+    X[rng.random((n, d)) < 0.15] = np.nan
+    unit = bool(rng.integers(2))
+    w = np.ones(n) if unit else rng.choice([0.5, 1.0, 2.0, 3.0], size=n)
+    classes = criterion in ("gini", "entropy")
+    if classes:
+        m = int(rng.integers(2, 5))
+        Y = np.eye(m)[rng.integers(0, m, size=n)]
+        offsets = np.array([0, m], dtype=np.int64)
+        cls, phi, n_out, n_stats = _class_codes(Y, offsets), np.zeros((1, 1)), 1, m
+    else:
+        n_out = int(rng.integers(1, 3))
+        Y = rng.integers(0, 5, size=(n, n_out)).astype(float) + (criterion == "poisson")
+        offsets = np.zeros(n_out + 1, dtype=np.int64)
+        cls = np.zeros((1, 1), dtype=np.int32)
+        if criterion == "poisson":
+            phi, n_stats = _poisson_statistics(Y, w), 3 * n_out
+        else:
+            phi, n_stats = np.zeros((n, n_out)), n_out
+    code = CRITERION_CODES[criterion]
+    leaf = leaf_minimum(1, 0.0, w)
+    q = fixed_weights(w, leaf)
+    rows = np.arange(n, dtype=np.int32)
+    total, value = np.empty(n_stats), np.empty(offsets[-1] if classes else n_out)
+    node_weight, impurity, _, constant, scale = _summarise(
+        rows, code, classes, cls, offsets, Y, w, unit, phi, n_out, total, value
+    )
+    return dict(
+        X=X, rows=rows, w=w, unit=unit, classes=classes, cls=cls, offsets=offsets, phi=phi,
+        n_out=n_out, n_stats=n_stats, code=code, q=q, low=fixed_leaf_weight(leaf),
+        total=total, node_weight=node_weight, impurity=impurity, constant=constant,
+        scale=scale, rng=rng,
+    )  # fmt: skip
+
+
+def _assert_scores_are_gains(node, near, count):
+    """Each candidate kept in the near list scores ``(constant - gain) / scale`` with
+    ``_scores.gain`` of its own left side, bit for bit: the searches write the
+    gain out in their loops, and this pins those copies to the one rule."""
+    from climbing_trees._compiled import _scores
+
+    assert count > 0
+    n_stats, total = node["n_stats"], node["total"]
+    for i in range(count):
+        left = near[i, _choice.N_FIELDS : _choice.N_FIELDS + n_stats].copy()
+        w_left = near[i, _choice.W_LEFT]
+        g = _scores.gain(
+            node["code"], left, np.zeros(n_stats), False, total, w_left,
+            node["node_weight"] - w_left, node["n_out"],
+        )  # fmt: skip
+        assert near[i, _choice.SCORE] == (node["constant"] - g) / node["scale"]
+
+
+@pytest.mark.parametrize("ranked", [False, True])
+@pytest.mark.parametrize("criterion", ["gini", "entropy", "squared_error", "poisson"])
+@pytest.mark.parametrize("seed", range(40))
+def test_the_sorted_scan_scores_candidates_with_the_gain_rule(seed, criterion, ranked):
+    """scan_sorted's gains (written out in its loop) are _scores.gain's."""
+    from climbing_trees._compiled._grow import _presorted
+    from climbing_trees._compiled._scan import scan_sorted
+    from climbing_trees._compiled._scores import gain_slack
+
+    node = _node_of(seed, criterion)
+    X = node["X"]
+    n, d = X.shape
+    Xf = X.ravel()
+    order, ranks = _presorted(X, Xf, d, 1)
+    if not ranked:
+        ranks = np.zeros((1, 1), dtype=np.int32)
+    n_presents = (~np.isnan(X)).sum(axis=0).astype(np.intp)
+    slack = gain_slack(node["code"], node["node_weight"], node["n_out"]) * node["classes"]
+    scalars = tuple(
+        float(v) for v in (
+            node["node_weight"], node["impurity"], node["constant"], node["scale"], slack,
+            node["q"].sum(), node["low"], -np.inf, np.inf, 0.0,
+        )
+    )  # fmt: skip
+    n_stats = node["n_stats"]
+    near, count, _ = scan_sorted(
+        order, ranks, 0, n, np.arange(d), np.arange(d), n_presents, d, Xf, d, 1, node["w"],
+        node["unit"], node["classes"], node["cls"], node["offsets"], node["phi"],
+        node["code"], node["total"], scalars, 1, node["q"], np.empty(n_stats),
+        np.empty(n_stats), _choice.near_empty(n_stats), 0, np.inf,
+        np.zeros(d, dtype=np.int64), np.zeros(1),
+    )  # fmt: skip
+    if count == 0:
+        pytest.skip("no candidate in this node (every feature constant or missing)")
+    _assert_scores_are_gains(node, near, count)
+
+
+@pytest.mark.parametrize("criterion", ["gini", "entropy", "squared_error", "poisson"])
+@pytest.mark.parametrize("seed", range(40))
+def test_drawn_thresholds_score_candidates_with_the_gain_rule(seed, criterion):
+    """drawn_thresholds' gains (written out in its loop) are _scores.gain's."""
+    from climbing_trees._compiled._scan import drawn_thresholds
+    from climbing_trees._compiled._scores import gain_slack
+
+    node = _node_of(seed, criterion)
+    X, rng = node["X"], node["rng"]
+    n, d = X.shape
+    values = np.ascontiguousarray(X.T)  # each drawn feature's values at the rows
+    lo, hi = np.nanmin(values, axis=1), np.nanmax(values, axis=1)
+    present = ~np.isnan(lo)
+    mask = present & (lo < hi)
+    if not mask.any():
+        pytest.skip("every feature constant or missing in this node")
+    thresholds = np.where(mask, lo + rng.random(d) * (hi - lo), 0.0)
+    has_missing = np.isnan(values).any(axis=1)
+    sides = has_missing & (rng.random(d) < 0.5)
+    n_stats = node["n_stats"]
+    slack = gain_slack(node["code"], node["node_weight"], node["n_out"]) * node["classes"]
+    assert slack >= 0.0
+    near = np.empty((max(d, _choice.near_empty(n_stats).shape[0]), _choice.N_FIELDS + n_stats))
+    count, _ = drawn_thresholds(
+        node["rows"], mask, thresholds, sides, has_missing, values, np.arange(d),
+        node["w"], node["unit"], node["cls"], node["offsets"], node["phi"], node["code"],
+        node["total"], node["node_weight"], node["impurity"], node["constant"],
+        node["scale"], 1, node["q"], float(node["q"].sum()), node["low"],
+        np.empty(n_stats), np.zeros(n_stats), near, np.zeros(d, dtype=np.int64),
+        -np.inf, np.inf, np.zeros(1), np.empty(n, dtype=np.int32),
+    )  # fmt: skip
+    if count == 0:
+        pytest.skip("no drawn candidate allowed in this node")
+    _assert_scores_are_gains(node, near, count)

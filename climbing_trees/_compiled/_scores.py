@@ -83,9 +83,12 @@ def gain(criterion, acc, extra, use_extra, total, w_left, w_right, n_out):
     targets.  Returns ``-inf`` for a refused candidate (Poisson).
 
     The sorted scan (:func:`climbing_trees._compiled._scan.scan_sorted`)
-    runs this same loop in its own body (a call with array arguments per
-    candidate costs more than the candidate); ``tests/test_compiled.py``
-    checks that both grow ``grow_tree``'s trees.
+    and the random splitter's
+    (:func:`climbing_trees._compiled._scan.drawn_thresholds`) write this
+    same loop out in their own bodies (a call with array arguments per
+    candidate costs more than the candidate);
+    ``tests/test_compiled_rules.py`` checks, bit for bit, that every score
+    they offer is this function's, criterion by criterion.
     """
     m = acc.shape[0]
     share = 1.0 if use_extra else 0.0
