@@ -1093,6 +1093,8 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
     def _apply_class_weight(
         self, sample_weight: np.ndarray, Y: np.ndarray
     ) -> np.ndarray:
+        if self.class_weight is None:  # no factors: no class codes to find (argmax)
+            return sample_weight
         ends = np.cumsum(self._output_widths())
         codes = [
             Y[:, e - k : e].argmax(axis=1)

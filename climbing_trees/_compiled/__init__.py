@@ -29,6 +29,8 @@ The modules:
   and purity are restated in ``_grow`` and ``_scan``, checked through whole
   trees against :func:`climbing_trees.grow_tree`.
 - ``_support``: which options this builder grows (:func:`compiled_refusal`).
+- ``_tables``: compiled per-tree work around the loop: predict's lookup tables
+  (:meth:`climbing_trees._tree.Tree.flat_tables`) in one pass over the nodes.
 - ``_cache``: numba's on-disk cache, cleared at import when this package's
   sources or the rule modules they import from change
   (:func:`._cache.clear_stale_cache`).
