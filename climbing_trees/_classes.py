@@ -389,9 +389,10 @@ class BaseDecisionTree(BaseEstimator):
         keep = sample_weight > 0  # a zero weight removes the row
         if keep.all():
             keep = None
-        else:
+        else:  # case weights that are the weights stay the same array (one copy)
+            same = case_weight is sample_weight
             X, Y, sample_weight = X[keep], Y[keep], sample_weight[keep]
-            case_weight = case_weight[keep]
+            case_weight = sample_weight if same else case_weight[keep]
         # Several outputs: the criterion carries each output's columns in Y.
         params["criterion"] = output_criterion(
             params["criterion"], learner._output_widths()
