@@ -17,6 +17,7 @@ from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_dat
 from ._binning import check_max_bins
 from ._categorical import check_categorical_split
 from ._categorical_encoding import encode_categorical, warn_unmatched_levels
+from ._compiled import grow_tree_compiled
 from ._costs import fit_costs, least_cost_classes
 from ._criteria import (
     CLASSIFICATION_CRITERIA,
@@ -352,11 +353,15 @@ class BaseDecisionTree(BaseEstimator):
             Y = learner._encode_target(y)
         return learner, X, Y
 
-    def _grow(self, learner, X, Y, sample_weight, flat_tables: bool = True) -> None:
+    def _grow(
+        self, learner, X, Y, sample_weight, flat_tables: bool = True, forest_rows=None
+    ) -> None:
         """The second half of :meth:`fit`: grow ``learner``'s tree on the validated
         ``X`` and ``Y`` (:meth:`_validated`) and adopt it; ``self`` changes only at
         the end.  ``flat_tables=False`` leaves predict's lookup tables to the first
-        prediction (a forest's trees build them in its threads)."""
+        prediction.  ``forest_rows``: what a forest found once in ``X`` and ``Y``
+        for all its trees (:class:`climbing_trees._compiled._tables.ForestRows`),
+        which the compiled builder takes for this tree's rows."""
         sample_weight = check_sample_weight(sample_weight, len(X))
         sample_weight = learner._apply_class_weight(sample_weight, Y)
         # Surrogates count the case weights, the primary split the altered priors
@@ -382,10 +387,17 @@ class BaseDecisionTree(BaseEstimator):
         # ceil(fraction * n_samples) does.
         params = resolve_hyperparameters(learner, len(X))
         keep = sample_weight > 0  # a zero weight removes the row
-        if not keep.all():
-            X, Y, sample_weight = X[keep], Y[keep], sample_weight[keep]
-            case_weight = case_weight[keep]
-        del keep
+        if keep.all():
+            keep = None
+        else:  # case weights that are the weights stay the same array (one copy)
+            same = case_weight is sample_weight
+            # take: the same C-ordered copies as X[keep], faster (20,000 x 20, a
+            # bootstrap's rows: 0.27 ms for X, Y and the weights against 0.70 ms).
+            rows = np.flatnonzero(keep)
+            X, Y = X.take(rows, axis=0), Y.take(rows, axis=0)
+            sample_weight = sample_weight.take(rows)
+            case_weight = sample_weight if same else case_weight.take(rows)
+            del rows
         # Several outputs: the criterion carries each output's columns in Y.
         params["criterion"] = output_criterion(
             params["criterion"], learner._output_widths()
@@ -419,6 +431,9 @@ class BaseDecisionTree(BaseEstimator):
                 sample_weight = case_weight = unit_weights(len(sample_weight))
         if missing_values == "surrogate":  # rpart's surrogates count the case weights
             extra["surrogate_weight"] = case_weight
+        if forest_rows is not None and builder is grow_tree_compiled:
+            extra["forest_rows"] = forest_rows.for_tree(keep)  # this tree's rows
+        del keep
         learner.tree_ = builder(
             X,
             Y,
@@ -1093,6 +1108,8 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
     def _apply_class_weight(
         self, sample_weight: np.ndarray, Y: np.ndarray
     ) -> np.ndarray:
+        if self.class_weight is None:  # no factors: no class codes to find (argmax)
+            return sample_weight
         ends = np.cumsum(self._output_widths())
         codes = [
             Y[:, e - k : e].argmax(axis=1)

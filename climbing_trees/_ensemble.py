@@ -73,6 +73,7 @@ from ._classes import (
     _check_classification_labels,
     numeric_target,
 )
+from ._compiled._tables import ForestRows
 from ._criteria import CLASSIFICATION_CRITERIA, REGRESSION_CRITERIA
 from ._dask import (
     DaskRows,
@@ -340,14 +341,17 @@ def _parallel_outputs(forest, X, method: str) -> list:
     return _tree_call(run, X, set())
 
 
-def _grow_tree(tree, fitted: dict, X: np.ndarray, Y: np.ndarray, sample_weight):
+def _grow_tree(
+    tree, fitted: dict, X: np.ndarray, Y: np.ndarray, sample_weight, forest_rows=None
+):
     """Fit ``tree`` on ``X`` and ``Y`` validated once for the forest (``fitted``: what
     the validation learned, ``classes_``, ``n_features_in_``, ...), with its own
     ``sample_weight``: the tree ``tree.fit(X, y, sample_weight)`` grows, without
-    checking ``X`` and ``y`` again."""
+    checking ``X`` and ``y`` again, nor sorting ``X`` again where ``forest_rows``
+    (:class:`climbing_trees._compiled._tables.ForestRows` of ``X`` and ``Y``) has."""
     learner = tree._unfitted_copy()
     learner.__dict__.update(fitted)
-    tree._grow(learner, X, Y, sample_weight)
+    tree._grow(learner, X, Y, sample_weight, forest_rows=forest_rows)
     return tree
 
 
@@ -480,11 +484,14 @@ class _Forest(_MissingValuesTag, BaseEstimator):
         if trees and rows is None:  # X and y checked and converted once, for every tree
             validated, X_fit, Y_fit = trees[0]._validated(X, y)
             fitted = {k: v for k, v in vars(validated).items() if k.endswith("_")}
+            # Sorted and read once for every tree, where the compiled builder asks.
+            forest_rows = ForestRows(X_fit, Y_fit)
 
         def grow(i: int, tree):
             if self.verbose > 1:
                 print(f"building tree {i + 1} of {n_more}")
-            return _grow_tree(tree, fitted, X_fit, Y_fit, per_tree(tree.random_state))
+            weights = per_tree(tree.random_state)
+            return _grow_tree(tree, fitted, X_fit, Y_fit, weights, forest_rows)
 
         if rows is not None:  # the same trees, each grown over the cluster
             grown = grow_over_cluster(rows, trees, y, per_tree)

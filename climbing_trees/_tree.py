@@ -740,44 +740,24 @@ class Tree:
         return self._kept("_flat_cache", sources, self._build_flat_tables)
 
     def _build_flat_tables(self) -> FlatTables:
-        """The tables of :meth:`flat_tables`, built with few temporaries (a big
-        tree's tables take memory of their own)."""
+        """The tables of :meth:`flat_tables`, built in one compiled pass over the
+        nodes (:func:`climbing_trees._compiled._tables.flat_codes`)."""
+        from ._compiled._tables import flat_codes  # compiled: imported on first use
+
         N = self.node_count
-        leaf = self.children_left == TREE_LEAF
-        n_internal = N - int(np.count_nonzero(leaf))
-        inside = ~leaf
-        shift = int(self.feature.max(initial=0, where=inside)).bit_length()
-        node = np.empty(N, dtype=np.int32 if N < 2**31 else np.intp)  # of each slot:
-        node[:n_internal] = np.flatnonzero(inside)  # internal nodes, then leaves
-        node[n_internal:] = np.flatnonzero(leaf)
-        code = np.empty(N, dtype=np.intp)  # of each node: its slot first
-        code[node] = np.arange(N)
-        code <<= shift + 1  # (2 slot) << shift
-        np.bitwise_or(code, self.feature, out=code, where=inside)
-        next_code = np.empty(2 * N, dtype=np.intp)
-        threshold = np.empty(2 * N)
-        internal = node[:n_internal]
-        next_code[0 : 2 * n_internal : 2] = code.take(self.children_right.take(internal))
-        next_code[1 : 2 * n_internal : 2] = code.take(self.children_left.take(internal))
-        next_code[2 * n_internal :: 2] = code.take(node[n_internal:])  # leaves: themselves
-        next_code[2 * n_internal + 1 :: 2] = next_code[2 * n_internal :: 2]
-        del code, internal
-        threshold[0 : 2 * n_internal : 2] = self.threshold.take(node[:n_internal])
-        threshold[2 * n_internal :] = np.inf
-        threshold[1::2] = threshold[0::2]
-        categorical = bool(np.isnan(threshold[: 2 * n_internal : 2]).any())
-        del inside
-        # The training rows that end at each depth, one level at a time (ids
-        # are not ordered by depth); the last level is the tree's depth.
-        finished, level = [], np.zeros(1, dtype=np.intp)
-        while level.size:
-            at_leaf = leaf[level]
-            finished.append(self.n_node_samples[level[at_leaf]].sum())
-            level = level[~at_leaf]
-            level = np.concatenate([self.children_left[level], self.children_right[level]])
-        depth = len(finished) - 1
+        left = np.ascontiguousarray(self.children_left, dtype=np.intp)
+        node = np.empty(N, dtype=np.int32 if N < 2**31 else np.intp)  # of each slot
+        next_code, threshold, shift, largest, n_internal, categorical, finished = flat_codes(
+            left,
+            np.ascontiguousarray(self.children_right, dtype=np.intp),
+            np.ascontiguousarray(self.feature, dtype=np.intp),
+            np.ascontiguousarray(self.threshold, dtype=np.float64),
+            np.ascontiguousarray(self.n_node_samples, dtype=np.intp),
+            node,
+        )
+        # The training rows that end at each depth; the last is the tree's depth.
         set_aside = frozenset(set_aside_steps(finished).tolist())
-        read = max(self.feature[~leaf].max(initial=-1), self.surrogate_feature.max(initial=-1))
+        read = max(largest, self.surrogate_feature.max(initial=-1))
         return FlatTables(
             next_code=next_code,
             threshold=threshold,
@@ -787,7 +767,7 @@ class Tree:
             mask=np.array((1 << shift) - 1),
             root=int(self.feature[0]) if n_internal else 0,  # slot 0: the root
             first_leaf=(2 * n_internal) << shift,
-            depth=depth,
+            depth=len(finished) - 1,
             n_columns=int(read) + 1,
             set_aside=set_aside,
             router=self._router() if categorical else None,

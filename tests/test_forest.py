@@ -209,6 +209,53 @@ def test_the_trees_are_those_fitted_one_by_one(penguins, Forest, weighted):
             np.testing.assert_array_equal(tree.classes_, alone.classes_)
 
 
+@pytest.mark.parametrize(
+    ("Forest", "params", "outputs"),
+    [
+        (ct.RandomForestClassifier, {}, 1),
+        (ct.RandomForestClassifier, {"n_jobs": 2, "max_samples": 0.4}, 2),
+        (ct.RandomForestClassifier, {"bootstrap": False, "max_features": 0.5}, 1),
+        (ct.RandomForestRegressor, {"max_features": 0.5}, 1),
+    ],
+)
+def test_the_forest_sorts_and_reads_its_rows_once_for_its_compiled_trees(
+    monkeypatch, Forest, params, outputs
+):
+    """Compiled trees that presort take their orders from the forest's, sorted once and
+    cut down to each tree's rows, and classifiers their class codes, read once: each
+    tree is still the one fit(X, y, sample_weight) grows alone, array by array, on
+    rounded features (ties) with rows of weight 0."""
+    from climbing_trees._compiled import _grow, _tables
+
+    rng = np.random.default_rng(3)
+    X = np.round(rng.normal(size=(600, 6)), 1)
+    y = X[:, 0] + X[:, 1] * X[:, 2] + 0.3 * rng.normal(size=600)
+    if Forest is ct.RandomForestClassifier:
+        y = np.digitize(y, [-0.5, 0.5])
+        y = np.c_[y, X[:, 3] > 0] if outputs == 2 else y
+    w = rng.uniform(0.5, 2.0, size=600) * (rng.random(600) > 0.1)
+    calls = {"sorted": 0, "codes": 0}
+
+    def counted(name, function):
+        def count(*args):
+            calls[name] += 1
+            return function(*args)
+
+        return count
+
+    for module in (_grow, _tables):  # the tree's own search, and the forest's
+        monkeypatch.setattr(module, "_presorted", counted("sorted", module._presorted))
+        monkeypatch.setattr(module, "_class_codes", counted("codes", module._class_codes))
+    forest = Forest(n_estimators=5, random_state=0, **params).fit(X, y, sample_weight=w)
+    assert calls == {"sorted": 1, "codes": int(Forest is ct.RandomForestClassifier)}
+    bootstrap = params.get("bootstrap", True)
+    for tree, rows in zip(forest, forest.estimators_samples_, strict=True):
+        # With bootstrap, w draws the rows (times drawn: the weights), the rest weigh 0.
+        weights = np.bincount(rows, minlength=len(X)).astype(float) if bootstrap else w
+        alone = clone(forest.estimator_).set_params(random_state=tree.random_state)
+        assert_same_tree(tree.tree_, alone.fit(X, y, sample_weight=weights).tree_)
+    assert calls["sorted"] == 6  # each tree alone sorted its own rows
+
 @pytest.mark.parametrize("Forest", [ct.ExtraTreesClassifier, ct.ExtraTreesRegressor])
 def test_trees_without_bootstrap_get_the_forests_weights(tie_free, Forest):
     """Without bootstrap every tree is fit(X, y, sample_weight) with its seed."""

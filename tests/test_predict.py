@@ -37,6 +37,48 @@ def test_apply_flat_equals_apply_small_large_and_blocked(n, d, categorical):
     np.testing.assert_array_equal(model.tree_.apply_flat(X_fortran), model.apply(X_new))
 
 
+def test_flat_tables_of_a_tree_whose_ids_are_not_in_preorder():
+    # The tables find each node's depth from the root down, not from id order:
+    # the same tree under shuffled ids (root kept at 0) gets the same depth,
+    # the same setting-aside schedule and the same leaves.
+    from dataclasses import replace
+
+    from climbing_trees._tree import TREE_LEAF, set_aside_steps
+
+    X, y = _data(3000, 4, seed=5)
+    tree = ct.DecisionTreeRegressor(min_samples_leaf=3).fit(X, y).tree_
+    N = tree.node_count
+    new_id = np.concatenate([[0], 1 + np.random.default_rng(0).permutation(N - 1)])
+    old_id = np.argsort(new_id)  # the old id of each new id
+
+    def moved(children):
+        children = children[old_id]
+        return np.where(children == TREE_LEAF, TREE_LEAF, new_id[children])
+
+    shuffled = replace(
+        tree,
+        children_left=moved(tree.children_left),
+        children_right=moved(tree.children_right),
+        **{
+            name: getattr(tree, name)[old_id]
+            for name in ("feature", "threshold", "value", "impurity", "n_node_samples",
+                         "weighted_n_node_samples", "missing_go_to_left")
+        },
+    )  # fmt: skip
+    assert not np.all(shuffled.children_left[shuffled.children_left > 0] > np.flatnonzero(
+        shuffled.children_left > 0))  # some child before its parent  # fmt: skip
+    depths = tree.node_depths()  # preorder ids: one pass
+    leaf = tree.children_left == TREE_LEAF
+    finished = np.bincount(depths[leaf], weights=tree.n_node_samples[leaf])
+    tables = shuffled.flat_tables()
+    assert tables.depth == tree.max_depth == len(finished) - 1
+    assert tables.set_aside == frozenset(set_aside_steps(finished).tolist())
+    assert tables.set_aside == tree.flat_tables().set_aside
+    X_new, _ = _data(3000, 4, seed=6)
+    np.testing.assert_array_equal(shuffled.apply_flat(X_new), new_id[tree.apply(X_new)])
+    np.testing.assert_array_equal(shuffled.apply_flat(X_new), shuffled.apply(X_new))
+
+
 def test_pickles_and_copies_drop_what_the_tree_keeps_and_predict_the_same():
     X, y = _data(300, 4, seed=0, categorical=True)
     X[::7, 1] = np.nan

@@ -31,6 +31,10 @@ The modules:
 - ``_prefetch``: a cache hint (:func:`._prefetch.prefetch_row`) with which the
   scan asks for the statistics of rows a few positions ahead.
 - ``_support``: which options this builder grows (:func:`compiled_refusal`).
+- ``_tables``: compiled per-tree work around the loop: predict's lookup tables
+  (:meth:`climbing_trees._tree.Tree.flat_tables`) in a few passes over the nodes,
+  and what a forest's trees share (:class:`._tables.ForestRows`): the presorted
+  orders, cut down to each tree's rows, and the class codes.
 - ``_cache``: numba's on-disk cache, cleared at import when this package's
   sources or the rule modules they import from change
   (:func:`._cache.clear_stale_cache`).

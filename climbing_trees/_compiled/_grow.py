@@ -102,6 +102,7 @@ def grow_tree_compiled(
     missing_values: str = "learn",
     presort: bool | None = None,
     monotonic_cst: np.ndarray | None = None,
+    forest_rows=None,
     **ignored,
 ) -> Tree:
     """Grow a tree depth first in compiled code; the result equals :func:`grow_tree`'s.
@@ -124,6 +125,10 @@ def grow_tree_compiled(
         break them (:func:`._rules.allowed_split`), the bounds pass down the
         stack (:func:`._rules.child_bounds`) and every value is clipped to its
         node's (:func:`._rules.clip_value_row`).
+    forest_rows : climbing_trees._compiled._tables.TreeRows, optional
+        What a forest found once for all its trees, for the rows of ``X``
+        (:class:`._tables.ForestRows`): the presorted orders, used where this
+        fit presorts, and the class codes of ``Y``; the same tree as without.
     ignored
         Options of the other builders that change nothing here
         (``n_categories``, ``categorical_split``, ``min_samples_level``,
@@ -188,7 +193,10 @@ def grow_tree_compiled(
     if classes:
         widths = output_widths(criterion, Y.shape[1])
         offsets = np.concatenate([[0], np.cumsum(widths)]).astype(np.int64)
-        cls = _class_codes(Y, offsets)
+        if forest_rows is None:
+            cls = _class_codes(Y, offsets)
+        else:  # found (and checked) once for the forest
+            cls = _checked_shape(forest_rows.class_codes(offsets), (n, len(widths)))
         phi = np.zeros((1, 1))
         n_stats = Y.shape[1]
     else:
@@ -204,7 +212,11 @@ def grow_tree_compiled(
         presort = presorts(n, d, random_splits)
     order = ranks = np.zeros((1, 1), dtype=np.int32)
     if presort and (random_splits is None or random_splits.splitter == "best"):
-        order, ranks = _presorted(X, Xf, row_step, column_step)
+        if forest_rows is None:
+            order, ranks = _presorted(X, Xf, row_step, column_step)
+        else:  # the forest's orders and ranks, cut down to this tree's rows
+            order, ranks = forest_rows.orders()
+            order, ranks = _checked_shape(order, (d, n)), _checked_shape(ranks, (d, n))
     else:
         presort = False
     randomness = random_splits is not None
@@ -269,6 +281,17 @@ def _switch_size(d: int, random_splits: RandomSplits | None) -> int:
     if random_splits is not None and random_splits.max_features < d:
         return INSERTION_RUN
     return 0
+
+
+def _checked_shape(array: np.ndarray, shape: tuple) -> np.ndarray:
+    """``array`` (int32, C order) if it has ``shape``; an error naming both if not."""
+    if array.shape != shape or array.dtype != np.int32 or not array.flags.c_contiguous:
+        raise ValueError(
+            f"forest_rows gave a {array.dtype} array of shape {array.shape}, not the C-ordered "
+            f"int32 array of shape {shape} this fit reads: pass the part of the forest's "
+            "rows for this tree's rows (ForestRows.for_tree)."
+        )
+    return array
 
 
 def _class_codes(Y: np.ndarray, offsets: np.ndarray) -> np.ndarray:
