@@ -17,8 +17,8 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .._tree import TREE_LEAF
 from .._levelwise._orders import _in_place
+from .._tree import TREE_LEAF
 from ._grow import _class_codes, _presorted
 from ._rules import jit
 
