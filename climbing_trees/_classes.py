@@ -669,7 +669,7 @@ class BaseDecisionTree(BaseEstimator):
 
         else:
             plain, has_missing = self._checked_X(X)
-        return self.tree_.apply_flat(plain, has_missing=has_missing)
+        return self.tree_.apply_flat(plain, has_missing=has_missing, compiled=True)
 
     def _fractional_weights(self, X):
         """Each row's weights over the leaves (CSR) when the tree is fractional, else None.

@@ -654,7 +654,9 @@ class Tree:
             leaves.append(node)
         return np.array(leaves, dtype=np.intp)
 
-    def apply_flat(self, X: np.ndarray, has_missing: bool | None = None) -> np.ndarray:
+    def apply_flat(
+        self, X: np.ndarray, has_missing: bool | None = None, compiled: bool = False
+    ) -> np.ndarray:
         """Leaf id reached by each row of ``X``: :meth:`apply` on flat lookup tables.
 
         Chapter 11 of the book ("Growing trees fast") explains it.  Internal
@@ -683,6 +685,12 @@ class Tree:
         returning whether that block may hold NaN: the estimators check the
         values of ``X`` there, so that the descent finds the block in the cache.
 
+        ``compiled=True`` (the estimators' predict) takes the same steps on the
+        same tables a row at a time in compiled code
+        (:func:`climbing_trees._compiled._tables.descend_rows`), where no
+        categorical node or surrogate is involved: the same leaves, without a
+        numpy call per step.
+
         Examples
         --------
         >>> from climbing_trees import grow_tree
@@ -707,6 +715,9 @@ class Tree:
         # Work arrays made once, for the largest block: 2 * slot, code, x, t, go_left.
         work = (np.empty(block, dtype=np.intp), np.empty(block, dtype=np.intp))
         work += (np.empty(block), np.empty(block), np.empty(block, dtype=bool))
+        surrogates = self.has_surrogates
+        if compiled:
+            from ._compiled._tables import descend_rows  # compiled: imported on first use
         leaves = np.empty(n, dtype=np.intp)
         for start in range(0, n, block):
             # A block of rows of a C-ordered X is read in place; of another layout
@@ -716,7 +727,14 @@ class Tree:
                 missing = bool(has_missing(part))
             else:
                 missing = bool(np.isnan(part).any()) if has_missing is None else has_missing
-            found = self._descend(part, tables, missing, work)
+            if compiled and tables.router is None and not (missing and surrogates):
+                found = descend_rows(
+                    part, tables.next_code, tables.threshold, tables.missing_left,
+                    tables.node, int(tables.shift), int(tables.mask), tables.root,
+                    tables.first_leaf,
+                )  # fmt: skip
+            else:
+                found = self._descend(part, tables, missing, work)
             if n_blocks == 1:
                 return found
             leaves[start : start + block] = found

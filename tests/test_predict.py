@@ -335,3 +335,24 @@ def test_a_float_dataframe_named_as_at_fit_skips_validation_and_predicts_the_sam
     unnamed = ct.DecisionTreeRegressor(max_depth=6).fit(X, y)
     with pytest.warns(UserWarning, match="fitted without feature names"):
         np.testing.assert_array_equal(unnamed.apply(frame), unnamed.apply(X))
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_the_compiled_descent_reaches_the_numpy_steps_leaves(seed):
+    """apply_flat(compiled=True) (descend_rows, rows in groups, no branch on the side)
+    reaches the leaves of the numpy steps and of the node-by-node apply: deep and
+    shallow trees, missing values in training and prediction, a single leaf."""
+    rng = np.random.default_rng(seed)
+    n, d = int(rng.integers(1, 400)), int(rng.integers(1, 7))
+    X = rng.integers(0, 8, size=(n, d)).astype(float)
+    X[rng.random((n, d)) < 0.1] = np.nan
+    y = rng.integers(0, 3, size=n)
+    depth = [None, 1, 3][seed % 3]
+    model = ct.DecisionTreeClassifier(max_depth=depth, random_state=seed).fit(X, y)
+    X_new = rng.integers(-1, 9, size=(int(rng.integers(1, 300)), d)).astype(float)
+    X_new[rng.random(X_new.shape) < 0.2] = np.nan
+    tree = model.tree_
+    compiled = tree.apply_flat(X_new, compiled=True)
+    np.testing.assert_array_equal(compiled, tree.apply_flat(X_new))
+    np.testing.assert_array_equal(compiled, tree.apply(X_new))
+    np.testing.assert_array_equal(model.apply(X_new), compiled)

@@ -8,6 +8,11 @@
 - :class:`ForestRows`: what a forest's trees would each find again in the
   forest's rows: every feature's presorted rows, cut down to the rows a tree
   keeps by :func:`kept_orders` instead of sorted again, and the class codes.
+- :func:`descend_rows`: the estimators' predict, the steps of
+  :meth:`climbing_trees._tree.Tree.apply_flat` on the same tables, rows
+  walked down in small groups without a branch on the side (100,000 x 20
+  classification at full depth: about 0.82x scikit-learn's predict, against
+  1.03-1.06x for the numpy steps).
 """
 
 from __future__ import annotations
@@ -192,3 +197,46 @@ class TreeRows(NamedTuple):
         """``_class_codes(Y[keep], offsets)``."""
         codes = self.forest.class_codes(offsets)
         return codes if self.keep is None else codes[self.keep]
+
+
+#: Rows that :func:`descend_rows` walks down together, a step each in turn.
+DESCENT_GROUP = 4
+
+
+@jit
+def descend_rows(X, next_code, threshold, missing_left, node, shift, mask, root, first_leaf):
+    """The leaf id of each row of the C-ordered block ``X``: the steps of
+    :meth:`climbing_trees._tree.Tree.apply_flat` on its tables, in compiled code.
+
+    Each row starts at ``root``'s code; from a code, ``a = code >> shift``
+    (twice the slot) and the feature ``code & mask``; the row goes left
+    (``next_code[a + 1]``) when its value is at most ``threshold[a]`` or,
+    where the value is missing, when the slot's ``missing_left`` says so.
+    Leaves lead to themselves, so :data:`DESCENT_GROUP` rows step together,
+    without a branch on the side, until all of them are at a leaf: a row
+    at a time, each step would wait for the last one's reads and guess its
+    side wrong half the time.  Trees without categorical nodes, and rows
+    without surrogates to consult, only (the others take the numpy steps).
+    The same comparisons as the numpy steps, so the same leaves.
+    """
+    n, d = X.shape
+    out = np.empty(n, dtype=np.intp)
+    codes = np.empty(DESCENT_GROUP, dtype=np.intp)
+    for start in range(0, n, DESCENT_GROUP):
+        g = min(DESCENT_GROUP, n - start)
+        for r in range(g):
+            codes[r] = root
+        finished = False
+        while not finished:
+            finished = True
+            for r in range(g):
+                code = codes[r]
+                a = code >> shift
+                x = X[start + r, code & mask]
+                left = (x <= threshold[a]) | (np.isnan(x) & missing_left[a >> 1])
+                code = next_code[a + (1 if left else 0)]
+                codes[r] = code
+                finished &= code >= first_leaf
+        for r in range(g):
+            out[start + r] = node[codes[r] >> (shift + 1)]
+    return out
