@@ -686,7 +686,7 @@ class Tree:
         values of ``X`` there, so that the descent finds the block in the cache.
 
         ``compiled=True`` (the estimators' predict) takes the same steps on the
-        same tables a row at a time in compiled code
+        same tables in compiled code, a few rows at a time
         (:func:`climbing_trees._compiled._tables.descend_rows`), where no
         categorical node or surrogate is involved: the same leaves, without a
         numpy call per step.
@@ -758,7 +758,7 @@ class Tree:
         return self._kept("_flat_cache", sources, self._build_flat_tables)
 
     def _build_flat_tables(self) -> FlatTables:
-        """The tables of :meth:`flat_tables`, built in one compiled pass over the
+        """The tables of :meth:`flat_tables`, built in a few compiled passes over the
         nodes (:func:`climbing_trees._compiled._tables.flat_codes`)."""
         from ._compiled._tables import flat_codes  # compiled: imported on first use
 

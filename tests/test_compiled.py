@@ -480,3 +480,24 @@ def test_prefetch_row_is_a_hint_that_reads_nothing():
     assert summed(phi, rows) == 6.0 + 0.0 + 4.0
     assert summed(np.asfortranarray(phi), rows) == 10.0
     assert summed(cls, rows) == 10.0
+
+
+@pytest.mark.parametrize("presort", [True, False])
+def test_the_scan_that_prefetches_grows_the_levelwise_tree(presort):
+    """Above PREFETCH_BYTES of row statistics (about 131,000 rows of one regression
+    output) the sorted scan asks for each row's statistics ahead of time: the
+    shallow tree of 140,000 rows, with ties and missing values, is still the
+    level-wise builder's (itself checked against grow_tree)."""
+    from climbing_trees._compiled._prefetch import PREFETCH_BYTES
+    from climbing_trees._levelwise import grow_tree_levelwise
+
+    n = 140_000
+    assert n * 8 > PREFETCH_BYTES  # phi: one float a row
+    rng = np.random.default_rng(3)
+    X = rng.integers(0, 50, size=(n, 2)).astype(float)
+    X[rng.random((n, 2)) < 0.05] = np.nan
+    Y = (np.nan_to_num(X[:, :1]) + rng.normal(size=(n, 1))).round(1)
+    w = np.ones(n)
+    options = dict(criterion="squared_error", max_depth=3)
+    fast = grow_tree_compiled(X, Y, w, presort=presort, **options)
+    assert_equivalent(fast, grow_tree_levelwise(X, Y, w, **options))

@@ -392,7 +392,8 @@ RADIX_BITS = 11
 @jit
 def _radix_order(Xf, rs, cs, j, order, ranks):
     """Feature ``j``'s rows by increasing value into ``order``, stable, NaN last (numpy's
-    stable argsort's order), and their values' ranks into ``ranks`` (:func:`_value_ranks`).
+    stable argsort's order), and their values' ranks into ``ranks`` (:func:`_value_ranks`;
+    a NaN row's rank here is one above every present value's, never read).
 
     A least-significant-digit radix sort of 64-bit keys that order as the values
     do: the bits of each value, the sign bit flipped for positive values and
@@ -559,7 +560,10 @@ def _draw(
 
 @_counted_once
 def _sorted_rows(rows, j, Xf, rs, cs, out, values, stack, counts, spare):
-    """``rows`` with feature ``j`` present, sorted by it (ties in index order), then
+    """``rows`` with feature ``j`` present, sorted by it (ties in the order of ``rows``
+    where counted or within :data:`INSERTION_RUN`, else as :func:`_sort_pairs` leaves
+    them: only the rounding of sums over equal values can differ, which the tie
+    rule's tolerance absorbs), then
     the missing ones; returns how many are present.  ``stack``: :func:`_sort_pairs`'s.
 
     Where the present values are integers spanning fewer values than there are

@@ -328,7 +328,7 @@ def drawn_thresholds(
     single_class = classes and n_out == 1
     # Unit weights and one output of at most 16 classes: a row's class as bits of an
     # integer (see `packed` below), fields of `width` bits, emptied every `block` rows.
-    packed = unit and single_class and m <= 16
+    packed = unit and single_class and 2 <= m <= 16  # as _summarise (64 // m bits)
     width = 64 // m if packed else 64
     block = (1 << width) - 1 if packed and width < 32 else 2**31
     field = (np.uint64(1) << np.uint64(width)) - np.uint64(1) if packed else np.uint64(0)
