@@ -56,6 +56,7 @@ from climbing_trees._benchmark import (
     hist_memory,
     hist_timings,
     memory_case,
+    numba_start,
     peak_memory,
     scaling,
     synthetic_regression,
@@ -115,18 +116,33 @@ def run_forests(repeats: int) -> None:
 
 def run_scaling(repeats: int, max_n: int) -> None:
     sizes = [n for n in (1_000, 3_000, 10_000, 30_000, 100_000, 300_000, 1_000_000) if n <= max_n]
+    visits = {}  # n -> the rows of every split node of our last tree: the scans' work
+
+    def ours(X, y):
+        model = DecisionTreeRegressor(min_samples_leaf=5).fit(X, y)
+        tree = model.tree_
+        visits[len(X)] = int(tree.n_node_samples[tree.children_left >= 0].sum())
+        return model
+
     builders = {
-        "climbing_trees": lambda X, y: DecisionTreeRegressor(min_samples_leaf=5).fit(X, y),
+        "climbing_trees": ours,
         "scikit-learn": lambda X, y: SklearnRegressor(min_samples_leaf=5).fit(X, y),
     }
     table = scaling(sizes, builders, repeats=repeats)
     wide = table.pivot(index="n", columns="builder", values="seconds")
-    print("synthetic regression, 8 features, min_samples_leaf=5: median fit seconds")
-    print(wide.to_string(float_format=lambda x: f"{x:.4g}"))
+    wide["row visits"] = [visits[n] for n in wide.index]
+    for name in builders:  # time per row visit: flat where time grows as the work does
+        wide[f"{name} ns/visit"] = wide[name] / wide["row visits"] * 1e9
+    print("synthetic regression, 8 features, min_samples_leaf=5: median fit seconds;")
+    print("row visits: the rows of every node split, summed (each is searched and routed)")
+    with pd.option_context("display.width", 200, "display.max_columns", 20):
+        print(wide.to_string(float_format=lambda x: f"{x:.4g}"))
     for name in builders:
         part = table[table.builder == name]
         slope = fitted_exponent(part.n.to_numpy(), part.seconds.to_numpy())
         print(f"{name}: time grows like n**{slope:.2f}")
+    work = fitted_exponent(wide.index.to_numpy(), wide["row visits"].to_numpy(dtype=float))
+    print(f"row visits grow like n**{work:.2f} (the trees deepen as n grows)")
     X, y = synthetic_regression(sizes[-1])
     for name, fit in builders.items():
         peak = peak_memory(lambda fit=fit: fit(X, y))
@@ -175,9 +191,15 @@ def run_fit_memory(runs: int) -> None:
     print("Peak extra memory during fit: the kernel's high-water mark of resident memory")
     print("(VmHWM) after fit minus the resident size just before fit (data built, both")
     print("libraries imported and warmed up, garbage collected), each fit in a fresh process;")
-    print(f"medians of {runs} runs per library and case")
+    print(f"medians of {runs} runs per library and case; in the case \"first fit\" nothing")
+    print("was fitted before (a user's first fit: climbing_trees' then includes numba's start)")
     with pd.option_context("display.width", 200, "display.max_columns", 20):
         print(table.to_string(index=False, float_format=lambda x: f"{x:.4g}"))
+    start = float(np.median([numba_start() for _ in range(runs)]))
+    print(
+        f"numba's start (the first call of any compiled function in a process, once): "
+        f"{start / 2**20:.1f} MiB"
+    )
     print(f"({_load()})")
 
 
