@@ -402,7 +402,9 @@ def _radix_order(Xf, rs, cs, j, order, ranks):
     pass sorts stably by :data:`RADIX_BITS` of them, from the lowest; a pass
     where every key has the same digit is skipped (float32 values have 29 zero
     bits at the bottom).  Equal keys are equal values, so the ranks count the
-    changes of key along the sorted keys.
+    changes of key along the sorted keys.  Between passes the rows move from
+    ``order`` to ``ranks`` and back (``ranks``: another array of ``order``'s
+    dtype), which are written last: no array of ``n`` rows of their own.
     """
     n = order.shape[0]
     if n == 0:
@@ -429,7 +431,6 @@ def _radix_order(Xf, rs, cs, j, order, ranks):
         b = bits[i]
         for p in range(n_passes):
             counts[p, (b >> np.uint64(p * RADIX_BITS)) & mask] += 1
-    # The rows move between order and ranks (ranks are written last): no room more.
     rows = order
     rows_to = ranks
     for i in range(n):
