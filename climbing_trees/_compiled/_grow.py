@@ -39,6 +39,7 @@ from .._criteria import (
 )
 from .._exact_weights import fixed_leaf_weight, fixed_weights, leaf_minimum
 from .._growth import check_training_rows
+from .._levelwise._nodes import _lazy_empty
 from .._levelwise._orders import _in_place  # X read in place, one flat type for both orders
 from .._monotonic import builder_constraints, check_constrained_fit
 from .._random import FEATURES, MISSING, THRESHOLDS, RandomSplits
@@ -346,8 +347,10 @@ def _presorted(X: np.ndarray, Xf, rs, cs) -> tuple[np.ndarray, np.ndarray]:
     x 8 regression: 0.35 s against 1.1 s for numpy's stable argsort).
     """
     n, d = X.shape
-    order = np.empty((d, n), dtype=np.int32)
-    ranks = np.empty((d, n), dtype=np.int32)
+    # Memory maps (from 1 MiB on): all of it goes back to the system when the fit
+    # drops them, whatever malloc would have kept (the tree's tables come next).
+    order = _lazy_empty((d, n), np.int32)
+    ranks = _lazy_empty((d, n), np.int32)
     for j in range(d):
         column = X[:, j]
         small = None
