@@ -56,6 +56,7 @@ from climbing_trees._benchmark import (
     hist_memory,
     hist_timings,
     memory_case,
+    numba_start,
     peak_memory,
     scaling,
     synthetic_regression,
@@ -113,20 +114,45 @@ def run_forests(repeats: int) -> None:
     print(f"({repeats} alternating runs per library and case; {_load()}, {os.cpu_count()} CPUs)")
 
 
+def row_visits(tree) -> int:
+    """The rows of every split node of ``tree`` (either library's), summed."""
+    return int(tree.n_node_samples[tree.children_left >= 0].sum())
+
+
 def run_scaling(repeats: int, max_n: int) -> None:
     sizes = [n for n in (1_000, 3_000, 10_000, 30_000, 100_000, 300_000, 1_000_000) if n <= max_n]
+    fitted = {}  # (library, n) -> its last tree, read after the timings
+
+    def keeping(name, make):
+        def fit(X, y):
+            fitted[name, len(X)] = model = make().fit(X, y)
+            return model
+
+        return fit
+
     builders = {
-        "climbing_trees": lambda X, y: DecisionTreeRegressor(min_samples_leaf=5).fit(X, y),
-        "scikit-learn": lambda X, y: SklearnRegressor(min_samples_leaf=5).fit(X, y),
+        "climbing_trees": keeping(
+            "climbing_trees", lambda: DecisionTreeRegressor(min_samples_leaf=5)
+        ),
+        "scikit-learn": keeping("scikit-learn", lambda: SklearnRegressor(min_samples_leaf=5)),
     }
     table = scaling(sizes, builders, repeats=repeats)
     wide = table.pivot(index="n", columns="builder", values="seconds")
-    print("synthetic regression, 8 features, min_samples_leaf=5: median fit seconds")
-    print(wide.to_string(float_format=lambda x: f"{x:.4g}"))
+    for name in builders:  # time per row visit: flat where time grows as the work does
+        visits = wide.index.map(lambda n, name=name: row_visits(fitted[name, n].tree_))
+        wide[f"{name} ns/visit"] = wide[name] / visits.to_numpy() * 1e9
+    wide["row visits"] = wide.index.map(lambda n: row_visits(fitted["climbing_trees", n].tree_))
+    print("synthetic regression, 8 features, min_samples_leaf=5: median fit seconds;")
+    print("row visits: the rows of every split node of our tree, summed (each row is")
+    print("searched and routed there); ns/visit: each library's time over its own tree's")
+    with pd.option_context("display.width", 200, "display.max_columns", 20):
+        print(wide.to_string(float_format=lambda x: f"{x:.4g}"))
     for name in builders:
         part = table[table.builder == name]
         slope = fitted_exponent(part.n.to_numpy(), part.seconds.to_numpy())
         print(f"{name}: time grows like n**{slope:.2f}")
+    work = fitted_exponent(wide.index.to_numpy(), wide["row visits"].to_numpy(dtype=float))
+    print(f"row visits grow like n**{work:.2f} (the trees deepen as n grows)")
     X, y = synthetic_regression(sizes[-1])
     for name, fit in builders.items():
         peak = peak_memory(lambda fit=fit: fit(X, y))
@@ -175,9 +201,17 @@ def run_fit_memory(runs: int) -> None:
     print("Peak extra memory during fit: the kernel's high-water mark of resident memory")
     print("(VmHWM) after fit minus the resident size just before fit (data built, both")
     print("libraries imported and warmed up, garbage collected), each fit in a fresh process;")
-    print(f"medians of {runs} runs per library and case")
+    print(f"medians of {runs} runs per library and case; in the first fit case nothing was")
+    print("fitted before (as in a user's first fit: climbing_trees' then includes numba's")
+    print("start and the loading of its compiled functions)")
     with pd.option_context("display.width", 200, "display.max_columns", 20):
         print(table.to_string(index=False, float_format=lambda x: f"{x:.4g}"))
+    numba_start()  # (where its compiled code is not cached yet, this call caches it)
+    start = float(np.median([numba_start() for _ in range(runs)]))
+    print(
+        f"numba's start (the first call of any compiled function in a process, once): "
+        f"{start / 2**20:.1f} MiB"
+    )
     print(f"({_load()})")
 
 

@@ -35,6 +35,7 @@ from sklearn.datasets import (
 )
 
 from ._classes import DecisionTreeClassifier, DecisionTreeRegressor
+from ._compiled._rules import jit
 
 
 @dataclass
@@ -446,10 +447,12 @@ def arrays_at_peak(fn: Callable[[], object], package: str = "climbing_trees") ->
 
 #: The cases of :func:`fit_memory`: the 1,000,000 x 8 synthetic regression
 #: (its X as an array, and as a DataFrame of columns, as ``pd.read_csv`` makes
-#: one), and the full-depth classification and the categorical case of the suite.
+#: one, and the first fit of a fresh process: no fit before it), and the
+#: full-depth classification and the categorical case of the suite.
 FIT_MEMORY_CASES = (
     "regression 1,000,000",
     "regression 1,000,000, DataFrame",
+    "regression 1,000,000, first fit",
     "classification",
     "categorical",
 )
@@ -474,7 +477,10 @@ def fit_memory(name: str, library: str) -> dict:
 
     The child process builds the case (:func:`fit_memory_case`), imports both
     libraries and fits both once on a few rows (so that neither pays for
-    imports or caches during the measured fit), collects garbage, then reads
+    imports or caches during the measured fit; not in the case ``"...,
+    first fit"``, where the measured fit is the process's first, as a user's
+    is: climbing_trees' then includes numba's start, :func:`numba_start`),
+    collects garbage, then reads
     its resident size from ``/proc/self/statm`` just before the fit of
     ``library`` (``"climbing_trees"`` or ``"scikit-learn"``), after handing
     free heap memory back to the system (``malloc_trim``).  The kernel's
@@ -555,9 +561,9 @@ def _fit_memory_child(name: str, library: str) -> dict:
     X_bytes = X.nbytes
     if name.endswith("DataFrame"):  # one float block, column by column: Fortran order
         X = pd.DataFrame({f"x{j}": X[:, j] for j in range(X.shape[1])})
-    # One fit of each library on a few rows: imports and caches, paid before.
-    case.ours().fit(case.X[:200], y[:200])
-    case.sklearn().fit(case.X_sklearn[:200], y[:200])
+    if not name.endswith("first fit"):  # one fit of each on a few rows: paid before
+        case.ours().fit(case.X[:200], y[:200])
+        case.sklearn().fit(case.X_sklearn[:200], y[:200])
     if name.endswith("DataFrame"):  # and on a few rows of the frame
         (case.ours() if ours else case.sklearn()).fit(X.iloc[:200], y[:200])
     model = case.ours() if ours else case.sklearn()
@@ -578,6 +584,32 @@ def _fit_memory_child(name: str, library: str) -> dict:
         "nodes": int(model.tree_.node_count),
         "reset": reset,
     }
+
+
+@jit
+def _sum_compiled(values):
+    """The sum of ``values``, compiled: :func:`numba_start`'s first call."""
+    total = 0.0
+    for value in values:
+        total += value
+    return total
+
+
+def numba_start() -> int:
+    """Bytes of resident memory that numba takes at the first call of a compiled
+    function in a fresh process (its compiler's start, whatever the function: here
+    a sum of ten numbers, cached on disk), measured as :func:`fit_memory` measures."""
+    return _in_fresh_process("_numba_start_child()")["extra"]
+
+
+def _numba_start_child() -> dict:
+    """The measurement of :func:`numba_start`, run inside the child process."""
+    gc.collect()
+    _release_free_memory()
+    _reset_high_water_mark()
+    before = _resident_bytes()
+    _sum_compiled(np.ones(10))
+    return {"extra": _peak_resident_bytes() - before}
 
 
 def memory_case(n: int, n_levels: int, min_samples_leaf: int = 5) -> dict:

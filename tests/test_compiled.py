@@ -335,6 +335,55 @@ def test_presorted_orders_are_a_stable_argsort(seed):
         np.testing.assert_array_equal(ranks[j, present], expected)
 
 
+def _radix_passes(x):
+    """How many of the radix sort's passes move rows for column ``x`` (its keys'
+    11-bit digits that are not all equal)."""
+    from climbing_trees._compiled._grow import RADIX_BITS
+
+    bits = np.where(x == 0.0, 0.0, x).view(np.uint64)
+    sign = np.uint64(1) << np.uint64(63)
+    keys = np.where(bits & sign, ~bits, bits | sign)
+    keys[np.isnan(x)] = ~np.uint64(0)
+    digits = [(keys >> np.uint64(p * RADIX_BITS)) & np.uint64(2**RADIX_BITS - 1)
+              for p in range(-(-64 // RADIX_BITS))]  # fmt: skip
+    return sum(len(d) > 0 and not np.all(d == d[0]) for d in digits)
+
+
+def test_radix_order_after_each_number_of_passes():
+    # The rows move between order and ranks at each pass that moves any; after an
+    # odd number they end in ranks.  Columns built for every count, 0 to 6.
+    from climbing_trees._compiled._grow import _radix_order
+
+    rng = np.random.default_rng(0)
+    low = np.abs(rng.normal(size=300)).view(np.uint64) & ~np.uint64(0x7FF)
+    columns = [
+        np.empty(0), np.array([3.5]), np.full(50, 1.25), np.full(7, np.nan),  # 0 passes
+        rng.choice([2.0, 4.0], size=200),  # 1 pass: the exponent's digit only
+        np.array([0.0, -0.0, 0.0, -0.0, 1.0, -1.0]),
+        np.array([1.0, -np.nan, np.nan, -np.inf, np.inf, -0.0, 0.0]),
+        rng.integers(-40_000, 40_000, size=300).astype(float),
+        rng.normal(size=300).astype(np.float32).astype(float),
+        float(2**40) + rng.integers(0, 3, size=300) * 2.0**20,  # 2 passes
+        np.abs(rng.normal(size=300)).astype(np.float32).astype(float),  # 4
+        low.view(np.float64),  # the lowest digit constant: 5 passes
+        rng.normal(size=300) * 10.0 ** rng.integers(-300, 300, size=300),  # 6
+    ]  # fmt: skip
+    counts = set()
+    for x in columns:
+        n = len(x)
+        order = np.full(n, -7, dtype=np.int32)
+        ranks = np.full(n, -7, dtype=np.int32)
+        _radix_order(x, 1, 1, 0, order, ranks)
+        np.testing.assert_array_equal(order, np.argsort(x, kind="stable"))
+        values = x[order]
+        present = ~np.isnan(values)
+        distinct = np.unique(values[present])
+        np.testing.assert_array_equal(ranks[present], np.searchsorted(distinct, values[present]))
+        assert np.all(ranks[~present] == len(distinct))  # one above every present value
+        counts.add(_radix_passes(x))
+    assert {0, 1, 2, 4, 5, 6} <= counts  # odd and even, none and all
+
+
 @pytest.mark.parametrize("seed", range(6))
 def test_partition_ranked_moves_the_ranks_with_their_rows(seed):
     from climbing_trees._compiled._grow import _partition, _partition_ranked
