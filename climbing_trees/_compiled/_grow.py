@@ -183,7 +183,8 @@ def grow_tree_compiled(
     w = np.ascontiguousarray(sample_weight, dtype=float)
     # Weights compared with bounds are summed in exact fixed point (_exact_weights).
     leaf = leaf_minimum(min_samples_leaf, min_weight_leaf, w)
-    q = fixed_weights(w, leaf)
+    q = _lazy_empty(len(w), float)  # a memory map, as the orders (_presorted)
+    q[:] = fixed_weights(w, leaf)
     absolute = str(criterion) == "absolute_error"  # medians: ._absolute
     code = ABSOLUTE_ERROR if absolute else CRITERION_CODES[str(criterion)]
     k = n_outputs(criterion)
@@ -207,7 +208,9 @@ def grow_tree_compiled(
             phi = _poisson_statistics(Y, w)
             n_stats = 3 * k
         else:
-            phi = np.zeros((1 if absolute else n, k))  # centred at each node's mean
+            # Centred at each node's mean; a memory map, as the orders (_presorted).
+            phi = _lazy_empty((1 if absolute else n, k), float)
+            phi.fill(0.0)
             n_stats = k
     if presort is None:
         presort = presorts(n, d, random_splits)
