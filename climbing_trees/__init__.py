@@ -8,6 +8,7 @@ its name, and its own docstring lists its modules):
 module                      chapter  role
 =========================== =======  ==================================================
 ``_criteria``               1        impurities, node values, sufficient statistics
+``_libm``                   1        log, log2, exp of arrays: the same bits on every CPU
 ``_first_tree``             2        a whole tree in one page of plain Python
 ``_naive``                  2        the O(N^2) split search, the oracle of the others
 ``_growth``                 2        ``grow_tree``: greedy depth-first growth (oracle)

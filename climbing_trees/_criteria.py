@@ -40,6 +40,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from ._libm import log, log2
+
 CLASSIFICATION_CRITERIA = ("gini", "entropy", "log_loss")
 REGRESSION_CRITERIA = ("squared_error", "poisson", "absolute_error")
 #: Criteria computed from summed per-row statistics (all but absolute error).
@@ -214,7 +216,8 @@ def entropy(proportions: np.ndarray) -> np.ndarray:
     """
     p = np.asarray(proportions, dtype=float)
     # 0 * log(0) is 0 by continuity; mask the zeros so log2 never sees them.
-    logs = np.log2(np.where(p > 0, p, 1.0))
+    # log2 is the C library's on every CPU (numpy's own differs with AVX-512).
+    logs = log2(np.where(p > 0, p, 1.0))
     return 0.0 - np.sum(
         p * logs, axis=-1
     )  # 0.0 - x: a pure node's entropy is +0.0, not -0.0
@@ -369,9 +372,8 @@ def poisson_deviance(y: np.ndarray, sample_weight: np.ndarray | None = None) -> 
 
 def _xlogy(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     """``x * log(y)``, 0 where ``x`` is 0 (``scipy.special.xlogy`` in numpy)."""
-    out = np.zeros(np.broadcast(x, y).shape)
-    np.log(y, out=out, where=x != 0)
-    return out * x
+    x, y = np.broadcast_arrays(x, y)
+    return log(np.where(x != 0, y, 1.0)) * x
 
 
 def poisson_impurity(total, s, t, positive):
@@ -393,7 +395,7 @@ def poisson_impurity(total, s, t, positive):
     """
     with np.errstate(divide="ignore", invalid="ignore"):
         mean = s / total
-        impurity = np.maximum((t - s * np.log(mean)) / total, 0.0)
+        impurity = np.maximum((t - s * log(mean)) / total, 0.0)
     return np.where(positive > 0, impurity, np.inf)
 
 

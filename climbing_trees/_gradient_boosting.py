@@ -33,7 +33,6 @@ from typing import Any
 
 import numpy as np
 from scipy.special import expit, logit
-from scipy.stats import gmean
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin, _fit_context
 from sklearn.dummy import DummyClassifier, DummyRegressor
 from sklearn.model_selection import train_test_split
@@ -61,6 +60,7 @@ from ._ensemble import (
     _rows_and_weights,
     _tree_call,
 )
+from ._libm import exp, log
 from ._tree import TREE_LEAF
 from ._validation import densified, power_of_two_scale
 
@@ -82,7 +82,9 @@ def weighted_percentile(values, sample_weight, percentile_rank: float = 50.0) ->
     3.0
     """
     values = np.asarray(values, dtype=float)
-    order = np.argsort(values)
+    # Stable: tied values add their weights in row order, on every CPU (numpy's
+    # default sort orders ties by the CPU's vector width).
+    order = np.argsort(values, kind="stable")
     cdf = np.cumsum(np.asarray(sample_weight, dtype=float)[order])
     target = percentile_rank / 100 * cdf[-1]
     if target == 0:
@@ -255,8 +257,8 @@ class _BinomialLogLoss(_Loss):
     def negative_gradient(self, y, raw):
         raw = raw[:, 0]
         with np.errstate(over="ignore"):
-            e = np.exp(-raw)
-            gradient = np.where(raw > -37, ((1 - y) - y * e) / (1 + e), np.exp(raw) - y)
+            e = exp(-raw)
+            gradient = np.where(raw > -37, ((1 - y) - y * e) / (1 + e), exp(raw) - y)
         return -gradient
 
     def pointwise(self, y, raw):
@@ -282,11 +284,11 @@ class _ExponentialLoss(_BinomialLogLoss):
         return 0.5 * logit(proba)
 
     def negative_gradient(self, y, raw):
-        e = np.exp(raw[:, 0])
+        e = exp(raw[:, 0])
         return y / e - (1 - y) * e
 
     def pointwise(self, y, raw):
-        e = np.exp(raw[:, 0])
+        e = exp(raw[:, 0])
         return y / e + (1 - y) * e
 
     def leaf_value(self, y, neg_gradient, raw, sample_weight):
@@ -300,8 +302,14 @@ class _ExponentialLoss(_BinomialLogLoss):
 
 
 def _softmax(raw):
-    z = np.exp(raw - raw.max(axis=1, keepdims=True))
+    z = exp(raw - raw.max(axis=1, keepdims=True))
     return z / z.sum(axis=1, keepdims=True)
+
+
+def _logsumexp(raw):
+    """``log sum_k exp(raw_k)`` of each row, shifted by its maximum against overflow."""
+    top = raw.max(axis=1)
+    return log(exp(raw - top[:, None]).sum(axis=1)) + top
 
 
 class _MultinomialLogLoss(_Loss):
@@ -315,15 +323,14 @@ class _MultinomialLogLoss(_Loss):
 
     def link(self, proba):
         # The symmetric multinomial logit: log p_k minus the mean of log p.
-        return np.log(proba / gmean(proba, axis=1)[:, None])
+        geometric_mean = exp(np.mean(log(proba), axis=1))  # scipy's gmean
+        return log(proba / geometric_mean[:, None])
 
     def negative_gradient(self, y, raw):
         return (y[:, None] == np.arange(self.n_classes)) - _softmax(raw)
 
     def pointwise(self, y, raw):
-        top = raw.max(axis=1)
-        log_sum = np.log(np.exp(raw - top[:, None]).sum(axis=1)) + top
-        return log_sum - raw[np.arange(len(y)), y.astype(np.intp)]
+        return _logsumexp(raw) - raw[np.arange(len(y)), y.astype(np.intp)]
 
     def leaf_value(self, y, neg_gradient, raw, sample_weight):
         # y is here 1 for the rows of class k; Friedman's (K - 1) / K factor.

@@ -52,7 +52,7 @@ from time import time
 
 import numba
 import numpy as np
-from scipy.special import expit, logsumexp
+from scipy.special import expit
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin, _fit_context
 from sklearn.ensemble import HistGradientBoostingClassifier as SklearnClassifier
 from sklearn.ensemble import HistGradientBoostingRegressor as SklearnRegressor
@@ -74,8 +74,9 @@ from sklearn.utils.validation import (
 )
 
 from ._binning import MAX_BINS_LIMIT, Bins, fit_bins
-from ._gradient_boosting import weighted_percentile
+from ._gradient_boosting import _logsumexp, _softmax, weighted_percentile
 from ._histograms import fixed_point_exponent, to_fixed_point
+from ._libm import exp, log
 from ._tree import TREE_LEAF
 
 #: scikit-learn's ``min_hessian_to_split`` (its grower's default): a child whose
@@ -1135,14 +1136,14 @@ class _Gamma(_Loss):
     """Half gamma deviance with a log link (y > 0)."""
 
     def baseline(self, y, w):
-        return np.log([np.average(y, weights=w)])
+        return log([np.average(y, weights=w)])
 
     def gradient_hessian(self, y, raw):
-        scaled = y * np.exp(-raw[:, 0])
+        scaled = y * exp(-raw[:, 0])
         return (1.0 - scaled)[:, None], scaled[:, None]
 
     def pointwise(self, y, raw):
-        return raw[:, 0] + y * np.exp(-raw[:, 0])
+        return raw[:, 0] + y * exp(-raw[:, 0])
 
 
 class _Quantile(_Loss):
@@ -1192,21 +1193,21 @@ class _AbsoluteError(_Quantile):
 class _Poisson(_Loss):
     def baseline(self, y, w):
         mean = np.average(y, weights=w)
-        return np.log([max(mean, 10 * np.finfo(float).eps)])
+        return log([max(mean, 10 * np.finfo(float).eps)])
 
     def gradient_hessian(self, y, raw):
-        mu = np.exp(raw[:, 0])
+        mu = exp(raw[:, 0])
         return (mu - y)[:, None], mu[:, None]
 
     def pointwise(self, y, raw):
-        return np.exp(raw[:, 0]) - y * raw[:, 0]
+        return exp(raw[:, 0]) - y * raw[:, 0]
 
 
 class _BinomialLogLoss(_Loss):
     def baseline(self, y, w):
         eps = 10 * np.finfo(float).eps
         p = np.clip(np.average(y, weights=w), eps, 1 - eps)
-        return np.array([np.log(p / (1 - p))])
+        return log([p / (1 - p)])
 
     def gradient_hessian(self, y, raw):
         p = expit(raw[:, 0])
@@ -1227,7 +1228,7 @@ class _MultinomialLogLoss(_Loss):
     def baseline(self, y, w):
         eps = np.finfo(float).eps
         p = np.array([np.average(y == k, weights=w) for k in range(self.n_trees)])
-        log_p = np.log(np.clip(p, eps, 1 - eps))
+        log_p = log(np.clip(p, eps, 1 - eps))
         return log_p - log_p.mean()  # log(p / geometric mean), scikit-learn's link
 
     def gradient_hessian(self, y, raw):
@@ -1236,11 +1237,10 @@ class _MultinomialLogLoss(_Loss):
         return p - onehot, p * (1 - p)
 
     def pointwise(self, y, raw):
-        return logsumexp(raw, axis=1) - raw[np.arange(len(y)), y.astype(np.intp)]
+        return _logsumexp(raw) - raw[np.arange(len(y)), y.astype(np.intp)]
 
     def proba(self, raw):
-        e = np.exp(raw - raw.max(axis=1, keepdims=True))
-        return e / e.sum(axis=1, keepdims=True)
+        return _softmax(raw)
 
 
 # --- the estimators ------------------------------------------------------------------------------
@@ -1824,7 +1824,7 @@ default='squared_error'
             yield self._inverse_link(raw[:, 0])
 
     def _inverse_link(self, raw):
-        return np.exp(raw) if isinstance(self._loss, (_Poisson, _Gamma)) else raw
+        return exp(raw) if isinstance(self._loss, (_Poisson, _Gamma)) else raw
 
 
 class HistGradientBoostingClassifier(ClassifierMixin, _HistGradientBoosting):

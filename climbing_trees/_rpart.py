@@ -358,8 +358,7 @@ def missing_experiment(seed: int, n: int, rate: float, mechanism: str):
     from ._benchmark import as_float32
 
     rng = np.random.default_rng(seed)
-    cov = 0.85 + 0.15 * np.eye(4)
-    X = as_float32(rng.multivariate_normal(np.zeros(4), cov, size=n))
+    X = as_float32(equicorrelated_normal(rng, n, 4, shared=0.85, own=0.15))
     y = X[:, 0] + np.sin(2 * X[:, 0]) + 0.5 * X[:, 1] + 0.3 * rng.normal(size=n)
     holes = rng.random(X.shape) < rate
     if mechanism == "target":

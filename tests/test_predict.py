@@ -339,7 +339,7 @@ def test_a_float_dataframe_named_as_at_fit_skips_validation_and_predicts_the_sam
 
 @pytest.mark.parametrize("seed", range(12))
 def test_the_compiled_descent_reaches_the_numpy_steps_leaves(seed):
-    """apply_flat(compiled=True) (descend_rows, rows in groups, no branch on the side)
+    """apply_flat(compiled=True) (descend_rows, four rows on their way at a time)
     reaches the leaves of the numpy steps and of the node-by-node apply: deep and
     shallow trees, missing values in training and prediction, a single leaf."""
     rng = np.random.default_rng(seed)

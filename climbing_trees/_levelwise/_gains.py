@@ -16,6 +16,7 @@ from .._criteria import (
     total_weight,
 )
 from .._exact_weights import refused_sides
+from .._libm import log2
 from .._ties import constant_features, refused_weights
 
 
@@ -53,13 +54,12 @@ def _impurity(parts: list, criterion: str):
     p = [part / total for part in parts]
     if criterion == "gini":
         return total, 1.0 - _sum_last([q**2 for q in p])
-    return total, 0.0 - _sum_last([q * np.log2(np.where(q > 0, q, 1.0)) for q in p])
+    return total, 0.0 - _sum_last([q * log2(np.where(q > 0, q, 1.0)) for q in p])
 
 
 def _xlogx(a: np.ndarray) -> np.ndarray:
     """``a * log2(a)`` with ``0 log 0 = 0``."""
-    out = np.zeros_like(a)
-    np.log2(a, out=out, where=a > 0)
+    out = log2(np.where(a > 0, a, 1.0))
     out *= a
     return out
 

@@ -40,6 +40,7 @@ from .._binning import FlatBins
 from .._compiled._scores import CRITERION_CODES
 from .._criteria import (
     CLASSIFICATION_CRITERIA,
+    _xlogy,
     n_outputs,
     output_mean,
     output_widths,
@@ -107,8 +108,7 @@ class _Columns:
                     columns.append((v, fixed_point_exponent(v)))
                 self.kind = "squared"
             else:  # Poisson
-                with np.errstate(divide="ignore", invalid="ignore"):
-                    ylogy = np.where(y > 0, y * np.log(np.where(y > 0, y, 1.0)), 0.0)
+                ylogy = _xlogy(y, y)  # node_statistics' y log y
                 for block in (w[:, None] * y, w[:, None] * ylogy):
                     for o in range(k_out):
                         columns.append((block[:, o], fixed_point_exponent(block[:, o])))

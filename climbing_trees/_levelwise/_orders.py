@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
+
+from .._libm import log
 
 
 def _presort_runs(Xt: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -67,7 +70,7 @@ def _size_classes(sizes: np.ndarray, d: int, slack: int = 8192) -> list[np.ndarr
     """
     if (len(sizes) * int(sizes.max()) - int(sizes.sum())) * d <= slack:
         return [np.arange(len(sizes))]  # one block wastes little: skip the binning
-    key = np.floor(np.log(np.maximum(sizes, 1)) / np.log(1.25)).astype(np.intp)
+    key = np.floor(log(np.maximum(sizes, 1)) / math.log(1.25)).astype(np.intp)
     order = np.argsort(-key, kind="stable")
     bounds = np.flatnonzero(np.diff(key[order])) + 1
     groups: list[list[np.ndarray]] = []
