@@ -139,9 +139,10 @@ def benchmark_cases(
     ``max_features="sqrt"`` on the synthetic regression and classification
     (random forests' trees), and ``splitter="random"`` on the synthetic
     regression (extra trees').  The two libraries draw differently, so their
-    trees differ, and so does the work of one seed's tree: :func:`time_case`
-    fits each repeat with another ``random_state``, the same in both
-    libraries, so that the ratios compare the cost of equally random trees.
+    trees differ, and so does the work of one seed's tree from another's:
+    :func:`time_case` fits repeat ``k`` with ``random_state=k``, so that each
+    median is over several draws of each library's trees and the ratios
+    compare the cost of equally random trees.
     With ``outputs``, two outputs (``y`` of shape ``(n, 2)``): the synthetic
     regression with a second noisy target, and the synthetic classification
     with a second label, both ``max_depth=8, min_samples_leaf=16``.

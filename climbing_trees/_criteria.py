@@ -40,7 +40,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._libm import log, log2
+from ._libm import log, xlog2x
 
 CLASSIFICATION_CRITERIA = ("gini", "entropy", "log_loss")
 REGRESSION_CRITERIA = ("squared_error", "poisson", "absolute_error")
@@ -215,12 +215,9 @@ def entropy(proportions: np.ndarray) -> np.ndarray:
     1.0
     """
     p = np.asarray(proportions, dtype=float)
-    # 0 * log(0) is 0 by continuity; mask the zeros so log2 never sees them.
-    # log2 is the C library's on every CPU (numpy's own differs with AVX-512).
-    logs = log2(np.where(p > 0, p, 1.0))
-    return 0.0 - np.sum(
-        p * logs, axis=-1
-    )  # 0.0 - x: a pure node's entropy is +0.0, not -0.0
+    # p log2 p, 0 where p is 0 (by continuity), with the C library's log2: the
+    # same bits on every CPU (numpy's np.log2 rounds otherwise with AVX-512).
+    return 0.0 - np.sum(xlog2x(p), axis=-1)  # 0.0 - x: a pure node's entropy is +0.0
 
 
 def squared_error(y: np.ndarray, sample_weight: np.ndarray | None = None) -> float:
@@ -371,7 +368,8 @@ def poisson_deviance(y: np.ndarray, sample_weight: np.ndarray | None = None) -> 
 
 
 def _xlogy(x: np.ndarray, y: np.ndarray) -> np.ndarray:
-    """``x * log(y)``, 0 where ``x`` is 0 (``scipy.special.xlogy`` in numpy)."""
+    """``x * log(y)``, 0 where ``x`` is 0 (as ``scipy.special.xlogy``), with the C
+    library's logarithm (:func:`climbing_trees._libm.log`)."""
     x, y = np.broadcast_arrays(x, y)
     return log(np.where(x != 0, y, 1.0)) * x
 

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import copy
 import functools
+import math
 import warnings
 from dataclasses import dataclass, field
 from numbers import Integral, Real
@@ -60,7 +61,7 @@ from ._ensemble import (
     _rows_and_weights,
     _tree_call,
 )
-from ._libm import exp, log
+from ._libm import exp, log, logsumexp_rows, softmax_rows
 from ._tree import TREE_LEAF
 from ._validation import densified, power_of_two_scale
 
@@ -256,9 +257,8 @@ class _BinomialLogLoss(_Loss):
 
     def negative_gradient(self, y, raw):
         raw = raw[:, 0]
-        with np.errstate(over="ignore"):
-            e = exp(-raw)
-            gradient = np.where(raw > -37, ((1 - y) - y * e) / (1 + e), exp(raw) - y)
+        e = exp(-raw)  # inf for raw below about -709, no warning: not selected then
+        gradient = np.where(raw > -37, ((1 - y) - y * e) / (1 + e), exp(raw) - y)
         return -gradient
 
     def pointwise(self, y, raw):
@@ -301,17 +301,6 @@ class _ExponentialLoss(_BinomialLogLoss):
         return np.column_stack([1 - p, p])
 
 
-def _softmax(raw):
-    z = exp(raw - raw.max(axis=1, keepdims=True))
-    return z / z.sum(axis=1, keepdims=True)
-
-
-def _logsumexp(raw):
-    """``log sum_k exp(raw_k)`` of each row, shifted by its maximum against overflow."""
-    top = raw.max(axis=1)
-    return log(exp(raw - top[:, None]).sum(axis=1)) + top
-
-
 class _MultinomialLogLoss(_Loss):
     """Half the multinomial deviance ``log sum_k exp(F_k) - F_y``; one tree per class."""
 
@@ -323,14 +312,14 @@ class _MultinomialLogLoss(_Loss):
 
     def link(self, proba):
         # The symmetric multinomial logit: log p_k minus the mean of log p.
-        geometric_mean = exp(np.mean(log(proba), axis=1))  # scipy's gmean
+        geometric_mean = exp(np.mean(log(proba), axis=1))  # as scipy.stats computes it
         return log(proba / geometric_mean[:, None])
 
     def negative_gradient(self, y, raw):
-        return (y[:, None] == np.arange(self.n_classes)) - _softmax(raw)
+        return (y[:, None] == np.arange(self.n_classes)) - softmax_rows(raw)
 
     def pointwise(self, y, raw):
-        return _logsumexp(raw) - raw[np.arange(len(y)), y.astype(np.intp)]
+        return logsumexp_rows(raw) - raw[np.arange(len(y)), y.astype(np.intp)]
 
     def leaf_value(self, y, neg_gradient, raw, sample_weight):
         # y is here 1 for the rows of class k; Friedman's (K - 1) / K factor.
@@ -340,7 +329,7 @@ class _MultinomialLogLoss(_Loss):
         return _safe_divide(numerator, _average(p * (1 - p), sample_weight))
 
     def proba(self, raw):
-        return _softmax(raw)
+        return softmax_rows(raw)
 
 
 # --- the progress report ------------------------------------------------------------------------
@@ -391,7 +380,7 @@ def _fit_residuals(tree, X, residual, sample_weight, stage: int, rate) -> None:
     if largest <= MAX_ABS_TARGET:
         tree.fit(X, residual, sample_weight=sample_weight)
         return
-    scale = 2.0 ** int(np.ceil(np.log2(largest / MAX_ABS_TARGET)))
+    scale = 2.0 ** math.ceil(math.log2(largest / MAX_ABS_TARGET))
     while largest / scale > MAX_ABS_TARGET:  # in case the logarithm rounded down
         scale *= 2.0
     tree.fit(X, residual / scale, sample_weight=sample_weight)

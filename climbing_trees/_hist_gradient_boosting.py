@@ -74,9 +74,9 @@ from sklearn.utils.validation import (
 )
 
 from ._binning import MAX_BINS_LIMIT, Bins, fit_bins
-from ._gradient_boosting import _logsumexp, _softmax, weighted_percentile
+from ._gradient_boosting import weighted_percentile
 from ._histograms import fixed_point_exponent, to_fixed_point
-from ._libm import exp, log
+from ._libm import exp, log, logsumexp_rows, softmax_rows
 from ._tree import TREE_LEAF
 
 #: scikit-learn's ``min_hessian_to_split`` (its grower's default): a child whose
@@ -1237,10 +1237,11 @@ class _MultinomialLogLoss(_Loss):
         return p - onehot, p * (1 - p)
 
     def pointwise(self, y, raw):
-        return _logsumexp(raw) - raw[np.arange(len(y)), y.astype(np.intp)]
+        # logsumexp_rows: scikit-learn's HalfMultinomialLoss's bits below 8 classes
+        return logsumexp_rows(raw) - raw[np.arange(len(y)), y.astype(np.intp)]
 
     def proba(self, raw):
-        return _softmax(raw)
+        return softmax_rows(raw)
 
 
 # --- the estimators ------------------------------------------------------------------------------

@@ -409,7 +409,7 @@ def resolve_max_features(max_features, n_features: int) -> int:
         if max_features == "sqrt":
             return max(1, int(np.sqrt(n_features)))
         if max_features == "log2":
-            return max(1, int(np.log2(n_features)))
+            return max(1, int(np.log2(n_features)))  # scikit-learn's own expression
         raise ValueError(f"max_features={max_features!r} is invalid; {hint}.")
     if isinstance(max_features, bool) or not isinstance(max_features, numbers.Real):
         raise ValueError(f"max_features={max_features!r} is invalid; {hint}.")

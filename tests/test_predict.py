@@ -356,3 +356,16 @@ def test_the_compiled_descent_reaches_the_numpy_steps_leaves(seed):
     np.testing.assert_array_equal(compiled, tree.apply_flat(X_new))
     np.testing.assert_array_equal(compiled, tree.apply(X_new))
     np.testing.assert_array_equal(model.apply(X_new), compiled)
+
+
+@pytest.mark.parametrize("n_new", [1, 2, 3, 4, 5, 257])
+def test_the_compiled_descent_with_fewer_rows_than_places(n_new):
+    """descend_rows keeps four rows on their way: fewer rows than that, exactly as
+    many, one more, and many, reach the leaves of the node-by-node apply."""
+    rng = np.random.default_rng(n_new)
+    X = rng.normal(size=(300, 3))
+    y = X[:, 0] + X[:, 1] * X[:, 2] + rng.normal(size=300)
+    tree = ct.DecisionTreeRegressor().fit(X, y).tree_
+    X_new = rng.normal(size=(n_new, 3))
+    X_new[rng.random(X_new.shape) < 0.1] = np.nan
+    np.testing.assert_array_equal(tree.apply_flat(X_new, compiled=True), tree.apply(X_new))

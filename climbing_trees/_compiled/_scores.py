@@ -193,8 +193,8 @@ def class_children_score(left, total, node_weight, offsets, n_out, criterion, ri
     side weights are the first output's class weights summed, the
     impurities :func:`class_impurity` (the numpy rule's sums, in the same
     order), ``W`` the node's first output's class weights summed.  Equal to
-    the numpy rule to a few units of rounding (``math.log2`` and numpy's
-    ``log2`` may differ in the last bit): ``tests/test_compiled_rules.py``.
+    the numpy rule to a few units of rounding (numpy adds eight or more
+    classes' terms in another order): ``tests/test_compiled_rules.py``.
     ``node_weight`` is not read (kept for the callers' symmetry).
     """
     m = left.shape[0]

@@ -16,7 +16,7 @@ from .._criteria import (
     total_weight,
 )
 from .._exact_weights import refused_sides
-from .._libm import log2
+from .._libm import xlog2x
 from .._ties import constant_features, refused_weights
 
 
@@ -54,14 +54,7 @@ def _impurity(parts: list, criterion: str):
     p = [part / total for part in parts]
     if criterion == "gini":
         return total, 1.0 - _sum_last([q**2 for q in p])
-    return total, 0.0 - _sum_last([q * log2(np.where(q > 0, q, 1.0)) for q in p])
-
-
-def _xlogx(a: np.ndarray) -> np.ndarray:
-    """``a * log2(a)`` with ``0 log 0 = 0``."""
-    out = log2(np.where(a > 0, a, 1.0))
-    out *= a
-    return out
+    return total, 0.0 - _sum_last([xlog2x(q) for q in p])
 
 
 def _gains(left, stats, w_left, w_right, criterion):
@@ -140,17 +133,17 @@ def _gains(left, stats, w_left, w_right, criterion):
         return output_mean(sq_left, criterion)
     # Entropy: W_L H_L = W_L log2 W_L - sum_k c_k log2 c_k (same for the right).
     w_left, w_right = np.asarray(w_left, dtype=float), np.asarray(w_right, dtype=float)
-    gain = -_xlogx(w_left) - _xlogx(w_right)
+    gain = -xlog2x(w_left) - xlog2x(w_right)
     if k > 1:  # the class terms of every output, averaged
         classes = None
         for total, part in zip(stats, left, strict=True):
-            term = _xlogx(part)
-            term += _xlogx(np.subtract(total, part))
+            term = xlog2x(part)
+            term += xlog2x(np.subtract(total, part))
             classes = term if classes is None else np.add(classes, term, out=classes)
         return gain + output_mean(classes, criterion)
     for total, part in zip(stats, left, strict=True):
-        gain = gain + _xlogx(part)
-        gain += _xlogx(np.subtract(total, part))
+        gain = gain + xlog2x(part)
+        gain += xlog2x(np.subtract(total, part))
     return gain
 
 
