@@ -84,7 +84,8 @@ def weighted_percentile(values, sample_weight, percentile_rank: float = 50.0) ->
     """
     values = np.asarray(values, dtype=float)
     # Stable: tied values add their weights in row order, on every CPU (numpy's
-    # default sort orders ties by the CPU's vector width).
+    # default sort takes vectorised code chosen by the CPU, which may order ties
+    # otherwise).
     order = np.argsort(values, kind="stable")
     cdf = np.cumsum(np.asarray(sample_weight, dtype=float)[order])
     target = percentile_rank / 100 * cdf[-1]
